@@ -1,0 +1,50 @@
+"""coderiv: find the coderivatives of a document — its versions, revisions, mirrors and
+plagiarisms — in a collection.
+
+The pipeline (see ``docs/architecture.md``): a collection (:mod:`coderiv.collection`) is
+analysed (:mod:`coderiv.analysis`) into keys (:mod:`coderiv.keys`), stored as forward and
+inverted postings (:mod:`coderiv.postings`) in an atomic, memory-mapped index
+(:mod:`coderiv.index`); a query document is ranked against it (:mod:`coderiv.query`) with a
+measure from the registry (:mod:`coderiv.scoring`), every score an absolute percentage of the
+query's self-score.
+"""
+
+__version__ = "0.1.0"
+
+from .analysis import AnalysisSettings, Analyzer  # noqa: E402
+from .errors import (  # noqa: E402
+    AnalysisMismatchError,
+    CoderivError,
+    CorruptIndexError,
+    IndexNotFoundError,
+    InputError,
+    UnknownNameError,
+)
+from .index import Index, UpdateReport, resolve_index_path  # noqa: E402
+from .keys import StoreSpec  # noqa: E402
+from .query import Match, QueryResult, Searcher, search  # noqa: E402
+from .scoring import DEFAULT_MEASURE, MEASURES, Measure, get_measure  # noqa: E402
+
+__all__ = [
+    "DEFAULT_MEASURE",
+    "MEASURES",
+    "AnalysisMismatchError",
+    "AnalysisSettings",
+    "Analyzer",
+    "CoderivError",
+    "CorruptIndexError",
+    "Index",
+    "IndexNotFoundError",
+    "InputError",
+    "Match",
+    "Measure",
+    "QueryResult",
+    "Searcher",
+    "StoreSpec",
+    "UnknownNameError",
+    "UpdateReport",
+    "__version__",
+    "get_measure",
+    "resolve_index_path",
+    "search",
+]

@@ -1,0 +1,162 @@
+"""The postings store: one key kind's inverted arrays (key → documents), plain numpy arrays
+saved as ``.npy`` and memory-mapped on open (never pickle).
+
+``keys`` is sorted and unique; ``ptr[i]:ptr[i+1]`` slices ``docs`` (ascending) and ``vals`` for
+``keys[i]``, so ``f_t`` of key i is ``ptr[i+1] - ptr[i]``; ``maxvals[i]`` is the largest value in
+those postings (bounds for top-k pruning). Values are stored in the narrowest unsigned type that
+holds them. The forward view (document → keys), needed only by incremental runs and by queries
+naming a document of the index, is derived on demand by one stable sort.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import CorruptIndexError
+
+ARRAY_NAMES = ("keys", "ptr", "docs", "vals", "maxvals")
+
+
+def narrow(values: np.ndarray) -> np.ndarray:
+    """Values in the smallest unsigned integer type that holds them (counts are mostly 1–3)."""
+    top = int(values.max()) if len(values) else 0
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if top <= np.iinfo(dtype).max:
+            return values.astype(dtype)
+    return values.astype(np.uint64)
+
+
+@dataclass
+class Postings:
+    """Inverted arrays of one store (see the module docstring)."""
+
+    n_docs: int
+    keys: np.ndarray
+    ptr: np.ndarray
+    docs: np.ndarray
+    vals: np.ndarray
+    maxvals: np.ndarray
+    _forward: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+
+    @property
+    def n_postings(self) -> int:
+        return len(self.docs)
+
+    @property
+    def doc_freqs(self) -> np.ndarray:
+        """f_t for every key, aligned with ``keys``."""
+        return np.diff(self.ptr)
+
+    def lookup(self, keys: np.ndarray) -> np.ndarray:
+        """Position of each key in ``self.keys``, or -1 where the collection lacks it."""
+        keys = np.asarray(keys, np.uint64)
+        pos = np.searchsorted(self.keys, keys)
+        found = pos < len(self.keys)
+        found[found] = self.keys[pos[found]] == keys[found]
+        return np.where(found, pos, -1)
+
+    def forward(self) -> tuple[np.ndarray, np.ndarray]:
+        """(fwd_ptr, order): postings ``order[fwd_ptr[d]:fwd_ptr[d+1]]`` belong to document d,
+        in ascending key order (derived by a stable sort of ``docs``; cached)."""
+        if self._forward is None:
+            order = np.argsort(self.docs, kind="stable")
+            fwd_ptr = np.zeros(self.n_docs + 1, np.int64)
+            np.cumsum(np.bincount(self.docs, minlength=self.n_docs), out=fwd_ptr[1:])
+            self._forward = (fwd_ptr, order)
+        return self._forward
+
+    def doc_keys(self, doc: int) -> tuple[np.ndarray, np.ndarray]:
+        """Keys (sorted) and values of one document."""
+        if self._forward is not None:
+            fwd_ptr, order = self._forward
+            entries = order[fwd_ptr[doc] : fwd_ptr[doc + 1]]
+        else:  # one document: a linear scan beats sorting every posting
+            entries = np.flatnonzero(np.asarray(self.docs) == doc)
+        key_of = np.searchsorted(self.ptr, entries, side="right") - 1
+        return np.asarray(self.keys[key_of]), np.asarray(self.vals[entries]).astype(np.int32)
+
+    def all_doc_keys(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Every document's (keys, values), in document order (for incremental runs)."""
+        fwd_ptr, order = self.forward()
+        key_of = np.repeat(np.arange(len(self.keys)), np.diff(self.ptr))[order]
+        keys = np.asarray(self.keys)[key_of]
+        vals = np.asarray(self.vals)[order].astype(np.int32)
+        return [(keys[fwd_ptr[d] : fwd_ptr[d + 1]], vals[fwd_ptr[d] : fwd_ptr[d + 1]]) for d in range(self.n_docs)]
+
+    def gather(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Concatenated postings of the keys at ``positions``: (docs, vals, owner index).
+
+        ``owner[j]`` is the index into ``positions`` whose key posting j belongs to; one
+        vectorized gather, no Python loop over keys.
+        """
+        starts = np.asarray(self.ptr[positions])
+        lengths = np.asarray(self.ptr[positions + 1]) - starts
+        total = int(lengths.sum())
+        owner = np.repeat(np.arange(len(positions)), lengths)
+        offsets = np.cumsum(lengths) - lengths
+        idx = np.arange(total, dtype=np.int64) - np.repeat(offsets - starts, lengths)
+        return self.docs[idx], self.vals[idx], owner
+
+    def save(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in ARRAY_NAMES:
+            np.save(folder / f"{name}.npy", getattr(self, name), allow_pickle=False)
+
+    @classmethod
+    def load(cls, folder: Path, n_docs: int, mmap: bool = True) -> Postings:
+        arrays = {}
+        for name in ARRAY_NAMES:
+            path = folder / f"{name}.npy"
+            try:
+                arrays[name] = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
+            except (OSError, ValueError, EOFError) as exc:
+                raise CorruptIndexError(f"index file {path} is missing or damaged ({exc})") from exc
+        postings = cls(n_docs=n_docs, **arrays)
+        postings.check_shapes()
+        return postings
+
+    def check_shapes(self) -> None:
+        """Cheap consistency checks done on every open (full checksums: ``Index.verify``)."""
+        ok = (
+            len(self.ptr) == len(self.keys) + 1 == len(self.maxvals) + 1
+            and len(self.docs) == len(self.vals) == int(self.ptr[-1])
+            and (len(self.docs) == 0 or int(self.docs.max(initial=0)) < self.n_docs)
+        )
+        if not ok:
+            raise CorruptIndexError("index arrays have inconsistent lengths; rebuild the index")
+
+
+def from_forward(per_doc: Sequence[tuple[np.ndarray, np.ndarray]]) -> Postings:
+    """Invert per-document (sorted unique keys, values) pairs given in document order.
+
+    A stable sort by key keeps each key's documents ascending.
+    """
+    n_docs = len(per_doc)
+    lengths = np.fromiter((len(k) for k, _ in per_doc), np.int64, n_docs)
+    fwd_keys = np.concatenate([k for k, _ in per_doc]).astype(np.uint64) if n_docs else np.empty(0, np.uint64)
+    fwd_vals = np.concatenate([v for _, v in per_doc]) if n_docs else np.empty(0, np.int32)
+    doc_of = np.repeat(np.arange(n_docs, dtype=np.int32), lengths)
+    order = np.argsort(fwd_keys, kind="stable")
+    sorted_keys = fwd_keys[order]
+    if len(sorted_keys):
+        boundary = np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1
+        starts = np.concatenate(([0], boundary))
+        keys = sorted_keys[starts]
+        ptr = np.concatenate((starts, [len(sorted_keys)])).astype(np.int64)
+        vals = fwd_vals[order]
+        maxvals = np.maximum.reduceat(vals, starts)
+    else:
+        keys, ptr = np.empty(0, np.uint64), np.zeros(1, np.int64)
+        vals, maxvals = np.empty(0, np.int32), np.empty(0, np.int32)
+    return Postings(
+        n_docs=n_docs,
+        keys=keys,
+        ptr=ptr,
+        docs=doc_of[order].astype(np.uint32),
+        vals=narrow(vals),
+        maxvals=narrow(maxvals),
+    )

@@ -1,0 +1,202 @@
+"""Ranking a collection against a whole document (SPEC §3), with absolute percentages.
+
+One vectorized pass gathers the postings of the query's terms, evaluates the measure's term
+part on each posting, sums per document (``np.bincount``) and applies the document part. For a
+top-k answer, exact MaxScore-style pruning (:mod:`coderiv.pruning`) avoids most of that pass;
+evaluation, which needs every document's percentage, uses the full pass.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .analysis import AnalysisSettings
+from .errors import CoderivError
+from .index import Index
+from .keys import term_key
+from .scoring import DEFAULT_MEASURE, Measure, get_measure, self_score
+
+
+@dataclass(frozen=True)
+class Match:
+    """One ranked document: its rank (1-based), absolute percentage, raw score and id."""
+
+    rank: int
+    percent: float
+    score: float
+    doc_id: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rank": self.rank, "percent": self.percent, "score": self.score, "doc_id": self.doc_id}
+
+
+@dataclass
+class QueryResult:
+    """A ranked list for one query, with the self-score every percentage is relative to."""
+
+    query: str
+    measure: str
+    self_score: float
+    query_length: int
+    matched_terms: int
+    query_terms: int
+    matches: list[Match]
+    note: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "measure": self.measure,
+            "self_score": self.self_score,
+            "query_length": self.query_length,
+            "query_terms": self.query_terms,
+            "matched_terms": self.matched_terms,
+            "note": self.note,
+            "matches": [m.to_dict() for m in self.matches],
+        }
+
+
+@dataclass
+class PreparedQuery:
+    """A query's terms looked up in the index: positions, f_qt, f_t and f_q."""
+
+    positions: np.ndarray  # positions in the terms store of query terms present in the collection
+    f_qt: np.ndarray
+    f_t: np.ndarray
+    f_q: int
+    n_terms: int
+
+    @classmethod
+    def from_terms(cls, index: Index, terms: list[str]) -> PreparedQuery:
+        counts = Counter(terms)
+        keys = np.fromiter((term_key(t) for t in counts), np.uint64, len(counts))
+        f_qt = np.fromiter(counts.values(), np.int64, len(counts))
+        store = index.terms
+        pos = store.lookup(keys)
+        present = pos >= 0
+        positions = pos[present]
+        order = np.argsort(positions)
+        positions = positions[order]
+        return cls(
+            positions=positions,
+            f_qt=f_qt[present][order],
+            f_t=np.asarray(store.ptr[positions + 1] - store.ptr[positions]),
+            f_q=len(terms),
+            n_terms=len(counts),
+        )
+
+
+def all_scores(index: Index, prepared: PreparedQuery, measure: Measure) -> np.ndarray:
+    """S(q,d) for every document (zeros where no term is shared): the full vectorized pass."""
+    n = index.n_docs
+    if len(prepared.positions) == 0:
+        return np.zeros(n)
+    docs, vals, owner = index.terms.gather(prepared.positions)
+    f_t = prepared.f_t.astype(np.float64)[owner]
+    f_qt = prepared.f_qt.astype(np.float64)[owner]
+    contributions = measure.term(vals.astype(np.float64), f_qt, f_t, float(n))
+    sums = np.bincount(docs, weights=contributions, minlength=n)
+    touched = sums != 0
+    scores = np.zeros(n)
+    lengths = np.asarray(index.doc_lengths, np.float64)[touched]
+    norms = np.asarray(index.doc_norms)[touched]
+    scores[touched] = sums[touched] * measure.doc(lengths, float(prepared.f_q), norms)
+    return scores
+
+
+def top_k(scores: np.ndarray, k: int | None) -> np.ndarray:
+    """Document numbers of the k best scores, ties broken by document id (= number) ascending."""
+    candidates = np.flatnonzero(scores > 0)
+    if k is not None and len(candidates) > k:
+        # keep everything tied with the k-th best so that the tie-break is by id, not by chance
+        kth = np.partition(scores[candidates], len(candidates) - k)[len(candidates) - k]
+        candidates = candidates[scores[candidates] >= kth]
+    order = np.lexsort((candidates, -scores[candidates]))
+    ranked = candidates[order]
+    return ranked if k is None else ranked[:k]
+
+
+class Searcher:
+    """Ranks an index's documents against query documents; reuse it for a batch of queries."""
+
+    def __init__(self, index: Index, settings: AnalysisSettings | None = None) -> None:
+        if settings is not None:
+            index.check_settings(settings)
+        self.index = index
+
+    def prepare(self, text: str) -> PreparedQuery:
+        return PreparedQuery.from_terms(self.index, self.index.analyzer.terms(text))
+
+    def prepare_doc(self, doc_id: str) -> PreparedQuery:
+        """A document already in the index as the query (its stored term counts)."""
+        number = self.index.doc_numbers.get(doc_id)
+        if number is None:
+            raise CoderivError(f"no document {doc_id!r} in the index")
+        store = self.index.terms
+        keys, vals = store.doc_keys(number)
+        positions = store.lookup(keys)
+        return PreparedQuery(
+            positions=positions,
+            f_qt=np.asarray(vals, np.int64),
+            f_t=np.asarray(store.ptr[positions + 1] - store.ptr[positions]),
+            f_q=int(self.index.doc_lengths[number]),
+            n_terms=len(keys),
+        )
+
+    def scores(self, prepared: PreparedQuery, measure: str = DEFAULT_MEASURE) -> tuple[np.ndarray, float]:
+        """Every document's raw score and the self-score (full pass; for evaluation)."""
+        m = get_measure(measure)
+        return all_scores(self.index, prepared, m), self_score(m, prepared.f_qt, prepared.f_t, self.index.n_docs, prepared.f_q)
+
+    def percentages(self, prepared: PreparedQuery, measure: str = DEFAULT_MEASURE) -> np.ndarray:
+        """Every document's absolute percentage 100 · S(q,d) / S(q,q) (zeros if S(q,q) = 0)."""
+        scores, own = self.scores(prepared, measure)
+        return percent(scores, own)
+
+    def rank(
+        self,
+        prepared: PreparedQuery,
+        measure: str = DEFAULT_MEASURE,
+        top: int | None = 10,
+        label: str = "",
+        prune: bool = True,
+    ) -> QueryResult:
+        """The top documents with percentages; ``top=None`` ranks every scoring document."""
+        m = get_measure(measure)
+        own = self_score(m, prepared.f_qt, prepared.f_t, self.index.n_docs, prepared.f_q)
+        if prune and top is not None:
+            from .pruning import pruned_top_k
+
+            ranked, scores_of_ranked = pruned_top_k(self.index, prepared, m, top)
+        else:
+            scores = all_scores(self.index, prepared, m)
+            ranked = top_k(scores, top)
+            scores_of_ranked = scores[ranked]
+        matches = [
+            Match(rank=i + 1, percent=float(percent(s, own)), score=float(s), doc_id=self.index.doc_ids[d])
+            for i, (d, s) in enumerate(zip(ranked.tolist(), scores_of_ranked.tolist()))
+        ]
+        note = None
+        if own == 0:
+            note = "no term of the query occurs in the collection: every percentage is 0"
+        return QueryResult(label, measure, own, prepared.f_q, len(prepared.positions), prepared.n_terms, matches, note)
+
+    def search(self, text: str, measure: str = DEFAULT_MEASURE, top: int | None = 10, label: str = "") -> QueryResult:
+        """Rank the collection against the document ``text``."""
+        return self.rank(self.prepare(text), measure, top, label)
+
+
+def percent(scores: np.ndarray | float, own: float) -> np.ndarray:
+    """100 · S(q,d) / S(q,q); all zeros when the self-score is 0 (SPEC §3)."""
+    if own <= 0:
+        return np.zeros_like(np.asarray(scores, np.float64))
+    return 100.0 * np.asarray(scores, np.float64) / own
+
+
+def search(index: Index, text: str, measure: str = DEFAULT_MEASURE, top: int | None = 10) -> QueryResult:
+    """One-call form of :meth:`Searcher.search`."""
+    return Searcher(index).search(text, measure, top)
