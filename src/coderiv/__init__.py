@@ -11,6 +11,7 @@ query's self-score.
 
 __version__ = "0.1.0"
 
+from . import chunks  # noqa: E402,F401  (registers the "chunks" key kind)
 from .analysis import AnalysisSettings, Analyzer  # noqa: E402
 from .errors import (  # noqa: E402
     AnalysisMismatchError,

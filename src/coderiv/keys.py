@@ -49,9 +49,12 @@ def counted_keys(counts: Counter[Any] | dict[Any, int], key: Callable[[Any], int
     return keys, values
 
 
-def presence_keys(keys: Iterable[int]) -> tuple[np.ndarray, np.ndarray]:
+def presence_keys(keys: Iterable[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sorted distinct uint64 keys with value 1 each (fingerprints, chunks)."""
-    array = np.unique(np.fromiter(keys, np.uint64))
+    if isinstance(keys, np.ndarray):
+        array = np.unique(keys.astype(np.uint64))
+    else:
+        array = np.unique(np.fromiter(keys, np.uint64))
     return array, np.ones(len(array), np.int32)
 
 
