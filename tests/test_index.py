@@ -1,0 +1,214 @@
+"""The persistent index: building, incremental updates, atomic commits, damage detection."""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+
+import numpy as np
+import pytest
+
+from coderiv import Index, Searcher
+from coderiv.analysis import AnalysisSettings
+from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError, InputError
+from coderiv.index import resolve_index_path
+from coderiv.keys import StoreSpec
+from conftest import write_docs
+
+DOCS = {
+    "a.txt": "the quick brown fox jumps over the lazy dog",
+    "b.txt": "a quick brown dog outpaces a lazy fox",
+    "sub/c.txt": "lorem ipsum dolor sit amet consectetur",
+    "sub/d.html": "<html><body><p>quick brown &amp; lazy</p><script>fox()</script></body></html>",
+}
+
+
+def arrays_of(index: Index) -> dict[str, np.ndarray]:
+    """Every array of every store, plus document tables, for exact comparisons."""
+    out = {"doc_lengths": np.asarray(index.doc_lengths), "doc_norms": np.asarray(index.doc_norms)}
+    for name in index.specs:
+        store = index.store(name)
+        for field in ("keys", "ptr", "docs", "vals", "maxvals"):
+            out[f"{name}.{field}"] = np.asarray(getattr(store, field))
+    return out
+
+
+def assert_same_index(a: Index, b: Index) -> None:
+    assert a.doc_ids == b.doc_ids
+    assert a.doc_sha256 == b.doc_sha256
+    left, right = arrays_of(a), arrays_of(b)
+    assert left.keys() == right.keys()
+    for name in left:
+        np.testing.assert_array_equal(left[name], right[name], err_msg=name)
+
+
+def test_build_counts_documents_terms_and_lengths(tmp_path):
+    write_docs(tmp_path / "c", DOCS)
+    report = Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    assert sorted(report.added) == sorted(DOCS) and report.n_docs == 4
+    index = Index.open(tmp_path / "i")
+    assert index.doc_ids == ["a.txt", "b.txt", "sub/c.txt", "sub/d.html"]
+    # stopped: "the", "over", "a" are stopwords; the HTML's script is not text
+    assert list(index.doc_lengths) == [6, 6, 6, 3]
+    assert index.analyzer.terms(DOCS["a.txt"]) == ["quick", "brown", "fox", "jumps", "lazy", "dog"]
+    info = index.info()
+    assert info["documents"] == 4 and info["distinct_terms"] == 13 and info["postings"] == 21
+
+
+def test_incremental_update_equals_full_rebuild(tmp_path):
+    write_docs(tmp_path / "c", DOCS)
+    Index.update_from(tmp_path / "c", tmp_path / "inc", workers=1)
+    (tmp_path / "c" / "b.txt").write_text("a quick red dog", "utf-8")  # changed
+    (tmp_path / "c" / "sub" / "c.txt").unlink()  # deleted
+    write_docs(tmp_path / "c", {"e.txt": "new quick document about a fox"})  # added
+    report = Index.update_from(tmp_path / "c", tmp_path / "inc", workers=1)
+    assert (report.added, report.changed, report.removed, report.unchanged) == (["e.txt"], ["b.txt"], ["sub/c.txt"], 2)
+    Index.update_from(tmp_path / "c", tmp_path / "full", workers=1)
+    assert_same_index(Index.open(tmp_path / "inc"), Index.open(tmp_path / "full"))
+
+
+def test_incremental_update_with_a_chunk_store_equals_rebuild(tmp_path):
+    chunks = [StoreSpec.create("chunks", n=2)]
+    write_docs(tmp_path / "c", DOCS)
+    Index.update_from(tmp_path / "c", tmp_path / "inc", stores=chunks, workers=1)
+    (tmp_path / "c" / "a.txt").write_text("the slow brown fox", "utf-8")
+    Index.update_from(tmp_path / "c", tmp_path / "inc", workers=1)  # keeps its chunk store
+    Index.update_from(tmp_path / "c", tmp_path / "full", stores=chunks, workers=2)
+    inc, full = Index.open(tmp_path / "inc"), Index.open(tmp_path / "full")
+    assert sorted(inc.specs) == ["chunks:bits=32,n=2", "terms"]
+    assert_same_index(inc, full)
+
+
+def test_unchanged_collection_writes_no_new_generation(tmp_path):
+    write_docs(tmp_path / "c", DOCS)
+    Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    report = Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    assert not report.modified and report.unchanged == 4
+    assert Index.open(tmp_path / "i").generation.name == "gen-000001"
+
+
+def test_changed_analysis_settings_rebuild_everything(tmp_path):
+    write_docs(tmp_path / "c", DOCS)
+    Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    report = Index.update_from(tmp_path / "c", tmp_path / "i", settings=AnalysisSettings(stop=False), workers=1)
+    assert report.rebuilt and "no stopping" in report.rebuilt
+    index = Index.open(tmp_path / "i")
+    assert not index.settings.stop and list(index.doc_lengths)[0] == 9
+
+
+def test_parallel_and_serial_builds_are_identical(tmp_path):
+    write_docs(tmp_path / "c", {f"doc{i:03d}.txt": f"word{i % 7} common text number {i} word{i % 3}" for i in range(300)})
+    Index.update_from(tmp_path / "c", tmp_path / "serial", workers=1)
+    Index.update_from(tmp_path / "c", tmp_path / "parallel", workers=2)
+    assert_same_index(Index.open(tmp_path / "serial"), Index.open(tmp_path / "parallel"))
+
+
+def test_tar_archive_gives_the_same_index_as_the_folder(tmp_path):
+    write_docs(tmp_path / "c", DOCS)
+    with tarfile.open(tmp_path / "c.tar.gz", "w:gz") as archive:
+        for name in reversed(sorted(DOCS)):  # archive order must not matter
+            data = DOCS[name].encode()
+            member = tarfile.TarInfo(name)
+            member.size = len(data)
+            archive.addfile(member, io.BytesIO(data))
+    Index.update_from(tmp_path / "c", tmp_path / "folder", workers=1)
+    Index.update_from(tmp_path / "c.tar.gz", tmp_path / "tar", workers=1)
+    assert_same_index(Index.open(tmp_path / "folder"), Index.open(tmp_path / "tar"))
+
+
+def test_bad_files_are_reported_not_fatal(tmp_path):
+    folder = write_docs(tmp_path / "c", {"good.txt": "a real document about rivers"})
+    (folder / "empty.txt").write_bytes(b"")
+    (folder / "stops.txt").write_text("the and of", "utf-8")
+    (folder / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (folder / "latin1.txt").write_bytes("caf\xe9 rivers".encode("latin-1"))
+    (folder / ".hidden.txt").write_text("never indexed", "utf-8")
+    report = Index.update_from(folder, tmp_path / "i", workers=1)
+    assert {s.doc_id: s.reason.split(" ")[0] for s in report.skipped} == {
+        "empty.txt": "empty", "stops.txt": "empty", "image.png": "binary",
+    }
+    assert report.lossy == ["latin1.txt"]
+    assert Index.open(tmp_path / "i").doc_ids == ["good.txt", "latin1.txt"]
+
+
+def test_a_crash_during_commit_leaves_the_previous_index_intact(tmp_path, monkeypatch):
+    write_docs(tmp_path / "c", DOCS)
+    Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    before = Searcher(Index.open(tmp_path / "i")).search(DOCS["a.txt"]).matches
+    write_docs(tmp_path / "c", {"a.txt": "completely different words now"})
+
+    def crash(*args, **kwargs):
+        raise OSError("disk on fire")
+
+    monkeypatch.setattr("coderiv.storage.os.rename", crash)
+    with pytest.raises(OSError, match="disk on fire"):
+        Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    monkeypatch.undo()
+    index = Index.open(tmp_path / "i")
+    assert index.generation.name == "gen-000001"
+    assert Searcher(index).search(DOCS["a.txt"]).matches == before
+    assert not list((tmp_path / "i").glob("tmp-*"))  # the staging folder was cleaned up
+
+
+def test_missing_index_is_a_clear_error(tmp_path):
+    with pytest.raises(IndexNotFoundError, match="no index at"):
+        Index.open(tmp_path / "nothing")
+
+
+@pytest.mark.parametrize("damage", ["truncate", "delete", "manifest", "pointer"])
+def test_damaged_index_is_detected(tmp_path, damage):
+    write_docs(tmp_path / "c", DOCS)
+    Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    generation = tmp_path / "i" / "gen-000001"
+    if damage == "truncate":
+        path = generation / "store-0" / "docs.npy"
+        path.write_bytes(path.read_bytes()[:-4])
+    elif damage == "delete":
+        (generation / "doc_lengths.npy").unlink()
+    elif damage == "manifest":
+        (generation / "manifest.json").write_text("{not json", "utf-8")
+    else:
+        (tmp_path / "i" / "CURRENT").write_text("gen-000009\n", "utf-8")
+    with pytest.raises(CorruptIndexError):
+        Index.open(tmp_path / "i")
+
+
+def test_verify_finds_flipped_bytes_that_keep_the_size(tmp_path):
+    write_docs(tmp_path / "c", DOCS)
+    Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    assert Index.open(tmp_path / "i").verify() == []
+    path = tmp_path / "i" / "gen-000001" / "store-0" / "vals.npy"
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0xFF
+    path.write_bytes(bytes(data))
+    assert Index.open(tmp_path / "i").verify() == ["store-0/vals.npy: checksum mismatch"]
+
+
+def test_a_damaged_index_is_rebuilt_by_the_next_index_run(tmp_path):
+    write_docs(tmp_path / "c", DOCS)
+    Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    (tmp_path / "i" / "gen-000001" / "doc_lengths.npy").unlink()
+    report = Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    assert sorted(report.added) == sorted(DOCS)
+    assert Index.open(tmp_path / "i").n_docs == 4
+
+
+def test_bad_sources(tmp_path):
+    with pytest.raises(InputError, match="no such folder"):
+        Index.update_from(tmp_path / "missing", tmp_path / "i")
+    (tmp_path / "plain.txt").write_text("x", "utf-8")
+    with pytest.raises(InputError, match="neither a folder nor a tar"):
+        Index.update_from(tmp_path / "plain.txt", tmp_path / "i")
+    (tmp_path / "emptydir").mkdir()
+    with pytest.raises(CoderivError, match="no indexable documents"):
+        Index.update_from(tmp_path / "emptydir", tmp_path / "i")
+
+
+def test_index_location_defaults(monkeypatch, tmp_path):
+    monkeypatch.delenv("CODERIV_INDEX", raising=False)
+    assert str(resolve_index_path()) == ".coderiv"
+    monkeypatch.setenv("CODERIV_INDEX", str(tmp_path))
+    assert resolve_index_path() == tmp_path
+    assert str(resolve_index_path("elsewhere")) == "elsewhere"
+    assert os.fspath(resolve_index_path(tmp_path / "x")) == os.fspath(tmp_path / "x")
