@@ -181,8 +181,13 @@ class Searcher:
             for i, (d, s) in enumerate(zip(ranked.tolist(), scores_of_ranked.tolist()))
         ]
         note = None
-        if own == 0:
+        if own == 0 and len(prepared.positions) == 0:
             note = "no term of the query occurs in the collection: every percentage is 0"
+        elif own == 0:
+            note = (
+                f"the query's self-score under {measure} is 0 (its terms carry no weight here, e.g. "
+                "identity4 gives ln(N/f_t) = 0 to a term in every document): every percentage is 0"
+            )
         return QueryResult(label, measure, own, prepared.f_q, len(prepared.positions), prepared.n_terms, matches, note)
 
     def search(self, text: str, measure: str = DEFAULT_MEASURE, top: int | None = 10, label: str = "") -> QueryResult:
