@@ -1,0 +1,137 @@
+"""The command line: outputs with exact percentages, and bad input → one line, non-zero exit."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from coderiv.cli import main
+from conftest import write_docs
+
+DOCS = {"d1.txt": "apple banana apple", "d2.txt": "banana cherry", "d3.txt": "cherry cherry date"}
+
+
+@pytest.fixture
+def indexed(tmp_path, runner):
+    write_docs(tmp_path / "c", DOCS)
+    result = runner.invoke(main, ["index", str(tmp_path / "c"), "--index", str(tmp_path / "i"), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert "3 documents" in result.output and "added 3" in result.output
+    (tmp_path / "q.txt").write_text("apple banana", "utf-8")
+    return tmp_path
+
+
+def test_query_table_shows_absolute_percentages(indexed, runner):
+    result = runner.invoke(main, ["query", str(indexed / "q.txt"), "--index", str(indexed / "i")])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "identity5" in lines[0] and "self-score 4.5 = 100%" in lines[0]
+    assert lines[3].split() == ["1", "39.4%", "1.77185", "d1.txt"]  # L = 1/(1+ln 2); 3L/4.5
+    assert lines[4].split() == ["2", "33.3%", "1.5", "d2.txt"]  # 1.5/4.5
+    assert len(lines) == 5  # d3 shares no term
+
+
+def test_query_json_and_tsv(indexed, runner):
+    args = ["query", str(indexed / "q.txt"), "--index", str(indexed / "i"), "--measure", "identity5"]
+    data = json.loads(runner.invoke(main, [*args, "--format", "json"]).output)
+    assert data[0]["self_score"] == pytest.approx(4.5)
+    assert [(m["doc_id"], round(m["percent"], 4)) for m in data[0]["matches"]] == [("d1.txt", 39.3744), ("d2.txt", 33.3333)]
+    tsv = runner.invoke(main, [*args, "--format", "tsv", "--top", "1"]).output.splitlines()
+    assert tsv == ["query\trank\tpercent\tscore\tdoc_id", f"{indexed / 'q.txt'}\t1\t39.3744\t1.77185\td1.txt"]
+
+
+def test_query_from_stdin_from_index_and_several_files(indexed, runner):
+    (indexed / "q2.txt").write_text("cherry date", "utf-8")
+    result = runner.invoke(
+        main,
+        ["query", "-", str(indexed / "q2.txt"), "--doc", "d3.txt", "--index", str(indexed / "i"), "--format", "json"],
+        input="apple banana",
+    )
+    data = json.loads(result.output)
+    assert [r["query"] for r in data] == ["<stdin>", str(indexed / "q2.txt"), "d3.txt"]
+    assert data[0]["matches"][0]["doc_id"] == "d1.txt"
+    assert data[2]["matches"][0] == {"rank": 1, "percent": pytest.approx(100.0), "score": pytest.approx(data[2]["self_score"]), "doc_id": "d3.txt"}
+
+
+def test_default_index_location_and_environment_variable(tmp_path, runner, monkeypatch):
+    write_docs(tmp_path / "c", DOCS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CODERIV_INDEX", raising=False)
+    assert runner.invoke(main, ["index", "c", "--workers", "1"]).exit_code == 0
+    assert (tmp_path / ".coderiv" / "CURRENT").is_file()
+    assert runner.invoke(main, ["query", "--doc", "d1.txt"]).exit_code == 0
+    monkeypatch.setenv("CODERIV_INDEX", str(tmp_path / "elsewhere"))
+    result = runner.invoke(main, ["query", "--doc", "d1.txt"])
+    assert result.exit_code == 1 and f"no index at {tmp_path / 'elsewhere'}" in result.output
+
+
+def test_info_reports_statistics(indexed, runner):
+    result = runner.invoke(main, ["info", "--index", str(indexed / "i"), "--format", "json", "--verify"])
+    info = json.loads(result.output)
+    assert (info["documents"], info["distinct_terms"], info["postings"], info["verified"]) == (3, 4, 6, True)
+    assert info["analysis"] == "stopping, no stemming"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "has no words after analysis"),
+        (b"the and of", "has no words after analysis"),
+        (b"\x00\x01\x02binary\x00", "is a binary file"),
+    ],
+)
+def test_bad_query_files(indexed, runner, content, message):
+    (indexed / "bad").write_bytes(content)
+    result = runner.invoke(main, ["query", str(indexed / "bad"), "--index", str(indexed / "i")])
+    assert result.exit_code == 1 and message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_undecodable_query_is_used_with_a_warning(indexed, runner):
+    (indexed / "latin1.txt").write_bytes("apple banana caf\xe9".encode("latin-1"))
+    result = runner.invoke(main, ["query", str(indexed / "latin1.txt"), "--index", str(indexed / "i")])
+    assert result.exit_code == 0 and "undecodable bytes replaced" in result.output
+
+
+def test_missing_query_file_and_no_query(indexed, runner):
+    result = runner.invoke(main, ["query", str(indexed / "nope.txt"), "--index", str(indexed / "i")])
+    assert result.exit_code == 1 and "cannot read query" in result.output
+    result = runner.invoke(main, ["query", "--index", str(indexed / "i")])
+    assert result.exit_code == 1 and "give a query file" in result.output
+    result = runner.invoke(main, ["query", "--doc", "zzz.txt", "--index", str(indexed / "i")])
+    assert result.exit_code == 1 and "no document 'zzz.txt'" in result.output
+
+
+def test_unknown_measure_exits_2_listing_the_measures(indexed, runner):
+    result = runner.invoke(main, ["query", str(indexed / "q.txt"), "--index", str(indexed / "i"), "-m", "bm25"])
+    assert result.exit_code == 2 and "'bm25' is not one of 'cosine', 'identity1'" in result.output
+
+
+def test_query_analysed_differently_from_its_index_is_refused(indexed, runner):
+    result = runner.invoke(main, ["query", str(indexed / "q.txt"), "--index", str(indexed / "i"), "--stem"])
+    assert result.exit_code == 1
+    assert "query analysis (stopping, stemming (english)) differs from the index's (stopping, no stemming)" in result.output
+
+
+def test_missing_and_corrupt_index(indexed, runner, tmp_path):
+    result = runner.invoke(main, ["query", str(indexed / "q.txt"), "--index", str(tmp_path / "none")])
+    assert result.exit_code == 1 and "no index at" in result.output
+    (indexed / "i" / "gen-000001" / "store-0" / "docs.npy").write_bytes(b"garbage")
+    for command in (["query", str(indexed / "q.txt")], ["info"]):
+        result = runner.invoke(main, [*command, "--index", str(indexed / "i")])
+        assert result.exit_code == 1 and "damaged" in result.output and "Traceback" not in result.output
+
+
+def test_index_reports_skipped_and_changed_files(indexed, runner):
+    (indexed / "c" / "d2.txt").write_text("banana split", "utf-8")
+    (indexed / "c" / "blank.txt").write_text("   \n", "utf-8")
+    result = runner.invoke(main, ["index", str(indexed / "c"), "--index", str(indexed / "i"), "--workers", "1"])
+    assert result.exit_code == 0
+    assert "3 documents" in result.output and "changed 1" in result.output and "unchanged 2" in result.output
+    assert "skipped blank.txt: empty" in result.output
+
+
+def test_index_of_a_missing_folder(runner, tmp_path):
+    result = runner.invoke(main, ["index", str(tmp_path / "missing"), "--index", str(tmp_path / "i")])
+    assert result.exit_code == 2 and "does not exist" in result.output
