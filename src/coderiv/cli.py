@@ -236,5 +236,9 @@ def info_command(index_dir: Path, verify: bool, fmt: str) -> None:
             click.echo(f"  skipped {s['doc_id']}: {s['reason']}")
 
 
+from .cli_evaluate import evaluate_command  # noqa: E402  (registered last: it uses the decorators above)
+
+main.add_command(evaluate_command)
+
 if __name__ == "__main__":  # pragma: no cover
     main()

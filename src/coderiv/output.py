@@ -34,6 +34,6 @@ def to_json(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
-def fmt_percent(value: float) -> str:
-    """Percentages as users read them: one decimal, e.g. ``83.9%``."""
-    return f"{value:.1f}%"
+def fmt_percent(value: float, digits: int = 1) -> str:
+    """Percentages as users read them: one decimal by default, e.g. ``83.9%``."""
+    return f"{value:.{digits}f}%"
