@@ -10,9 +10,10 @@ from __future__ import annotations
 import hashlib
 import os
 import tarfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Union
 
 from .errors import InputError
 
@@ -75,8 +76,14 @@ def iter_archive(path: Path) -> Iterator[RawDocument]:
         raise InputError(f"cannot read archive {path}: {exc}") from exc
 
 
-def iter_collection(source: str | os.PathLike[str]) -> Iterator[RawDocument]:
-    """Documents of a folder or a tar archive; a clear error for anything else."""
+Source = Union[str, "os.PathLike[str]", Iterable[RawDocument]]
+
+
+def iter_collection(source: Source) -> Iterator[RawDocument]:
+    """Documents of a folder or a tar archive (or any iterable of :class:`RawDocument`, for
+    embedding coderiv over documents kept elsewhere); a clear error for anything else."""
+    if not isinstance(source, (str, os.PathLike)):
+        return iter(source)
     path = Path(source)
     if path.is_dir():
         return iter_folder(path)

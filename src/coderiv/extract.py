@@ -22,6 +22,9 @@ _BLOCK_ELEMENTS = {
 }
 
 
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13))
+
+
 @dataclass(frozen=True)
 class Decoded:
     """Text decoded from bytes; ``lossy`` is true when undecodable bytes were replaced."""
@@ -47,7 +50,7 @@ def looks_binary(data: bytes) -> bool:
         return True
     if not head:
         return False
-    control = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13))
+    control = len(head) - len(head.translate(None, _CONTROL_BYTES))
     return control / len(head) > 0.10
 
 

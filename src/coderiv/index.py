@@ -25,7 +25,7 @@ import numpy as np
 from . import __version__
 from .analysis import AnalysisSettings, Analyzer
 from .build import AnalyzedEntry, Skipped, analyze_documents
-from .collection import iter_collection
+from .collection import Source, iter_collection
 from .errors import AnalysisMismatchError, CoderivError, CorruptIndexError
 from .keys import TERMS, StoreSpec
 from .postings import Postings, from_forward
@@ -197,14 +197,15 @@ class Index:
     @classmethod
     def update_from(
         cls,
-        source: str | os.PathLike[str],
+        source: Source,
         path: str | os.PathLike[str] | None = None,
         settings: AnalysisSettings | None = None,
         stores: list[StoreSpec] | None = None,
         workers: int | None = None,
         progress: Callable[[int], None] | None = None,
     ) -> UpdateReport:
-        """Build the index of ``source`` at ``path``, or bring an existing one up to date.
+        """Build the index of ``source`` (folder, tar, or iterable of RawDocument) at ``path``,
+        or bring an existing one up to date.
 
         ``settings``/``stores`` left as None keep the existing index's (or the defaults for a
         new index). Settings that differ from the existing index's rebuild it entirely.
@@ -236,7 +237,7 @@ class Index:
 
 def _write(
     root: Path,
-    source: str | os.PathLike[str],
+    source: Source,
     settings: AnalysisSettings,
     specs: list[StoreSpec],
     old: Index | None,
@@ -279,7 +280,7 @@ def _write(
     if old is not None and not report.modified:
         return
     if not ids:
-        raise CoderivError(f"no indexable documents in {source}")
+        raise CoderivError(f"no indexable documents in {source if isinstance(source, (str, os.PathLike)) else 'the given documents'}")
 
     with new_generation(root) as staging:
         shas = [fresh[d].sha256 if d in fresh else old_sha[d] for d in ids]
@@ -312,7 +313,7 @@ def _write(
             "format_version": FORMAT_VERSION,
             "coderiv_version": __version__,
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-            "source": str(Path(source).resolve()),
+            "source": str(Path(source).resolve()) if isinstance(source, (str, os.PathLike)) else None,
             "source_bytes": source_bytes,
             "documents": len(ids),
             "analysis": settings.to_dict(),

@@ -1,0 +1,45 @@
+"""Small helpers shared by the benchmark scripts (timing, percentiles, peak memory)."""
+
+from __future__ import annotations
+
+import platform
+import resource
+import statistics
+import subprocess
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def machine() -> str:
+    """One line naming this machine, for docs/performance.md."""
+    cpu = "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo", encoding="utf-8"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    cores = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
+    return f"{cpu}, {cores} cores, Python {platform.python_version()}, {platform.system()}"
+
+
+def peak_rss_mb() -> tuple[float, float]:
+    """Peak resident memory (MB) of this process and of its finished children."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return own, children
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
+def latency_summary(seconds: list[float]) -> str:
+    """Median and p90 in milliseconds."""
+    ms = sorted(s * 1000 for s in seconds)
+    p90 = ms[min(len(ms) - 1, int(round(0.9 * (len(ms) - 1))))]
+    return f"median {statistics.median(ms):.1f} ms, p90 {p90:.1f} ms"
