@@ -11,6 +11,9 @@ R, s = |R|:
 
 Averages are over queries, and Sep./HFM is mean Sep. / mean HFM. Ties are ranked by document
 number (= sorted id order, :func:`coderiv.query.top_k`), exactly as ``coderiv query`` shows them.
+Percentages are rounded to :data:`PERCENT_DECIMALS` decimals first, so that floating-point noise
+does not decide a tie (a copy of the query may compute as 99.99999999999999%, the query itself
+as 100%), and a TREC run written with that precision evaluates to exactly the same numbers.
 
 Methods are pluggable: a **method factory** takes an :class:`~coderiv.index.Index` and returns a
 function ``query doc id -> percentages of every document, in document-number order``.
@@ -45,6 +48,7 @@ METHOD_FAMILIES: dict[str, FamilyMaker] = {}
 METHOD_GROUPS: dict[str, list[str]] = {}
 
 RECALL_DEPTH = 20
+PERCENT_DECIMALS = 8
 
 
 # -- the method registry ------------------------------------------------------------------------
@@ -294,7 +298,7 @@ def write_run(path: str | Path, run: Mapping[str, list[tuple[str, float]]], tag:
             for rank, (doc, score) in enumerate(ranking, 1):
                 if any(c.isspace() for c in doc):
                     raise InputError(f"document id {doc!r} contains white space; a TREC run cannot hold it")
-                out.write(f"{qid} Q0 {doc} {rank} {score:.10g} {tag}\n")
+                out.write(f"{qid} Q0 {doc} {rank} {round(score, PERCENT_DECIMALS):.15g} {tag}\n")
 
 
 def read_run(path: str | Path) -> tuple[str, Run]:
@@ -358,7 +362,7 @@ def evaluate_method(index: Index, method: str, topics: Topics, keep_rankings: bo
     numbers = index.doc_numbers
     result = MethodResult(label or method, [])
     for qid, doc in topics.queries.items():
-        pct = np.asarray(percentages(doc), np.float64)
+        pct = np.round(np.asarray(percentages(doc), np.float64), PERCENT_DECIMALS)
         if pct.shape != (index.n_docs,):
             raise CoderivError(f"method {method} returned {pct.shape} percentages for {index.n_docs} documents")
         relevant = np.zeros(index.n_docs, bool)
