@@ -87,6 +87,21 @@ class Postings:
         vals = np.asarray(self.vals)[order].astype(np.int32)
         return [(keys[fwd_ptr[d] : fwd_ptr[d + 1]], vals[fwd_ptr[d] : fwd_ptr[d + 1]]) for d in range(self.n_docs)]
 
+    def slices(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Concatenated postings of the keys at ``positions``: (docs, vals, lengths).
+
+        Each key's postings are a contiguous slice, so this copies slices (sequential reads of
+        the memory map) instead of gathering element by element; ``lengths[i]`` postings belong
+        to ``positions[i]``.
+        """
+        ptr = np.asarray(self.ptr[positions]), np.asarray(self.ptr[positions + 1])
+        bounds = list(zip(ptr[0].tolist(), ptr[1].tolist()))
+        if not bounds:
+            return np.empty(0, self.docs.dtype), np.empty(0, self.vals.dtype), np.zeros(0, np.int64)
+        docs = np.concatenate([self.docs[lo:hi] for lo, hi in bounds])
+        vals = np.concatenate([self.vals[lo:hi] for lo, hi in bounds])
+        return docs, vals, ptr[1] - ptr[0]
+
     def gather(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Concatenated postings of the keys at ``positions``: (docs, vals, owner index).
 

@@ -34,7 +34,7 @@ def _kth_largest(values: np.ndarray, k: int) -> float:
 
 def pruned_top_k(index: Index, prepared: PreparedQuery, measure: Measure, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Document numbers and raw scores of the exact top k (ties by document number)."""
-    from .query import all_scores, top_k
+    from .query import all_scores, term_contributions, top_k
 
     n = index.n_docs
     store = index.terms
@@ -61,10 +61,8 @@ def pruned_top_k(index: Index, prepared: PreparedQuery, measure: Measure, k: int
     # Phase 1: read whole postings, rarest first, until unseen documents cannot reach θ.
     while done < len(order):
         batch = order[done : done + step]
-        docs, vals, owner = store.gather(prepared.positions[batch])
-        partial += np.bincount(
-            docs, weights=measure.term(vals.astype(np.float64), f_qt[batch][owner], f_t[batch][owner], float(n)), minlength=n
-        )
+        docs, contributions = term_contributions(index, prepared, measure, batch)
+        partial += np.bincount(docs, weights=contributions, minlength=n)
         touched[docs] = True
         done += len(batch)
         step *= 2

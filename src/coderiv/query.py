@@ -90,17 +90,38 @@ class PreparedQuery:
         )
 
 
+def term_contributions(index: Index, prepared: PreparedQuery, measure: Measure, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(docs, contributions) of the postings of query terms ``which`` (indexes into prepared).
+
+    A term's contribution depends only on its f_dt, a small integer, so the measure's term part
+    is evaluated once per (term, possible f_dt) into a table, and each posting just looks its
+    value up: one table lookup per posting instead of several float passes.
+    """
+    store = index.terms
+    positions = prepared.positions[which]
+    docs, vals, lengths = store.slices(positions)
+    top = np.asarray(store.maxvals[positions], np.int64)
+    offsets = np.concatenate(([0], np.cumsum(top + 1)[:-1]))
+    width = int(top.sum() + len(top))
+    row = np.repeat(np.arange(len(which)), top + 1)
+    f_dt = np.arange(width) - offsets[row]
+    table = measure.term(
+        np.maximum(f_dt, 1).astype(np.float64),
+        prepared.f_qt[which][row].astype(np.float64),
+        prepared.f_t[which][row].astype(np.float64),
+        float(index.n_docs),
+    )
+    return docs, table[np.repeat(offsets, lengths) + vals]
+
+
 def all_scores(index: Index, prepared: PreparedQuery, measure: Measure) -> np.ndarray:
     """S(q,d) for every document (zeros where no term is shared): the full vectorized pass."""
     n = index.n_docs
     if len(prepared.positions) == 0:
         return np.zeros(n)
-    docs, vals, owner = index.terms.gather(prepared.positions)
-    f_t = prepared.f_t.astype(np.float64)[owner]
-    f_qt = prepared.f_qt.astype(np.float64)[owner]
-    contributions = measure.term(vals.astype(np.float64), f_qt, f_t, float(n))
+    docs, contributions = term_contributions(index, prepared, measure, np.arange(len(prepared.positions)))
     sums = np.bincount(docs, weights=contributions, minlength=n)
-    touched = sums != 0
+    touched = np.flatnonzero(sums)
     scores = np.zeros(n)
     lengths = np.asarray(index.doc_lengths, np.float64)[touched]
     norms = np.asarray(index.doc_norms)[touched]
