@@ -85,6 +85,21 @@ def test_pruned_top_k_equals_the_full_pass(texts, query, k):
         assert [m.score for m in pruned] == pytest.approx([m.score for m in full], rel=1e-9), name
 
 
+@PROPERTY
+@given(texts=st.lists(document, min_size=5, max_size=30), query=document, floor=st.sampled_from([0.5, 5.0, 20.0, 60.0]))
+def test_min_percent_keeps_exactly_the_documents_at_or_above_it(texts, query, floor):
+    index = build(texts)
+    searcher = Searcher(index)
+    prepared = searcher.prepare(query)
+    for name in MEASURES:
+        percents = searcher.percentages(prepared, name)
+        expected = sorted((-p, d) for d, p in enumerate(percents) if p > 0 and p >= floor * (1 - 1e-12))
+        for top in (None, 3):
+            got = searcher.rank(prepared, name, top=top, min_percent=floor).matches
+            want = expected if top is None else expected[:top]
+            assert [m.doc_id for m in got] == [index.doc_ids[d] for _, d in want], name
+
+
 def test_pruning_on_a_larger_collection_with_duplicates_and_ties():
     rng = np.random.default_rng(7)
     base = [" ".join(rng.choice(WORDS + [f"rare{i}" for i in range(40)], size=60)) for _ in range(60)]

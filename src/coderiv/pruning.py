@@ -26,20 +26,27 @@ if TYPE_CHECKING:
 _SLACK = 1e-9
 
 
-def _kth_largest(values: np.ndarray, k: int) -> float:
-    if len(values) < k:
+def _kth_largest(values: np.ndarray, k: int | None) -> float:
+    if k is None or len(values) < k:
         return 0.0
     return float(np.partition(values, len(values) - k)[len(values) - k])
 
 
-def pruned_top_k(index: Index, prepared: PreparedQuery, measure: Measure, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Document numbers and raw scores of the exact top k (ties by document number)."""
+def pruned_top_k(
+    index: Index, prepared: PreparedQuery, measure: Measure, k: int | None, floor: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Document numbers and raw scores of the exact top k (ties by document number) among the
+    documents scoring at least ``floor`` (``k=None``: all of them).
+
+    A floor — "everything above 10%" — is the strongest pruning there is: θ starts at it.
+    """
     from .query import all_scores, term_contributions, top_k
 
     n = index.n_docs
     store = index.terms
-    if measure.doc_bound is None or len(prepared.positions) == 0 or k <= 0:
+    if measure.doc_bound is None or len(prepared.positions) == 0 or (k is None and floor <= 0):
         scores = all_scores(index, prepared, measure)
+        scores[scores < floor] = 0.0
         ranked = top_k(scores, k)
         return ranked, scores[ranked]
 
@@ -55,7 +62,7 @@ def pruned_top_k(index: Index, prepared: PreparedQuery, measure: Measure, k: int
 
     partial = np.zeros(n)
     touched = np.zeros(n, bool)
-    theta = 0.0
+    theta = floor
     done = 0
     step = 4
     # Phase 1: read whole postings, rarest first, until unseen documents cannot reach θ.
@@ -68,7 +75,7 @@ def pruned_top_k(index: Index, prepared: PreparedQuery, measure: Measure, k: int
         step *= 2
         seen = np.flatnonzero(touched)
         lower = partial[seen] * measure.doc(lengths[seen], f_q, norms[seen])
-        theta = _kth_largest(lower, k)
+        theta = max(floor, _kth_largest(lower, k))
         if tail[done] < theta * (1 - _SLACK):
             break
 
@@ -92,5 +99,6 @@ def pruned_top_k(index: Index, prepared: PreparedQuery, measure: Measure, k: int
             theta = max(theta, _kth_largest(partial[candidates] * factor, k))
     scores = np.zeros(n)
     scores[candidates] = partial[candidates] * factor
+    scores[scores < floor] = 0.0
     ranked = top_k(scores, k)
     return ranked, scores[ranked]

@@ -185,16 +185,23 @@ class Searcher:
         top: int | None = 10,
         label: str = "",
         prune: bool = True,
+        min_percent: float = 0.0,
     ) -> QueryResult:
-        """The top documents with percentages; ``top=None`` ranks every scoring document."""
+        """The top documents with percentages; ``top=None`` ranks every scoring document.
+
+        ``min_percent`` keeps only documents at or above that percentage, and lets the exact
+        pruning skip far more work than a plain top-k (an absolute threshold is known upfront).
+        """
+        from .pruning import pruned_top_k
+
         m = get_measure(measure)
         own = self_score(m, prepared.f_qt, prepared.f_t, self.index.n_docs, prepared.f_q)
-        if prune and top is not None:
-            from .pruning import pruned_top_k
-
-            ranked, scores_of_ranked = pruned_top_k(self.index, prepared, m, top)
+        floor = own * min_percent / 100.0 * (1 - 1e-12) if own > 0 else 0.0
+        if prune:
+            ranked, scores_of_ranked = pruned_top_k(self.index, prepared, m, top, floor)
         else:
             scores = all_scores(self.index, prepared, m)
+            scores[scores < floor] = 0.0
             ranked = top_k(scores, top)
             scores_of_ranked = scores[ranked]
         matches = [
@@ -211,9 +218,11 @@ class Searcher:
             )
         return QueryResult(label, measure, own, prepared.f_q, len(prepared.positions), prepared.n_terms, matches, note)
 
-    def search(self, text: str, measure: str = DEFAULT_MEASURE, top: int | None = 10, label: str = "") -> QueryResult:
+    def search(
+        self, text: str, measure: str = DEFAULT_MEASURE, top: int | None = 10, label: str = "", min_percent: float = 0.0
+    ) -> QueryResult:
         """Rank the collection against the document ``text``."""
-        return self.rank(self.prepare(text), measure, top, label)
+        return self.rank(self.prepare(text), measure, top, label, min_percent=min_percent)
 
 
 def percent(scores: np.ndarray | float, own: float) -> np.ndarray:
