@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coderiv import CoderivError, Index, UnknownNameError
+from coderiv import CoderivError, Index, StoreSpec, UnknownNameError
 from coderiv.cli import main
 from coderiv.errors import InputError
 from coderiv.evaluate import (
@@ -293,6 +293,10 @@ def test_variants_are_built_beside_the_index_and_reused(tmp_path: Path) -> None:
     Index.update_from(tmp_path / "docs", tmp_path / "idx")
     updated = variant_index(Index.open(tmp_path / "idx"), "none")
     assert "new.txt" in updated.doc_numbers and updated.generation != generation
+    # a store added to the main index is added to the variant too
+    chunks = StoreSpec.create("chunks")
+    Index.update_from(tmp_path / "docs", tmp_path / "idx", stores=[chunks])
+    assert chunks.name in variant_index(Index.open(tmp_path / "idx"), "none").specs
 
 
 def test_cli_table_tsv_json_and_variants(tmp_path: Path, runner) -> None:

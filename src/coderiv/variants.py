@@ -4,7 +4,8 @@ Comparing analyses needs one index per analysis. Rather than have the user build
 variant lives in ``<index>/variants/<name>/`` — an ordinary coderiv index of the same source —
 built on first use and brought up to date (incrementally: only added or changed documents are
 analysed) whenever its documents differ from the main index's. The variant with the main
-index's own settings is the main index itself.
+index's own settings is the main index itself. A variant has the same stores as the main index (fingerprints, chunks), so every
+evaluation method works on it.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def variant_path(index: Index, name: str) -> Path:
 
 
 def _covers(variant: Index, index: Index) -> bool:
-    """Whether ``variant`` holds every document of ``index`` with the same bytes.
+    """Whether ``variant`` holds every store and every document of ``index`` (same bytes).
 
     It may hold more only of the documents ``index`` skipped: a document of stopwords alone is
     empty, hence skipped, when stopping, but not without.
@@ -68,7 +69,7 @@ def _covers(variant: Index, index: Index) -> bool:
     shas = dict(zip(variant.doc_ids, variant.doc_sha256))
     skipped = {s["doc_id"] for s in index.manifest.get("skipped", [])}
     extra = set(shas) - set(index.doc_ids)
-    return extra <= skipped and all(shas.get(d) == sha for d, sha in zip(index.doc_ids, index.doc_sha256))
+    return set(index.specs) <= set(variant.specs) and extra <= skipped and all(shas.get(d) == sha for d, sha in zip(index.doc_ids, index.doc_sha256))
 
 
 def variant_index(index: Index, name: str, progress: Callable[[int], None] | None = None) -> Index:
@@ -89,7 +90,7 @@ def variant_index(index: Index, name: str, progress: Callable[[int], None] | Non
             f"the analysis variant {name!r} must be built from the indexed source, but {source!r} "
             "no longer exists; update the index from its new location first"
         )
-    Index.update_from(source, path, settings=settings, progress=progress)
+    Index.update_from(source, path, settings=settings, stores=list(index.specs.values()), progress=progress)
     variant = Index.open(path)
     if not _covers(variant, index):
         raise CoderivError(
