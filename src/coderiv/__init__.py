@@ -12,6 +12,7 @@ query's self-score.
 __version__ = "0.1.0"
 
 from . import chunks  # noqa: E402,F401  (registers the "chunks" key kind)
+from . import fingerprint  # noqa: E402,F401  (registers the "fingerprint" key kind)
 from .analysis import AnalysisSettings, Analyzer  # noqa: E402
 from .errors import (  # noqa: E402
     AnalysisMismatchError,
@@ -22,6 +23,7 @@ from .errors import (  # noqa: E402
     UnknownNameError,
 )
 from .index import Index, UpdateReport, resolve_index_path  # noqa: E402
+from .fingerprint_search import FingerprintSearcher  # noqa: E402  (registers fingerprint evaluation)
 from .keys import StoreSpec  # noqa: E402
 from .query import Match, QueryResult, Searcher, search  # noqa: E402
 from .scoring import DEFAULT_MEASURE, MEASURES, Measure, get_measure  # noqa: E402
@@ -34,6 +36,7 @@ __all__ = [
     "Analyzer",
     "CoderivError",
     "CorruptIndexError",
+    "FingerprintSearcher",
     "Index",
     "IndexNotFoundError",
     "InputError",

@@ -89,21 +89,29 @@ def main() -> None:
 @index_option
 @analysis_options
 @click.option("--workers", type=click.IntRange(1), default=None, help="Analysis processes (default: all cores).")
+@click.option(
+    "--fingerprint", "fingerprints", multiple=True, metavar="STRATEGY[:g=G,r=R,...]",
+    help="Also keep a fingerprint store, e.g. anchor:g=4 or first-r-sliding:g=4,r=15 (repeatable).",
+)
 @quiet_option
 @friendly_errors
 def index_command(
     source: Path, index_dir: Path, stop: bool | None, stem: bool | None, language: str | None,
-    workers: int | None, quiet: bool,
+    workers: int | None, fingerprints: tuple[str, ...], quiet: bool,
 ) -> None:
     """Build the index of SOURCE (a folder or a tar/tar.gz), or bring it up to date.
 
     Only added or changed files are analysed again; deleted ones are dropped.
     """
+    from .fingerprint import parse_fingerprint
     from .index import Index
 
     settings = settings_from(stop, stem, language)
+    stores = [parse_fingerprint(f) for f in fingerprints] or None
     with progress_bar(quiet, "indexing") as bar:
-        report = Index.update_from(source, index_dir, settings=settings, workers=workers, progress=bar.update)
+        report = Index.update_from(
+            source, index_dir, settings=settings, stores=stores, workers=workers, progress=bar.update
+        )
     if report.rebuilt:
         click.echo(f"full rebuild: {report.rebuilt}")
     click.echo(
@@ -145,12 +153,16 @@ def _read_query(path: str) -> tuple[str, str]:
 @click.option("--doc", "doc_ids", multiple=True, help="Use a document of the index as the query (repeatable).")
 @click.option("--measure", "-m", type=click.Choice(sorted(MEASURES)), default=DEFAULT_MEASURE, show_default=True)
 @click.option("--top", "-k", type=click.IntRange(1), default=10, show_default=True, help="How many results.")
+@click.option("--method", type=click.Choice(["ranking", "fingerprint"]), default="ranking", show_default=True)
+@click.option("--strategy", default=None, help="Fingerprint store: STRATEGY[:g=G,...] (needed if there are several).")
+@click.option("--full-query", is_flag=True, help="Fingerprint the query with every phrase (full strategy).")
 @index_option
 @analysis_options
 @format_option
 @friendly_errors
 def query_command(
-    files: tuple[str, ...], doc_ids: tuple[str, ...], measure: str, top: int, index_dir: Path,
+    files: tuple[str, ...], doc_ids: tuple[str, ...], measure: str, top: int, method: str,
+    strategy: str | None, full_query: bool, index_dir: Path,
     stop: bool | None, stem: bool | None, language: str | None, fmt: str,
 ) -> None:
     """Rank the collection against each query document (FILES, '-' for stdin, or --doc ID).
@@ -163,7 +175,24 @@ def query_command(
     if not files and not doc_ids:
         raise CoderivError("give a query file, '-' for standard input, or --doc ID")
     index = Index.open(index_dir)
-    searcher = Searcher(index, settings_from(stop, stem, language, index.settings))
+    settings = settings_from(stop, stem, language, index.settings)
+    if method == "fingerprint":
+        from .fingerprint_search import FingerprintSearcher
+
+        fingerprints = FingerprintSearcher(index, strategy, full_query, settings)
+        found = []
+        for path in files:
+            label, text = _read_query(path)
+            prepared = fingerprints.prepare(text)
+            if prepared.length == 0:
+                raise CoderivError(f"{label} has no words after analysis ({index.settings.describe()})")
+            found.append(fingerprints.rank(prepared, top, label))
+        found += [fingerprints.rank(fingerprints.prepare_doc(d), top, d) for d in doc_ids]
+        _print_results(found, fmt)
+        return
+    if strategy is not None or full_query:
+        raise CoderivError("--strategy and --full-query apply to --method fingerprint")
+    searcher = Searcher(index, settings)
     results = []
     for path in files:
         label, text = _read_query(path)
@@ -190,7 +219,8 @@ def _print_results(results: list[Any], fmt: str) -> None:
             click.echo()
         click.echo(
             f"{result.query}: {result.measure}, {result.matched_terms} of {result.query_terms} distinct "
-            f"terms in the collection, self-score {result.self_score:.6g} = 100%"
+            f"{'minutiae' if result.measure.startswith('fingerprint') else 'terms'} in the collection, "
+            f"self-score {result.self_score:.6g} = 100%"
         )
         if result.note:
             click.echo(f"note: {result.note}")

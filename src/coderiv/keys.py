@@ -66,7 +66,9 @@ class KeyKind:
     """A registered way of turning an analysed document into keys.
 
     ``make(params)`` returns the extractor for those parameters; ``defaults`` fills parameters
-    left out; ``needs_structure`` asks the analyser for sentence and paragraph boundaries.
+    left out; ``needs_structure`` asks the analyser for sentence and paragraph boundaries;
+    ``normalize(params)``, if given, validates the merged parameters and returns their canonical
+    form (so that one store has one name, e.g. a fingerprint strategy's own defaults filled in).
     """
 
     name: str
@@ -74,6 +76,7 @@ class KeyKind:
     defaults: dict[str, Any] = field(default_factory=dict)
     needs_structure: bool = False
     description: str = ""
+    normalize: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
 
 KEY_KINDS: dict[str, KeyKind] = {}
@@ -107,6 +110,8 @@ class StoreSpec:
         if kind not in KEY_KINDS:
             raise UnknownNameError(f"store kind must be one of {sorted(KEY_KINDS)!r} (got {kind!r})")
         merged = {**KEY_KINDS[kind].defaults, **params}
+        if KEY_KINDS[kind].normalize is not None:
+            merged = KEY_KINDS[kind].normalize(merged)
         return cls(kind, tuple(sorted(merged.items())))
 
     @property
