@@ -239,6 +239,9 @@ def info_command(index_dir: Path, verify: bool, fmt: str) -> None:
 
     index = Index.open(index_dir)
     info = index.info()
+    from .pairs_table import describe_table, tables_info
+
+    info["pair_tables"] = tables_info(index)
     if verify:
         problems = index.verify()
         info["verified"] = not problems
@@ -254,6 +257,8 @@ def info_command(index_dir: Path, verify: bool, fmt: str) -> None:
                 rows.append([f"store {name}", f"{meta['keys']} keys, {meta['postings']} postings"])
         elif key == "skipped":
             rows.append(["skipped", len(value)])
+        elif key == "pair_tables":
+            rows.extend([f"pairs {t['method']}", describe_table(t)] for t in value)
         else:
             rows.append([key, value])
     if info.get("source_bytes"):
@@ -269,6 +274,10 @@ def info_command(index_dir: Path, verify: bool, fmt: str) -> None:
 from .cli_evaluate import evaluate_command  # noqa: E402  (registered last: it uses the decorators above)
 
 main.add_command(evaluate_command)
+from .cli_pairs import COMMANDS as PAIR_COMMANDS  # noqa: E402
+
+for _command in PAIR_COMMANDS:
+    main.add_command(_command)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

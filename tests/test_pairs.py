@@ -1,0 +1,322 @@
+"""n-to-n pairs (SPEC §8): hand-worked similarities, boilerplate, incremental = full, Dask, groups, CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from coderiv import Index
+from coderiv.cli import main
+from coderiv.groups import find_groups
+from coderiv.pairs import METHODS, aggregate, compute_pairs, count_block, default_max_df, run_pairs
+from coderiv.pairs_table import PairTable, StalePairsError
+from coderiv.query import Searcher
+
+from conftest import write_docs
+
+ALL_STORES = [m.store for m in METHODS.values()]
+
+
+def build(folder: Path, docs: dict[str, str], tmp: Path) -> Index:
+    write_docs(folder, docs)
+    Index.update_from(folder, tmp / "idx", stores=ALL_STORES, workers=1)
+    return Index.open(tmp / "idx")
+
+
+def rows_by_id(table: PairTable) -> dict[str, list[tuple[str, float]]]:
+    """The table as {doc id: [(similar id, percent), ...]}, independent of document numbers."""
+    return {d: [(other, pct) for _, pct, other in table.similar(d)] for d in table.doc_ids}
+
+
+# -- the kernel ------------------------------------------------------------------------------
+
+def test_count_block_counts_shared_keys():
+    # key 0 in documents 0, 1, 2; key 1 in documents 1, 2 → (0,1): 1, (0,2): 1, (1,2): 2
+    codes, sums = count_block(np.array([3, 2]), np.array([0, 1, 2, 1, 2], np.uint32), None, n_docs=3)
+    assert codes.tolist() == [0 * 3 + 1, 0 * 3 + 2, 1 * 3 + 2]
+    assert sums.tolist() == [1, 1, 2]
+
+
+def test_count_block_rows_keep_pairs_touching_them():
+    rows = np.array([False, False, True])
+    codes, sums = count_block(np.array([3, 2]), np.array([0, 1, 2, 1, 2], np.uint32), None, 3, rows=rows)
+    assert codes.tolist() == [2, 5] and sums.tolist() == [1, 2]  # (0,2) and (1,2); (0,1) left out
+
+
+def test_aggregate_sums_equal_codes():
+    codes, sums = aggregate(np.array([5, 3, 5, 5], np.uint64), np.array([1, 2, 3, 4]))
+    assert codes.tolist() == [3, 5] and sums.tolist() == [2, 8]
+
+
+def test_default_max_df_is_the_larger_of_100_and_one_percent():
+    assert default_max_df(3380) == 100
+    assert default_max_df(100_000) == 1000
+    assert default_max_df(1_200_000) == 12_000
+
+
+# -- the methods, worked by hand -----------------------------------------------------------------
+
+def test_chunk_similarity_is_asymmetric(tmp_path):
+    # A: 6 words → 2 five-word chunks; B: the first 5 words → 1 chunk, shared: B ⊂ A
+    index = build(tmp_path / "c", {
+        "a.txt": "alpha bravo charlie delta echo foxtrot",
+        "b.txt": "alpha bravo charlie delta echo",
+        "c.txt": "golf hotel india juliet kilo",
+    }, tmp_path)
+    table, report = compute_pairs(index, "chunks")
+    assert report.mode == "full" and report.shared_pairs == 1
+    assert table.similar("b.txt") == [(1, 100.0, "a.txt")]  # 1 / 1 chunk
+    assert table.similar("a.txt") == [(1, 50.0, "b.txt")]  # 1 / 2 chunks
+    assert table.similar("c.txt") == []
+
+
+def test_resemblance_of_four_word_shingles(tmp_path):
+    # A has shingles {abcd, bcde, cdef}, B {abcd, bcde}: |∩| = 2, |∪| = 3
+    index = build(tmp_path / "c", {
+        "a.txt": "alpha bravo charlie delta echo foxtrot",
+        "b.txt": "alpha bravo charlie delta echo",
+    }, tmp_path)
+    table, _ = compute_pairs(index, "resemblance")
+    assert table.similar("a.txt")[0][1] == pytest.approx(100 * 2 / 3)
+    assert table.similar("b.txt")[0][1] == pytest.approx(100 * 2 / 3)
+
+
+def test_identity5_worked_by_hand(tmp_path):
+    # N = 3, f_t(apple) = f_t(banana) = 2. A = {apple:1, banana:1} (f_d 2), B = {apple:1, banana:2} (f_d 3)
+    # S(A,B) = L · [(3/2)/(1+0) + (3/2)/(1+1)] = 2.25 / (1 + ln 2); S(A,A) = 3/2 + 3/2 = 3
+    index = build(tmp_path / "c", {"a.txt": "apple banana", "b.txt": "apple banana banana", "c.txt": "cherry"}, tmp_path)
+    table, _ = compute_pairs(index, "identity5")
+    expected = 100 * 2.25 / (1 + math.log(2)) / 3  # = 44.30…%; S(B,B) = 3 too, so B→A is the same
+    assert table.similar("a.txt")[0][1:] == (pytest.approx(expected, rel=1e-9), "b.txt")
+    assert table.similar("b.txt")[0][1:] == (pytest.approx(expected, rel=1e-9), "a.txt")
+    assert expected == pytest.approx(44.30, abs=0.01)
+
+
+def _random_docs(rng: random.Random, n_docs: int, vocab: int = 40, length: int = 30) -> dict[str, str]:
+    words = [f"w{i}x" for i in range(vocab)]
+    docs = {}
+    for i in range(n_docs):
+        if i and rng.random() < 0.4:  # a revision of an earlier document
+            base = docs[f"d{rng.randrange(i):02d}.txt"].split()
+            cut = rng.randrange(len(base))
+            text = base[:cut] + [rng.choice(words) for _ in range(rng.randrange(1, 8))] + base[cut:]
+        else:
+            text = [rng.choice(words) for _ in range(length)]
+        docs[f"d{i:02d}.txt"] = " ".join(text)
+    return docs
+
+
+def test_identity5_rows_equal_one_to_n_ranking(tmp_path):
+    index = build(tmp_path / "c", _random_docs(random.Random(3), 14), tmp_path)
+    table, _ = compute_pairs(index, "identity5", top=5)  # M = 100 > N: nothing skipped, exact identity5
+    searcher = Searcher(index)
+    for doc_id in index.doc_ids:
+        result = searcher.rank(searcher.prepare_doc(doc_id), "identity5", top=None)
+        expected = [(m.doc_id, m.percent) for m in result.matches if m.doc_id != doc_id][:5]
+        got = [(other, pct) for _, pct, other in table.similar(doc_id)]
+        assert [e[0] for e in expected] == [g[0] for g in got]
+        np.testing.assert_allclose([e[1] for e in expected], [g[1] for g in got], rtol=1e-9)
+
+
+def _brute_force(index: Index, method: str, top: int, max_df: int) -> dict[str, list[tuple[str, float]]]:
+    """All N² pairs of the set methods, skipping keys in more than max_df documents."""
+    store = index.store(METHODS[method].store.name)
+    f = dict(zip(np.asarray(store.keys).tolist(), store.doc_freqs.tolist()))
+    sets = [{k for k in store.doc_keys(d)[0].tolist() if f[k] <= max_df} for d in range(index.n_docs)]
+    rows = {}
+    for a, keys_a in enumerate(sets):
+        found = []
+        for b, keys_b in enumerate(sets):
+            shared = len(keys_a & keys_b)
+            if a != b and shared:
+                pct = 100 * shared / (len(keys_a) if method == "chunks" else len(keys_a | keys_b))
+                found.append((-pct, b))
+        rows[index.doc_ids[a]] = [(index.doc_ids[b], -neg) for neg, b in sorted(found)[:top]]
+    return rows
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10_000), method=st.sampled_from(["chunks", "resemblance"]), max_df=st.integers(2, 5))
+def test_set_methods_equal_brute_force(tmp_path_factory, seed, method, max_df):
+    tmp = tmp_path_factory.mktemp("bf")
+    index = build(tmp / "c", _random_docs(random.Random(seed), 12, vocab=12, length=20), tmp)
+    table, _ = compute_pairs(index, method, top=3, max_df=max_df)
+    got = rows_by_id(table)
+    want = _brute_force(index, method, 3, max_df)
+    assert got.keys() == want.keys()
+    for doc_id in got:
+        assert [o for o, _ in got[doc_id]] == [o for o, _ in want[doc_id]]
+        np.testing.assert_allclose([p for _, p in got[doc_id]], [p for _, p in want[doc_id]])
+
+
+# -- boilerplate ---------------------------------------------------------------------------------
+
+def test_boilerplate_keys_are_skipped_and_reported(tmp_path):
+    header = "licensed apache license version two"  # one 5-word chunk, in all four documents
+    docs = {f"d{i}.txt": f"{header}\n\nunique{i} words{i} here{i} only{i} text{i} more{i}" for i in range(4)}
+    docs["copy.txt"] = docs["d0.txt"]
+    index = build(tmp_path / "c", docs, tmp_path)
+    table, report = compute_pairs(index, "chunks", max_df=3)
+    assert report.max_df == 3
+    assert report.skipped_keys == 1 and report.skipped_postings == 5  # the header chunk, 5 documents
+    # the header links no one; the copy is still 100% (the skipped chunk leaves the sizes too)
+    assert table.similar("d1.txt") == []
+    assert table.similar("copy.txt") == [(1, 100.0, "d0.txt")]
+    assert table.manifest["skipped_keys"] == 1
+
+
+# -- incremental runs ----------------------------------------------------------------------------
+
+def _edit(folder: Path, rng: random.Random) -> None:
+    files = sorted(folder.glob("*.txt"))
+    for path in rng.sample(files, 2):
+        path.unlink()
+    for path in rng.sample(sorted(folder.glob("*.txt")), 2):
+        other = rng.choice(files)
+        if other.exists():
+            path.write_text(other.read_text() + " zz1 zz2", "utf-8")
+    for i in range(3):
+        base = rng.choice(sorted(folder.glob("*.txt"))).read_text().split()
+        (folder / f"new{i}.txt").write_text(" ".join(base[: len(base) // 2 + i] + ["fresh", f"n{i}x"]), "utf-8")
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10_000), method=st.sampled_from(sorted(METHODS)), max_df=st.sampled_from([None, 3, 4]))
+def test_incremental_run_equals_full_recomputation(tmp_path_factory, seed, method, max_df):
+    tmp = tmp_path_factory.mktemp("inc")
+    rng = random.Random(seed)
+    index = build(tmp / "c", _random_docs(rng, 16, vocab=15, length=20), tmp)
+    first = run_pairs(index, method, top=3, max_df=max_df)
+    assert first.mode == "full"
+    _edit(tmp / "c", rng)
+    Index.update_from(tmp / "c", tmp / "idx", workers=1)
+    index = Index.open(tmp / "idx")
+    report = run_pairs(index, method, top=3, max_df=max_df)
+    assert report.mode == "incremental"
+    incremental = PairTable.open(index, method)
+    full, _ = compute_pairs(index, method, top=3, max_df=max_df)
+    assert rows_by_id(incremental) == rows_by_id(full)  # bit-identical percentages
+
+
+def test_incremental_run_recomputes_only_touched_rows(tmp_path):
+    rng = random.Random(7)
+    docs = {f"d{i:02d}.txt": " ".join(f"t{rng.randrange(10_000)}" for _ in range(40)) for i in range(20)}
+    docs["d00v.txt"] = docs["d00.txt"] + " appended words"
+    index = build(tmp_path / "c", docs, tmp_path)
+    run_pairs(index, "chunks", top=5)
+    write_docs(tmp_path / "c", {"new.txt": docs["d05.txt"]})
+    Index.update_from(tmp_path / "c", tmp_path / "idx", workers=1)
+    index = Index.open(tmp_path / "idx")
+    report = run_pairs(index, "chunks", top=5)
+    # only new.txt is recomputed; d05.txt's row gets the pair from the other direction
+    assert (report.mode, report.recomputed_rows) == ("incremental", 1)
+    table = PairTable.open(index, "chunks")
+    assert table.similar("d05.txt") == [(1, 100.0, "new.txt")]
+    assert table.similar("new.txt") == [(1, 100.0, "d05.txt")]
+    assert run_pairs(index, "chunks", top=5).mode == "unchanged"
+
+
+def test_changed_parameters_force_a_full_run(tmp_path):
+    index = build(tmp_path / "c", _random_docs(random.Random(1), 8), tmp_path)
+    run_pairs(index, "chunks", top=3)
+    assert run_pairs(index, "chunks", top=4).mode == "full"
+    assert run_pairs(index, "chunks", top=4, max_df=5).mode == "full"
+
+
+def test_stale_table_is_detected(tmp_path):
+    index = build(tmp_path / "c", _random_docs(random.Random(2), 8), tmp_path)
+    run_pairs(index, "chunks", top=3)
+    write_docs(tmp_path / "c", {"extra.txt": "something else entirely new"})
+    Index.update_from(tmp_path / "c", tmp_path / "idx", workers=1)
+    with pytest.raises(StalePairsError, match="older version of the index"):
+        PairTable.open(Index.open(tmp_path / "idx"), "chunks")
+
+
+# -- Dask ----------------------------------------------------------------------------------------
+
+def test_dask_local_cluster_gives_identical_table(tmp_path, monkeypatch):
+    from coderiv import pairs
+    from coderiv.pairs_dask import dask_client, dask_engine
+
+    monkeypatch.setattr(pairs, "BLOCK_PAIRS", 40)  # many small blocks, spread over both workers
+    index = build(tmp_path / "c", _random_docs(random.Random(5), 30, vocab=20), tmp_path)
+    for method in sorted(METHODS):
+        single, single_report = compute_pairs(index, method, top=4)
+        with dask_client("local", workers=2, processes=False) as client:
+            assert len(client.nthreads()) == 2
+            distributed, report = compute_pairs(index, method, top=4, engine=dask_engine(client))
+        assert report.blocks == single_report.blocks > 2
+        assert report.shared_pairs == single_report.shared_pairs > 0
+        for name in ("row_ptr", "targets", "values"):
+            assert np.array_equal(single.arrays[name], distributed.arrays[name])
+
+
+# -- groups --------------------------------------------------------------------------------------
+
+def test_groups_are_connected_components_largest_first(tmp_path):
+    rng = random.Random(11)
+    base = [[f"t{rng.randrange(10_000)}" for _ in range(50)] for _ in range(3)]
+    docs = {
+        "a1.txt": " ".join(base[0]),  # 46 chunks
+        "a2.txt": " ".join(base[0] + ["zebra", "quokka"]),  # a1 + 2 chunks: a1 → a2 = 46/46
+        "a3.txt": " ".join(base[0][:45] + ["new1", "new2", "new3", "new4", "new5"]),  # 41 of 46 shared
+        "b1.txt": " ".join(base[1]),
+        "b2.txt": " ".join(base[1][:25]),  # b2 → b1 = 100%, b1 → b2 = 21/46 = 45.7%
+        "c1.txt": " ".join(base[2]),
+    }
+    index = build(tmp_path / "c", docs, tmp_path)
+    run_pairs(index, "chunks", top=10)
+    table = PairTable.open(index, "chunks")
+    assert table.similar("a3.txt")[0][1] == pytest.approx(100 * 41 / 46)  # 89.1%
+    assert table.similar("b1.txt")[0][1] == pytest.approx(100 * 21 / 46)
+    # a link in either direction joins two documents (b1 → b2 is only 45.7%)
+    assert [g.doc_ids for g in find_groups(table, 90)] == [["a1.txt", "a2.txt"], ["b1.txt", "b2.txt"]]
+    groups = find_groups(table, 85)
+    assert [g.doc_ids for g in groups] == [["a1.txt", "a2.txt", "a3.txt"], ["b1.txt", "b2.txt"]]
+    assert [g.number for g in groups] == [1, 2]
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+def test_cli_pairs_similar_groups_info(tmp_path, runner):
+    docs = {"a.txt": "alpha bravo charlie delta echo foxtrot", "b.txt": "alpha bravo charlie delta echo", "c.txt": "golf hotel"}
+    write_docs(tmp_path / "c", docs)
+    idx = str(tmp_path / "idx")
+    assert runner.invoke(main, ["index", str(tmp_path / "c"), "--index", idx, "-q"]).exit_code == 0
+    result = runner.invoke(main, ["pairs", "--index", idx, "-q"])
+    assert result.exit_code == 0, result.output
+    assert "full run, 3 of 3 rows" in result.output
+    result = runner.invoke(main, ["similar", "b.txt", "--index", idx, "--format", "tsv"])
+    assert result.output.splitlines() == ["doc_id\trank\tpercent\tsimilar_id", "b.txt\t1\t100.0000\ta.txt"]
+    exported = json.loads(runner.invoke(main, ["similar", "--all", "--index", idx, "--format", "json"]).output)
+    assert [r["doc_id"] for r in exported["results"]] == ["a.txt", "b.txt", "c.txt"]
+    assert exported["results"][0]["similar"] == [{"rank": 1, "percent": 50.0, "doc_id": "b.txt"}]
+    result = runner.invoke(main, ["groups", "--min", "50", "--index", idx, "--format", "tsv"])
+    assert result.output.splitlines()[1:] == ["1\t2\ta.txt", "1\t2\tb.txt"]
+    info = runner.invoke(main, ["info", "--index", idx]).output
+    assert "pairs chunks" in info and "up to date" in info and "0 keys in more than 100 documents" in info
+
+
+def test_cli_errors_are_one_line(tmp_path, runner):
+    write_docs(tmp_path / "c", {"a.txt": "alpha bravo charlie delta echo", "b.txt": "golf hotel india"})
+    idx = str(tmp_path / "idx")
+    runner.invoke(main, ["index", str(tmp_path / "c"), "--index", idx, "-q"])
+    result = runner.invoke(main, ["similar", "a.txt", "--index", idx])
+    assert result.exit_code == 1 and "no pair table for method 'chunks'" in result.output
+    runner.invoke(main, ["pairs", "--index", idx, "-q"])
+    result = runner.invoke(main, ["similar", "nope.txt", "--index", idx])
+    assert result.exit_code == 1 and "no document 'nope.txt'" in result.output
+    result = runner.invoke(main, ["groups", "--min", "0", "--index", idx])
+    assert result.exit_code == 1 and "--min must be a percentage" in result.output
+    write_docs(tmp_path / "c", {"z.txt": "zulu yankee xray"})
+    runner.invoke(main, ["index", str(tmp_path / "c"), "--index", idx, "-q"])
+    result = runner.invoke(main, ["similar", "a.txt", "--index", idx])
+    assert result.exit_code == 1 and "run 'coderiv pairs --method chunks'" in result.output
+    assert "Traceback" not in result.output
