@@ -220,12 +220,14 @@ def test_registered_method_and_family(monkeypatch: pytest.MonkeyPatch, tmp_path:
     register_method("fixed", lambda index: lambda doc: np.arange(index.n_docs, dtype=float))
 
     def family(params: str):
-        if params != "ok":
+        if not params.startswith("ok"):
             raise UnknownNameError(f"bad params {params!r}")
         return lambda index: lambda doc: np.where(np.arange(index.n_docs) == index.doc_numbers[doc], 100.0, 0.0)
 
     register_family("self", family)
     assert expand_methods("fixed,self:ok") == ["fixed", "self:ok"]
+    # commas inside a family member's parameters stay with it
+    assert expand_methods("self:ok,k=3,full,cosine,self:ok") == ["self:ok,k=3,full", "cosine", "self:ok"]
     index = _tiny_index(tmp_path)
     topics = Topics({"Q1": "q.txt"}, {"Q1": {"q.txt", "copy.txt", "far.txt"}})
     # "fixed" gives document number i the percentage i: q.txt (3) 3%, other.txt (2) 2%, far.txt (1) 1%

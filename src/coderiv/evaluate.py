@@ -83,12 +83,26 @@ def get_method(name: str) -> MethodFactory:
     raise UnknownNameError(f"method must be one of {known!r} or a group {sorted(METHOD_GROUPS)!r} (got {name!r})")
 
 
+def _split_methods(spec: str) -> list[str]:
+    """Split at commas, except inside a family member's parameters: in
+    ``fingerprint:anchor,g=4,cosine`` the piece ``g=4`` (no registered name, no ``:``) continues
+    ``fingerprint:anchor``."""
+    parts: list[str] = []
+    for piece in (p.strip() for p in spec.split(",")):
+        if not piece:
+            continue
+        known = piece in EVALUATION_METHODS or piece in METHOD_GROUPS or ":" in piece
+        if not known and parts and parts[-1].partition(":")[0] in METHOD_FAMILIES and ":" in parts[-1]:
+            parts[-1] += "," + piece
+        else:
+            parts.append(piece)
+    return parts
+
+
 def expand_methods(spec: str) -> list[str]:
     """Comma-separated method names and groups -> validated method names, in order, no repeats."""
     names: list[str] = []
-    for part in (p.strip() for p in spec.split(",")):
-        if not part:
-            continue
+    for part in _split_methods(spec):
         for name in METHOD_GROUPS.get(part, [part]):
             get_method(name)  # validates
             if name not in names:
