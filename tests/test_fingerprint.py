@@ -308,6 +308,12 @@ def test_store_choice_errors(tmp_path) -> None:
     with pytest.raises(InputError, match="matches several"):
         FingerprintSearcher(two, "anchor")
     assert FingerprintSearcher(two, "anchor:g=3").spec.name == "fingerprint:g=3,strategy=anchor"
+    three = [parse_fingerprint("winnowing:g=2,w=4"), parse_fingerprint("winnowing:g=2")]
+    Index.update_from(tmp_path / "docs", tmp_path / "two", stores=three, workers=1)
+    two = Index.open(tmp_path / "two")
+    assert FingerprintSearcher(two, "winnowing:w=4").spec.name == "fingerprint:g=2,strategy=winnowing,w=4"
+    # both match winnowing:g=2, but only w=8 has every parameter the name implies (w's default)
+    assert FingerprintSearcher(two, "winnowing:g=2").spec.name == "fingerprint:g=2,strategy=winnowing,w=8"
     with pytest.raises(InputError, match="no fingerprint store for 'full'"):
         FingerprintSearcher(two, "full")
 

@@ -59,6 +59,9 @@ def find_store(index: Index, strategy: str | None = None) -> StoreSpec:
     matching = [s for s in stores if all(s.param_dict.get(k) == v for k, v in wanted.items())]
     if not matching:
         raise InputError(f"the index has no fingerprint store for {strategy!r}; it has {[s.name for s in stores]}; {hint}")
+    exact = [s for s in matching if s.param_dict == canonical]  # winnowing:g=3 means w=8 among w=4, 8, 16
+    if len(matching) > 1 and len(exact) == 1:
+        return exact[0]
     if len(matching) > 1:
         raise InputError(f"{strategy!r} matches several fingerprint stores; name one: {[s.name for s in matching]}")
     return matching[0]
