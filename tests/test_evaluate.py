@@ -349,6 +349,7 @@ def test_cli_runs_round_trip_and_plot(tmp_path: Path, runner) -> None:
         (["QR", "--analysis", "stemmed"], "analysis must be"),
         (["QR", "--plot", "PLOT.xyz"], "cannot write the plot"),
         (["BADQ"], "not in the index"),
+        (["QR", "--from-run", "RUN", "-m", "cosine"], "cannot be combined"),
     ],
 )
 def test_cli_errors_are_one_line(tmp_path: Path, runner, extra: list[str], message: str) -> None:
@@ -362,7 +363,7 @@ def test_cli_errors_are_one_line(tmp_path: Path, runner, extra: list[str], messa
         elif item == "BADQ":
             args += ["--queries", str(tmp_path / "bad.tsv"), "--qrels", r]
         else:
-            args.append(item.replace("PLOT", str(tmp_path / "plot")))
+            args.append(item.replace("PLOT", str(tmp_path / "plot")).replace("RUN", str(tmp_path / "queries.tsv")))
     out = runner.invoke(main, args)
     assert out.exit_code == 1
     assert message in out.output and "Traceback" not in out.output

@@ -80,7 +80,7 @@ def _file_name(label: str) -> str:
 @click.option("--queries", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="query_id<TAB>doc_id lines (queries.tsv).")
 @click.option("--qrels", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Relevance: 'qid docid rel' or TREC 'qid 0 docid rel'.")
 @click.option(
-    "--measure", "--method", "-m", "methods", default=DEFAULT_MEASURE, show_default=True,
+    "--measure", "--method", "-m", "methods", default=None, show_default=DEFAULT_MEASURE,
     help=f"Comma-separated methods (ranking measures, registered methods) or a group ({', '.join(sorted(METHOD_GROUPS))}).",
 )
 @click.option(
@@ -92,13 +92,16 @@ def _file_name(label: str) -> str:
 @click.option("--runs", "runs_dir", type=click.Path(file_okay=False, path_type=Path), help="Write a TREC run per method (and qrels.trec) into this folder.")
 @click.option("--from-run", "run_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Evaluate a TREC run file instead of a method (repeatable; no index needed).")
 @click.option("--plot", "plot_file", type=click.Path(dir_okay=False, path_type=Path), help="Draw per-query relevant percentages and HFM into this PNG.")
+@click.option("--plagiarism", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Instead: plagiarism cases (JSONL, SPEC §9); mean |expected - obtained| per overlap method.")
+@click.option("--collection", type=click.Path(exists=True, path_type=Path), help="With --plagiarism: where the donors are (default: the index's source).")
 @index_option
 @format_option
 @quiet_option
 @friendly_errors
 def evaluate_command(
-    queries: Path | None, qrels: Path | None, methods: str, analysis: str | None, per_query: bool,
+    queries: Path | None, qrels: Path | None, methods: str | None, analysis: str | None, per_query: bool,
     runs_dir: Path | None, run_files: tuple[Path, ...], plot_file: Path | None, index_dir: Path, fmt: str, quiet: bool,
+    plagiarism: Path | None = None, collection: Path | None = None,
 ) -> None:
     """Measure how well methods separate each query's coderivatives from everything else.
 
@@ -106,19 +109,26 @@ def evaluate_command(
     percentage of the query's self-score. Reports P(s), R(20), the highest false match (HFM),
     separation (lowest relevant − HFM) and mean Sep. / mean HFM (SPEC §4).
     """
+    if plagiarism is not None:
+        from .cli_overlap import plagiarism_report
+
+        plagiarism_report(plagiarism, collection, index_dir, methods if methods != DEFAULT_MEASURE else None, fmt)
+        return
     if queries is None or qrels is None:
         raise CoderivError("give --queries FILE and --qrels FILE")
     topics = Topics.read(queries, qrels)
     for warning in topics.warnings:
         click.echo(f"warning: {warning}", err=True)
     if run_files:
+        if methods or analysis or runs_dir:
+            raise CoderivError("--from-run evaluates run files: it cannot be combined with --measure, --analysis or --runs")
         results = []
         for path in run_files:
             tag, run = read_run(path)
             results.append(evaluate_run(run, topics, tag))
     else:
-        results = collect_results(index_dir, methods, analysis, topics, runs_dir is not None, quiet)
-    if runs_dir is not None and not run_files:
+        results = collect_results(index_dir, methods or DEFAULT_MEASURE, analysis, topics, runs_dir is not None, quiet)
+    if runs_dir is not None:
         runs_dir.mkdir(parents=True, exist_ok=True)
         write_qrels(runs_dir / "qrels.trec", topics.qrels)
         for result in results:
