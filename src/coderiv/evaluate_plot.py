@@ -10,6 +10,8 @@ from .errors import CoderivError
 from .evaluate import MethodResult
 from .output import fmt_percent
 
+MAX_LABELS = 170
+
 
 def plot_separation(results: Sequence[MethodResult], path: str | Path) -> None:
     """Write a PNG: green dots = relevant documents' percentages, red bar = HFM, and a line
@@ -26,7 +28,7 @@ def plot_separation(results: Sequence[MethodResult], path: str | Path) -> None:
         [100.0] + [p for r in results for q in r.queries for p in (q.hfm, *q.relevant_percents)]
     )
     fig, axes = plt.subplots(
-        len(results), 1, figsize=(max(6.0, 0.22 * n_queries + 2), 2.6 * len(results) + 0.6),
+        len(results), 1, figsize=(min(max(6.0, 0.22 * n_queries + 2), 40.0), 2.6 * len(results) + 0.6),
         sharey=True, squeeze=False,
     )
     for ax, result in zip(axes[:, 0], results):
@@ -40,8 +42,9 @@ def plot_separation(results: Sequence[MethodResult], path: str | Path) -> None:
             f"HFM {fmt_percent(result.hfm, 2)}, Sep. {fmt_percent(result.sep, 2)}, Sep./HFM {ratio}",
             fontsize=9,
         )
-        ax.set_xticks(range(len(result.queries)))
-        ax.set_xticklabels([q.query_id for q in result.queries], rotation=90, fontsize=6)
+        step = max(1, len(result.queries) // MAX_LABELS)  # label every query while they fit
+        ax.set_xticks(range(0, len(result.queries), step))
+        ax.set_xticklabels([q.query_id for q in result.queries[::step]], rotation=90, fontsize=6)
         ax.set_xlim(-1, n_queries)
         ax.set_ylim(-2, top * 1.05)
         ax.set_ylabel("percent of self-score", fontsize=8)
