@@ -159,15 +159,18 @@ def _read_query(path: str) -> tuple[str, str]:
 @index_option
 @analysis_options
 @format_option
+@click.option("--verify", is_flag=True, help="Re-check the matches with exact passages (matching statistics): passages and a verified percentage.")
 @friendly_errors
 def query_command(
     files: tuple[str, ...], doc_ids: tuple[str, ...], measure: str, top: int, method: str,
     strategy: str | None, full_query: bool, index_dir: Path,
-    stop: bool | None, stem: bool | None, language: str | None, fmt: str,
+    stop: bool | None, stem: bool | None, language: str | None, fmt: str, verify: bool = False,
 ) -> None:
     """Rank the collection against each query document (FILES, '-' for stdin, or --doc ID).
 
-    Every score is an absolute percentage: the query scored against itself is 100%.
+    Every score is an absolute percentage: the query scored against itself is 100%. With
+    --verify each match also gets the exact passages it shares with the query and the share
+    of the query they cover (a term-statistics or hash false match falls to 0%).
     """
     from .index import Index
     from .query import Searcher
@@ -176,6 +179,7 @@ def query_command(
         raise CoderivError("give a query file, '-' for standard input, or --doc ID")
     index = Index.open(index_dir)
     settings = settings_from(stop, stem, language, index.settings)
+    query_texts: dict[str, str] = {}
     if method == "fingerprint":
         from .fingerprint_search import FingerprintSearcher
 
@@ -183,12 +187,13 @@ def query_command(
         found = []
         for path in files:
             label, text = _read_query(path)
+            query_texts[label] = text
             prepared = fingerprints.prepare(text)
             if prepared.length == 0:
                 raise CoderivError(f"{label} has no words after analysis ({index.settings.describe()})")
             found.append(fingerprints.rank(prepared, top, label))
         found += [fingerprints.rank(fingerprints.prepare_doc(d), top, d) for d in doc_ids]
-        _print_results(found, fmt)
+        _output(found, fmt, verify, query_texts, index)
         return
     if strategy is not None or full_query:
         raise CoderivError("--strategy and --full-query apply to --method fingerprint")
@@ -196,13 +201,26 @@ def query_command(
     results = []
     for path in files:
         label, text = _read_query(path)
+        query_texts[label] = text
         prepared = searcher.prepare(text)
         if prepared.f_q == 0:
             raise CoderivError(f"{label} has no words after analysis ({index.settings.describe()})")
         results.append(searcher.rank(prepared, measure, top, label))
     for doc_id in doc_ids:
         results.append(searcher.rank(searcher.prepare_doc(doc_id), measure, top, doc_id))
-    _print_results(results, fmt)
+    _output(results, fmt, verify, query_texts, index)
+
+
+def _output(results: list[Any], fmt: str, verify: bool, query_texts: dict[str, str], index: Any) -> None:
+    """Print query results; with --verify, re-checked by exact passages first."""
+    if not verify:
+        _print_results(results, fmt)
+        return
+    from .cli_overlap import print_verified, verified_results
+
+    texts = [query_texts.get(r.query) for r in results]
+    verified, notes = verified_results(results, texts, index.source)
+    print_verified(results, verified, notes, fmt)
 
 
 def _print_results(results: list[Any], fmt: str) -> None:
@@ -277,6 +295,10 @@ main.add_command(evaluate_command)
 from .cli_pairs import COMMANDS as PAIR_COMMANDS  # noqa: E402
 
 for _command in PAIR_COMMANDS:
+    main.add_command(_command)
+from .cli_overlap import COMMANDS as OVERLAP_COMMANDS  # noqa: E402
+
+for _command in OVERLAP_COMMANDS:
     main.add_command(_command)
 
 if __name__ == "__main__":  # pragma: no cover

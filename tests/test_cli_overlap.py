@@ -1,0 +1,85 @@
+"""The exact-overlap commands: compare, generate, query --verify, evaluate --plagiarism."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from coderiv.cli import main
+from conftest import write_docs
+
+SHARED = "Configuration files are read from the project folder before any plugin is loaded."
+QUERY = SHARED + "\n\nEvery option can be overridden on the command line with a flag of the same name."
+
+
+def test_compare_paper_example_table(runner: CliRunner, tmp_path: Path) -> None:
+    write_docs(tmp_path, {"a.txt": "uma rosa é uma rosa é uma rosa.", "b.txt": "nunca uma rosa é uma rosa é uma violeta."})
+    out = runner.invoke(main, ["compare", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "-m", "patricia", "--threshold", "20"])
+    assert out.exit_code == 0, out.output
+    assert "patricia   83.9%   65.0%" in out.output  # 26/31 and 26/40
+    assert "1 exact passages of 20+ characters shared" in out.output
+    assert "uma rosa é uma rosa é uma" in out.output
+
+
+def test_compare_json_passage_offsets(runner: CliRunner, tmp_path: Path) -> None:
+    write_docs(tmp_path, {"a.txt": QUERY, "b.txt": "Preface.\n\n" + SHARED})
+    out = runner.invoke(main, ["compare", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--format", "json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    (p,) = data["passages"]
+    assert (p["a_start"], p["a_end"], p["b_start"], p["b_end"]) == (0, len(SHARED), 10, 10 + len(SHARED))
+    assert [m["method"] for m in data["methods"]][:2] == ["shingles w=4", "containment w=4"]
+
+
+def test_compare_bad_input(runner: CliRunner, tmp_path: Path) -> None:
+    write_docs(tmp_path, {"a.txt": "text"})
+    out = runner.invoke(main, ["compare", str(tmp_path / "a.txt"), str(tmp_path / "missing.txt")])
+    assert out.exit_code == 1
+    assert "cannot read" in out.output and "Traceback" not in out.output
+    out = runner.invoke(main, ["compare", "-", "-"], input="x")
+    assert out.exit_code == 1 and "only one of A and B" in out.output
+
+
+def test_query_verify(runner: CliRunner, tmp_path: Path) -> None:
+    shuffled = " ".join(sorted(QUERY.replace(".", "").split(), key=str.lower))
+    folder = write_docs(tmp_path / "docs", {"query.txt": QUERY, "copy.txt": "Preface.\n\n" + SHARED, "shuffled.txt": shuffled})
+    index = str(tmp_path / "idx")
+    assert runner.invoke(main, ["index", str(folder), "--index", index, "-q"]).exit_code == 0
+    out = runner.invoke(main, ["query", "--doc", "query.txt", "--index", index, "--verify", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    matches = {m["doc_id"]: m for m in json.loads(out.output)[0]["matches"]}
+    assert matches["query.txt"]["verified"] == 100.0
+    assert matches["shuffled.txt"]["verified"] == 0.0 and matches["shuffled.txt"]["percent"] > 20
+    query_chars = len(QUERY) - 1  # the blank line becomes one space
+    assert matches["copy.txt"]["verified"] == 100 * len(SHARED) / query_chars
+    table = runner.invoke(main, ["query", str(folder / "query.txt"), "--index", index, "--verify"])
+    assert table.exit_code == 0, table.output
+    assert "verified by exact passages" in table.output
+    assert f"copy.txt [10:{10 + len(SHARED)}] = query [0:{len(SHARED)}]" in table.output
+
+
+def test_generate_then_evaluate_plagiarism(runner: CliRunner, tmp_path: Path) -> None:
+    docs = {
+        f"d{j}.txt": "\n\n".join(" ".join(f"d{j}p{k}w{i}" for i in range(15)) for k in range(4)) for j in range(5)
+    }
+    folder = write_docs(tmp_path / "docs", docs)
+    cases = tmp_path / "cases.jsonl"
+    out = runner.invoke(main, ["generate", str(folder), "--cases", "2", "--seed", "3", "-o", str(cases)])
+    assert out.exit_code == 0, out.output
+    lines = cases.read_text("utf-8").splitlines()
+    assert len(lines) == 2 and json.loads(lines[0])["case_id"] == "G001"
+    out = runner.invoke(main, [
+        "evaluate", "--plagiarism", str(cases), "--collection", str(folder), "-m", "shingles:w=2,matching", "--format", "json",
+    ])
+    assert out.exit_code == 0, out.output
+    rows = {r["method"]: r for r in json.loads(out.output)}
+    # Whole 15-word paragraphs of distinct words, 4 per donor (60 words, 59 bigrams). A donor
+    # with m paragraphs used expects 15m/60; the case holds their 14m inner bigrams (and
+    # perhaps a join of two of its paragraphs, if shuffled into donor order): at least 14m/59.
+    # Every donor gives m <= 2 paragraphs, so each difference is below 100·2·(15/60 − 14/59).
+    assert rows["shingles:w=2"]["pairs"] == 8
+    assert 0 < rows["shingles:w=2"]["mean_abs_diff"] <= 100 * 2 * (15 / 60 - 14 / 59)
+    out = runner.invoke(main, ["evaluate", "--plagiarism", str(cases), "--collection", str(folder), "-m", "bogus"])
+    assert out.exit_code == 1 and "plagiarism method must be one of" in out.output

@@ -1,0 +1,63 @@
+"""Comparing two texts with every method, both ways."""
+
+from __future__ import annotations
+
+import pytest
+
+from coderiv.analysis import AnalysisSettings, Analyzer
+from coderiv.compare import COMPARE_METHODS, compare_texts
+from coderiv.errors import UnknownNameError
+
+ROSA = "uma rosa é uma rosa é uma rosa."
+NUNCA = "nunca uma rosa é uma rosa é uma violeta."
+
+
+def rows(a: str, b: str, **kw: object) -> dict[str, tuple[float, float]]:
+    result = compare_texts(a, b, **kw)  # type: ignore[arg-type]
+    return {r.method: (r.a_in_b, r.b_in_a) for r in result.rows}
+
+
+def test_paper_examples_through_compare() -> None:
+    got = rows(ROSA, NUNCA, methods=["patricia"])
+    # A = ROSA is the suspicious document: 26 of its 31 characters; B = NUNCA: 26 of 40.
+    assert got["patricia"] == pytest.approx((100 * 26 / 31, 100 * 26 / 40))
+    got = rows("uma rosa é uma rosa é uma rosa", "uma rosa é uma rosa vermelha ou branca.", methods=["containment", "shingles"])
+    assert got["containment w=4"] == pytest.approx((200 / 3, 40.0))
+    assert got["shingles w=4"] == pytest.approx((100 / 3, 100 / 3))
+
+
+def test_a_copy_is_100_percent_by_every_method() -> None:
+    text = "A long enough paragraph of words, " * 10
+    got = rows(text, text)
+    assert set(got) == {"shingles w=4", "containment w=4", "chunks n=5", "patricia", "matching ≥60", "passages"}
+    for a_in_b, b_in_a in got.values():
+        assert a_in_b == pytest.approx(100.0) and b_in_a == pytest.approx(100.0)
+
+
+def test_passages_and_matching_both_ways() -> None:
+    shared = "this exact sentence is copied word for word from one file into the other one"
+    a = shared  # 76 characters, all of them shared
+    b = "A preface of other words that only B has got. " + shared + " And an end."
+    result = compare_texts(a, b, methods=["matching"])
+    (p,) = result.passages
+    assert (p.a_start, p.a_end) == (0, len(shared))
+    assert b[p.b_start : p.b_end] == shared
+    (row,) = result.rows
+    assert row.a_in_b == pytest.approx(100.0)
+    # B (46 + 76 + 12 = 134 characters, first word start at 0) has the 76 shared ones covered.
+    assert len(b) == 134
+    assert row.b_in_a == pytest.approx(100 * len(shared) / len(b))
+
+
+def test_analysis_settings_change_shingles() -> None:
+    a, b = "the cat sat on the mat", "a cat sat on a mat"
+    stopped = rows(a, b, methods=["containment"], width=3)
+    unstopped = rows(a, b, methods=["containment"], width=3, analyzer=Analyzer(AnalysisSettings(stop=False)))
+    assert stopped["containment w=3"] == (100.0, 100.0)  # both are "cat sat mat"
+    assert unstopped["containment w=3"] == (25.0, 25.0)  # 1 of 4 shingles: "cat sat on"
+
+
+def test_unknown_method() -> None:
+    with pytest.raises(UnknownNameError, match="method must be one of"):
+        compare_texts("a", "b", methods=["bogus"])
+    assert "matching" in COMPARE_METHODS
