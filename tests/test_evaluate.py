@@ -200,7 +200,7 @@ def test_bad_files_are_one_line_errors(tmp_path: Path, name: str, text: str, mes
 
 
 def test_read_run_orders_by_score_then_rank(tmp_path: Path) -> None:
-    (tmp_path / "x.run").write_text("Q Q0 b 2 50 t\nQ Q0 c 3 50 t\nQ Q0 a 1 90 t\n")
+    (tmp_path / "x.run").write_text("Q Q0 b 2 50 t\nQ Q0 c 3 50 t\nQ Q0 a 1 90 t\nQ Q0 b 4 10 t\n")
     assert read_run(tmp_path / "x.run") == ("t", {"Q": [("a", 90.0), ("b", 50.0), ("c", 50.0)]})
 
 

@@ -316,7 +316,8 @@ def write_run(path: str | Path, run: Mapping[str, list[tuple[str, float]]], tag:
 
 
 def read_run(path: str | Path) -> tuple[str, Run]:
-    """A TREC run -> (its tag, {qid: [(doc, score)] ordered by score desc, then rank})."""
+    """A TREC run -> (its tag, {qid: [(doc, score)] ordered by score desc, then rank}), each
+    document once."""
     rows: dict[str, list[tuple[float, int, str]]] = {}
     tags: set[str] = set()
     for number, fields in _data_lines(path):
@@ -330,7 +331,12 @@ def read_run(path: str | Path) -> tuple[str, Run]:
         tags.add(tag)
     if len(tags) > 1:
         raise InputError(f"{path}: holds several runs ({', '.join(sorted(tags))}); give one run per file")
-    run = {qid: [(doc, -neg) for neg, _, doc in sorted(r)] for qid, r in rows.items()}
+    run: Run = {}
+    for qid, ranked in rows.items():
+        best: dict[str, float] = {}  # a document listed twice counts once, at its best score
+        for neg, _, doc in sorted(ranked):
+            best.setdefault(doc, -neg)
+        run[qid] = list(best.items())
     return (tags.pop() if tags else Path(path).stem), run
 
 
