@@ -3,6 +3,7 @@ store inside the index (built, updated, queried), exact percentages, CLI and eva
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -277,7 +278,7 @@ def test_full_query_self_score_is_the_stored_fingerprint(tmp_path) -> None:
 def test_store_is_updated_incrementally_like_a_rebuild(tmp_path) -> None:
     stores = [parse_fingerprint("anchor:g=2"), parse_fingerprint("rarest-in-collection:g=1,r=1")]
     write_docs(tmp_path / "docs", DOCS)
-    Index.update_from(tmp_path / "docs", tmp_path / "idx", stores=stores, workers=1)
+    Index.update_from(tmp_path / "docs", tmp_path / "idx", stores=stores, workers=2)  # worker processes
     write_docs(tmp_path / "docs", {"b.txt": "alpha beta gamma zeta", "d.txt": "alpha start anchor"})
     (tmp_path / "docs" / "c.txt").unlink()
     report = Index.update_from(tmp_path / "docs", tmp_path / "idx", workers=1)
@@ -308,14 +309,14 @@ def test_store_choice_errors(tmp_path) -> None:
     with pytest.raises(InputError, match="matches several"):
         FingerprintSearcher(two, "anchor")
     assert FingerprintSearcher(two, "anchor:g=3").spec.name == "fingerprint:g=3,strategy=anchor"
-    three = [parse_fingerprint("winnowing:g=2,w=4"), parse_fingerprint("winnowing:g=2")]
-    Index.update_from(tmp_path / "docs", tmp_path / "two", stores=three, workers=1)
-    two = Index.open(tmp_path / "two")
-    assert FingerprintSearcher(two, "winnowing:w=4").spec.name == "fingerprint:g=2,strategy=winnowing,w=4"
-    # both match winnowing:g=2, but only w=8 has every parameter the name implies (w's default)
-    assert FingerprintSearcher(two, "winnowing:g=2").spec.name == "fingerprint:g=2,strategy=winnowing,w=8"
     with pytest.raises(InputError, match="no fingerprint store for 'full'"):
         FingerprintSearcher(two, "full")
+    windows = [parse_fingerprint("winnowing:g=2,w=4"), parse_fingerprint("winnowing:g=2")]
+    Index.update_from(tmp_path / "docs", tmp_path / "windows", stores=windows, workers=1)
+    both = Index.open(tmp_path / "windows")
+    assert FingerprintSearcher(both, "winnowing:w=4").spec.name == "fingerprint:g=2,strategy=winnowing,w=4"
+    # both match winnowing:g=2, but only w=8 has every parameter the name implies (w's default)
+    assert FingerprintSearcher(both, "winnowing:g=2").spec.name == "fingerprint:g=2,strategy=winnowing,w=8"
 
 
 # -- command line and evaluation ----------------------------------------------------------------
@@ -338,6 +339,12 @@ def test_cli_index_and_query(tmp_path, runner) -> None:
     assert out.exit_code == 0, out.output
     assert "1 of 1 distinct minutiae in the collection, self-score 1 = 100%" in out.output
     assert "100.0%" in out.output and "b.txt" in out.output and "c.txt" not in out.output
+    out = runner.invoke(main, ["query", "--doc", "b.txt", "--index", idx, "--method", "fingerprint",
+                               "--strategy", "full:g=2", "--full-query", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    (result,) = json.loads(out.output)
+    assert result["measure"] == "fingerprint:g=2,strategy=full+full-query" and result["self_score"] == 3
+    assert [(m["doc_id"], m["score"]) for m in result["matches"]] == [("b.txt", 3.0), ("a.txt", 2.0)]
 
 
 @pytest.mark.parametrize(

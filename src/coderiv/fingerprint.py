@@ -30,7 +30,7 @@ import numpy as np
 
 from .analysis import AnalyzedDocument
 from .errors import InputError, UnknownNameError
-from .keys import KeyKind, StoreSpec, presence_keys, register_kind
+from .keys import Extractor, KeyKind, StoreSpec, presence_keys, register_kind
 
 MASK32 = 0xFFFFFFFF
 DEFAULT_MODULUS = 2**32
@@ -183,8 +183,8 @@ def full(doc: Phrases, params: Params) -> np.ndarray:
 
 @register_strategy("random", "r phrases drawn at random, seeded by the document's own terms", r=DEFAULT_RESOLUTION, seed=0)
 def random_phrases(doc: Phrases, params: Params) -> np.ndarray:
-    digest = hashlib.blake2b("\0".join(doc.terms).encode("utf-8"), digest_size=8, key=str(params["seed"]).encode())
-    rng = np.random.default_rng(int.from_bytes(digest.digest(), "little"))
+    content = hashlib.blake2b("\0".join(doc.terms).encode("utf-8"), digest_size=8, key=str(params["seed"]).encode())
+    rng = np.random.default_rng(int.from_bytes(content.digest(), "little"))
     count = min(int(params["r"]), doc.n_phrases)
     return doc.minutiae(np.sort(rng.choice(doc.n_phrases, count, replace=False)))
 
@@ -361,9 +361,6 @@ def _positive_int(key: str, value: Any, strategy: str) -> int:
     if number < 1:
         raise InputError(f"{strategy}: {key} must be at least 1 (got {number})")
     return number
-
-
-Extractor = Callable[[AnalyzedDocument], tuple[np.ndarray, np.ndarray]]
 
 
 def fingerprint_function(params: Mapping[str, Any]) -> Callable[[AnalyzedDocument], np.ndarray]:

@@ -182,11 +182,15 @@ class FingerprintSearcher:
         keys = self.full_fingerprint(self.index.analyzer.analyze(visible_text(data, doc_id).text))
         return PreparedFingerprint(keys, len(np.intersect1d(keys, own)), length)
 
+    def _present(self, prepared: PreparedFingerprint) -> np.ndarray:
+        """Store positions of the query's minutiae that occur in the collection (ascending)."""
+        pos = self.postings.lookup(prepared.keys)
+        return np.sort(pos[pos >= 0])
+
     def scores(self, prepared: PreparedFingerprint) -> tuple[np.ndarray, float]:
         """Every document's count of shared distinct minutiae, and the self-score."""
         n = self.index.n_docs
-        pos = self.postings.lookup(prepared.keys)
-        pos = np.sort(pos[pos >= 0])
+        pos = self._present(prepared)
         if len(pos) == 0:
             return np.zeros(n), float(prepared.self_score)
         docs, _, _ = self.postings.gather(pos)
@@ -208,7 +212,7 @@ class FingerprintSearcher:
         note = None
         if own == 0:
             note = "the query's fingerprint is empty (no phrase selected): every percentage is 0"
-        matched = int((self.postings.lookup(prepared.keys) >= 0).sum()) if len(prepared.keys) else 0
+        matched = len(self._present(prepared))
         return QueryResult(label, self.method, own, prepared.length, matched, len(prepared.keys), matches, note)
 
     def search(self, text: str, top: int | None = 10, label: str = "") -> QueryResult:
