@@ -47,10 +47,11 @@ def query(args: argparse.Namespace) -> None:
     searcher = Searcher(index)
     prepared = {qid: searcher.prepare(text) for qid, text in texts.items()}
     for measure in args.measures.split(","):
-        for prune, label in ((True, "exact top-10, pruned"), (False, "full pass")):
+        variants = ((True, 0.0, "exact top-10, pruned"), (True, 10.0, "top-10 of those ≥10%"), (False, 0.0, "full pass"))
+        for prune, floor, label in variants:
             times = []
             for qid, q in prepared.items():
-                seconds, result = timed(lambda: searcher.rank(q, measure, top=10, prune=prune))
+                seconds, result = timed(lambda: searcher.rank(q, measure, top=10, prune=prune, min_percent=floor))
                 assert result.matches[0].doc_id == qid
                 times.append(seconds)
             print(f"query {measure:<9} {label:<20} ({len(times)} queries, analysis excluded): {latency_summary(times)}")

@@ -26,8 +26,13 @@ def machine() -> str:
 
 
 def peak_rss_mb() -> tuple[float, float]:
-    """Peak resident memory (MB) of this process and of its finished children."""
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """Peak resident memory (MB) of this process (VmHWM: unlike ru_maxrss it is not inherited
+    across exec) and of its largest finished child."""
+    own = 0.0
+    with open("/proc/self/status", encoding="utf-8") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                own = int(line.split()[1]) / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return own, children
 

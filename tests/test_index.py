@@ -80,6 +80,25 @@ def test_incremental_update_with_a_chunk_store_equals_rebuild(tmp_path):
     assert_same_index(inc, full)
 
 
+def test_tiny_runs_and_ranges_give_the_same_index(tmp_path, monkeypatch):
+    """Spilling many runs, inverting many document ranges and merging them changes nothing."""
+    texts = {f"doc{i:03d}.txt": f"word{i % 7} common text number{i} word{i % 3} more{i % 11}" for i in range(120)}
+    write_docs(tmp_path / "c", texts)
+    chunks = [StoreSpec.create("chunks", n=2)]
+    Index.update_from(tmp_path / "c", tmp_path / "one", stores=chunks, workers=1)
+    monkeypatch.setattr("coderiv.writer.RUN_POSTINGS", 7)
+    monkeypatch.setattr("coderiv.writer.RANGE_POSTINGS", 13)
+    Index.update_from(tmp_path / "c", tmp_path / "many", stores=chunks, workers=1)
+    assert_same_index(Index.open(tmp_path / "one"), Index.open(tmp_path / "many"))
+    for i in range(0, 120, 9):  # an update through many ranges, with kept documents from the old index
+        (tmp_path / "c" / f"doc{i:03d}.txt").write_text(f"changed text {i} number{i}", "utf-8")
+    (tmp_path / "c" / "doc005.txt").unlink()
+    Index.update_from(tmp_path / "c", tmp_path / "many", workers=1)
+    monkeypatch.undo()
+    Index.update_from(tmp_path / "c", tmp_path / "fresh", stores=chunks, workers=1)
+    assert_same_index(Index.open(tmp_path / "many"), Index.open(tmp_path / "fresh"))
+
+
 def test_unchanged_collection_writes_no_new_generation(tmp_path):
     write_docs(tmp_path / "c", DOCS)
     Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)

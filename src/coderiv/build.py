@@ -32,6 +32,48 @@ class AnalyzedEntry:
     lossy: bool = False
 
 
+@dataclass
+class AnalyzedBatch:
+    """Analysed documents of one batch, packed as flat arrays (cheap to pass between processes).
+
+    ``stores[name] = (counts, keys, values)``: document i owns the ``counts[i]`` entries after
+    the first ``counts[:i].sum()`` of ``keys``/``values``.
+    """
+
+    ids: list[str] = field(default_factory=list)
+    shas: list[str] = field(default_factory=list)
+    lengths: list[int] = field(default_factory=list)
+    lossy: list[str] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    stores: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    @classmethod
+    def pack(cls, results: list[AnalyzedEntry | Skipped], names: list[str]) -> AnalyzedBatch:
+        batch = cls()
+        entries = []
+        for result in results:
+            if isinstance(result, Skipped):
+                batch.skipped.append(result)
+                continue
+            entries.append(result)
+            batch.ids.append(result.doc_id)
+            batch.shas.append(result.sha256)
+            batch.lengths.append(result.length)
+            if result.lossy:
+                batch.lossy.append(result.doc_id)
+        for name in names:
+            parts = [e.stores[name] for e in entries]
+            counts = np.fromiter((len(k) for k, _ in parts), np.int64, len(parts))
+            keys = np.concatenate([k for k, _ in parts]) if parts else np.empty(0, np.uint64)
+            vals = np.concatenate([v for _, v in parts]) if parts else np.empty(0, np.int32)
+            batch.stores[name] = (counts, keys.astype(np.uint64), vals.astype(np.uint32))
+        return batch
+
+    @property
+    def n_postings(self) -> int:
+        return sum(len(keys) for _, keys, _ in self.stores.values())
+
+
 @dataclass(frozen=True)
 class Skipped:
     """A document left out of the index, and why (``empty``, ``binary``, ``too large``)."""
@@ -76,9 +118,9 @@ def _init_worker(settings: dict[str, Any], specs: list[dict[str, Any]]) -> None:
     _WORKER = _Worker(Analyzer(AnalysisSettings.from_dict(settings)), [StoreSpec.from_dict(s) for s in specs])
 
 
-def _run_batch(batch: list[RawDocument]) -> list[AnalyzedEntry | Skipped]:
+def _run_batch(batch: list[RawDocument]) -> AnalyzedBatch:
     assert _WORKER is not None
-    return [_WORKER.run(doc) for doc in batch]
+    return AnalyzedBatch.pack([_WORKER.run(doc) for doc in batch], [s.name for s in _WORKER.specs])
 
 
 def _batches(docs: Iterable[RawDocument], max_bytes: int, max_docs: int) -> Iterator[list[RawDocument]]:
@@ -107,26 +149,26 @@ def analyze_documents(
     settings: AnalysisSettings,
     specs: list[StoreSpec],
     workers: int | None = None,
-) -> Iterator[AnalyzedEntry | Skipped]:
-    """Analyse documents in worker processes (in-process when ``workers`` is 1).
+) -> Iterator[AnalyzedBatch]:
+    """Analyse documents in worker processes (in-process when ``workers`` is 1), in batches.
 
-    Results come back in input order; at most ``2 × workers`` batches are in flight, so memory
-    stays bounded whatever the collection's size.
+    Batches come back in input order; at most ``2 × workers`` are in flight, so memory stays
+    bounded whatever the collection's size.
     """
     workers = default_workers() if workers is None else workers
     settings_dict = settings.to_dict()
     spec_dicts = [s.to_dict() for s in specs]
+    batches = _batches(docs, max_bytes=2 << 20, max_docs=500)
     if workers <= 1:
         _init_worker(settings_dict, spec_dicts)
-        for doc in docs:
-            assert _WORKER is not None
-            yield _WORKER.run(doc)
+        for batch in batches:
+            yield _run_batch(batch)
         return
     with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(settings_dict, spec_dicts)) as pool:
-        pending: list[Future[list[AnalyzedEntry | Skipped]]] = []
-        for batch in _batches(docs, max_bytes=2 << 20, max_docs=500):
+        pending: list[Future[AnalyzedBatch]] = []
+        for batch in batches:
             pending.append(pool.submit(_run_batch, batch))
             while len(pending) > 2 * workers:
-                yield from pending.pop(0).result()
+                yield pending.pop(0).result()
         for future in pending:
-            yield from future.result()
+            yield future.result()

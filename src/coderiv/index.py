@@ -15,6 +15,8 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -24,12 +26,11 @@ import numpy as np
 
 from . import __version__
 from .analysis import AnalysisSettings, Analyzer
-from .build import AnalyzedEntry, Skipped, analyze_documents
-from .collection import Source, iter_collection
+from .build import Skipped, analyze_documents
+from .collection import RawDocument, Source, iter_collection
 from .errors import AnalysisMismatchError, CoderivError, CorruptIndexError
 from .keys import TERMS, StoreSpec
-from .postings import Postings, from_forward
-from .scoring import document_norms
+from .postings import Postings
 from .storage import (
     MANIFEST,
     current_generation,
@@ -38,6 +39,7 @@ from .storage import (
     verify_files,
     write_lock,
 )
+from .writer import Sources, Spill, document_norms_chunked, scratch_folder, write_store
 
 FORMAT = "coderiv-index"
 FORMAT_VERSION = 1
@@ -245,12 +247,13 @@ def _write(
     workers: int | None,
     progress: Callable[[int], None] | None,
 ) -> None:
+    """Analyse what changed and write the next generation in bounded memory (:mod:`.writer`)."""
     old_sha = dict(zip(old.doc_ids, old.doc_sha256)) if old is not None else {}
     seen: set[str] = set()
     kept: dict[str, int] = {}
     source_bytes = 0
 
-    def to_analyse():
+    def to_analyse() -> Iterator[RawDocument]:
         nonlocal source_bytes
         for raw in iter_collection(source):
             if raw.doc_id in seen:
@@ -264,61 +267,80 @@ def _write(
                 continue
             yield raw
 
-    fresh: dict[str, AnalyzedEntry] = {}
-    for result in analyze_documents(to_analyse(), settings, specs, workers):
-        if isinstance(result, Skipped):
-            report.skipped.append(result)
-            continue
-        fresh[result.doc_id] = result
-        if result.lossy:
-            report.lossy.append(result.doc_id)
-        (report.changed if result.doc_id in old_sha else report.added).append(result.doc_id)
-    report.removed = sorted(set(old_sha) - set(kept) - set(fresh))
-    report.unchanged = len(kept)
-    ids = sorted([*kept, *fresh])
-    report.n_docs = len(ids)
-    if old is not None and not report.modified:
-        return
-    if not ids:
-        raise CoderivError(f"no indexable documents in {source if isinstance(source, (str, os.PathLike)) else 'the given documents'}")
+    scratch = scratch_folder(root)
+    try:
+        spill = Spill(scratch, [spec.name for spec in specs])
+        fresh_sha: dict[str, str] = {}
+        fresh_length: dict[str, int] = {}
+        for batch in analyze_documents(to_analyse(), settings, specs, workers):
+            report.skipped.extend(batch.skipped)
+            report.lossy.extend(batch.lossy)
+            for doc_id, sha, length in zip(batch.ids, batch.shas, batch.lengths):
+                fresh_sha[doc_id] = sha
+                fresh_length[doc_id] = length
+                (report.changed if doc_id in old_sha else report.added).append(doc_id)
+            spill.add(batch)
+        spill.flush()
+        report.removed = sorted(set(old_sha) - set(kept) - set(fresh_sha))
+        report.unchanged = len(kept)
+        ids = sorted([*kept, *fresh_sha])
+        report.n_docs = len(ids)
+        if old is not None and not report.modified:
+            return
+        if not ids:
+            where = source if isinstance(source, (str, os.PathLike)) else "the given documents"
+            raise CoderivError(f"no indexable documents in {where}")
 
-    with new_generation(root) as staging:
-        shas = [fresh[d].sha256 if d in fresh else old_sha[d] for d in ids]
-        blob, digest = _doc_table_arrays(ids, shas)
-        (staging / "doc_ids.bin").write_bytes(blob)
-        np.save(staging / "doc_sha256.npy", digest)
-        stores_meta = {}
-        for number, spec in enumerate(specs):
-            old_docs = old.store(spec.name).all_doc_keys() if old is not None and kept else []
-            per_doc = [fresh[d].stores[spec.name] if d in fresh else old_docs[kept[d]] for d in ids]
-            del old_docs
-            postings = from_forward(per_doc)
-            folder = f"store-{number}"
-            postings.save(staging / folder)
-            stores_meta[spec.name] = {
-                "dir": folder,
-                "spec": spec.to_dict(),
-                "keys": len(postings.keys),
-                "postings": postings.n_postings,
+        number_of = {doc_id: i for i, doc_id in enumerate(ids)}
+        old_to_new = np.full(old.n_docs if old is not None else 0, -1, np.int64)
+        for doc_id, old_number in kept.items():
+            old_to_new[old_number] = number_of[doc_id]
+        sources = Sources(
+            runs=spill.runs,
+            run_numbers=[np.array([number_of[d] for d in run.ids], np.int64) for run in spill.runs],
+            old={spec.name: old.store(spec.name) for spec in specs} if old is not None and kept else {},
+            old_to_new=old_to_new,
+        )
+        lengths = np.zeros(len(ids), np.int64)
+        for doc_id, length in fresh_length.items():
+            lengths[number_of[doc_id]] = length
+        if old is not None and kept:
+            lengths[old_to_new[old_to_new >= 0]] = np.asarray(old.doc_lengths)[old_to_new >= 0]
+
+        with new_generation(root) as staging:
+            shas = [fresh_sha[d] if d in fresh_sha else old_sha[d] for d in ids]
+            blob, digest = _doc_table_arrays(ids, shas)
+            (staging / "doc_ids.bin").write_bytes(blob)
+            np.save(staging / "doc_sha256.npy", digest)
+            np.save(staging / "doc_lengths.npy", lengths)
+            stores_meta = {}
+            for number, spec in enumerate(specs):
+                folder = f"store-{number}"
+                postings = write_store(sources, spec.name, len(ids), lengths, staging / folder, scratch)
+                stores_meta[spec.name] = {
+                    "dir": folder,
+                    "spec": spec.to_dict(),
+                    "keys": len(postings.keys),
+                    "postings": postings.n_postings,
+                }
+                if spec.name == "terms":
+                    np.save(staging / "doc_norms.npy", document_norms_chunked(postings, len(ids)))
+                del postings
+            sources.old.clear()
+            old_lossy = set(old.manifest.get("lossy", [])) & set(kept) if old is not None else set()
+            manifest = {
+                "format": FORMAT,
+                "format_version": FORMAT_VERSION,
+                "coderiv_version": __version__,
+                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                "source": str(Path(source).resolve()) if isinstance(source, (str, os.PathLike)) else None,
+                "source_bytes": source_bytes,
+                "documents": len(ids),
+                "analysis": settings.to_dict(),
+                "stores": stores_meta,
+                "skipped": [{"doc_id": s.doc_id, "reason": s.reason} for s in report.skipped],
+                "lossy": sorted(set(report.lossy) | old_lossy),
             }
-            if spec.name == "terms":
-                vals = postings.vals.astype(np.float64)
-                lengths = np.bincount(postings.docs, weights=vals, minlength=len(ids)).astype(np.int64)
-                f_t = np.repeat(postings.doc_freqs, postings.doc_freqs)
-                norms = document_norms(postings.docs, vals, f_t, len(ids))
-                np.save(staging / "doc_lengths.npy", lengths)
-                np.save(staging / "doc_norms.npy", norms)
-        manifest = {
-            "format": FORMAT,
-            "format_version": FORMAT_VERSION,
-            "coderiv_version": __version__,
-            "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-            "source": str(Path(source).resolve()) if isinstance(source, (str, os.PathLike)) else None,
-            "source_bytes": source_bytes,
-            "documents": len(ids),
-            "analysis": settings.to_dict(),
-            "stores": stores_meta,
-            "skipped": [{"doc_id": s.doc_id, "reason": s.reason} for s in report.skipped],
-            "lossy": report.lossy if old is None else sorted(set(report.lossy) | (set(old.manifest.get("lossy", [])) & set(kept))),
-        }
-        (staging / MANIFEST).write_text(json.dumps(manifest), "utf-8")
+            (staging / MANIFEST).write_text(json.dumps(manifest), "utf-8")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

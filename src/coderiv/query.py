@@ -130,14 +130,21 @@ def all_scores(index: Index, prepared: PreparedQuery, measure: Measure) -> np.nd
 
 
 def top_k(scores: np.ndarray, k: int | None) -> np.ndarray:
-    """Document numbers of the k best scores, ties broken by document id (= number) ascending."""
+    """Document numbers of the k best scores, ties broken by document id (= number) ascending.
+
+    Scores equal to 12 significant digits count as tied: summing the same contributions in
+    another order (pruned or full pass, another machine) must not reorder equal documents.
+    """
     candidates = np.flatnonzero(scores > 0)
+    if not len(candidates):
+        return candidates
+    key = np.round(scores[candidates] * (1e12 / scores[candidates].max()))
     if k is not None and len(candidates) > k:
         # keep everything tied with the k-th best so that the tie-break is by id, not by chance
-        kth = np.partition(scores[candidates], len(candidates) - k)[len(candidates) - k]
-        candidates = candidates[scores[candidates] >= kth]
-    order = np.lexsort((candidates, -scores[candidates]))
-    ranked = candidates[order]
+        kth = np.partition(key, len(key) - k)[len(key) - k]
+        keep = key >= kth
+        candidates, key = candidates[keep], key[keep]
+    ranked = candidates[np.lexsort((candidates, -key))]
     return ranked if k is None else ranked[:k]
 
 
