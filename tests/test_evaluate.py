@@ -314,6 +314,8 @@ def test_cli_table_tsv_json_and_variants(tmp_path: Path, runner) -> None:
     out = runner.invoke(main, base + ["--format", "json", "--per-query", "-m", "identity5"])
     data = json.loads(out.output)
     assert data[0]["per_query"][0]["returned"] == 3 and data[0]["hfm"] == pytest.approx(25.0)
+    out = runner.invoke(main, base + ["--per-query", "-m", "identity5"])
+    assert out.output.splitlines()[2].split() == ["identity5", "Q1", "3", "3", "0.67", "0.67", "25.00%", "0.00%", "-25.00%"]
     out = runner.invoke(main, base + ["--analysis", "all", "-q"])
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
