@@ -11,7 +11,7 @@ naming a document of the index, is derived on demand by one stable sort.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +40,6 @@ class Postings:
     docs: np.ndarray
     vals: np.ndarray
     maxvals: np.ndarray
-    _forward: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def n_postings(self) -> int:
@@ -59,33 +58,11 @@ class Postings:
         found[found] = self.keys[pos[found]] == keys[found]
         return np.where(found, pos, -1)
 
-    def forward(self) -> tuple[np.ndarray, np.ndarray]:
-        """(fwd_ptr, order): postings ``order[fwd_ptr[d]:fwd_ptr[d+1]]`` belong to document d,
-        in ascending key order (derived by a stable sort of ``docs``; cached)."""
-        if self._forward is None:
-            order = np.argsort(self.docs, kind="stable")
-            fwd_ptr = np.zeros(self.n_docs + 1, np.int64)
-            np.cumsum(np.bincount(self.docs, minlength=self.n_docs), out=fwd_ptr[1:])
-            self._forward = (fwd_ptr, order)
-        return self._forward
-
     def doc_keys(self, doc: int) -> tuple[np.ndarray, np.ndarray]:
         """Keys (sorted) and values of one document."""
-        if self._forward is not None:
-            fwd_ptr, order = self._forward
-            entries = order[fwd_ptr[doc] : fwd_ptr[doc + 1]]
-        else:  # one document: a linear scan beats sorting every posting
-            entries = np.flatnonzero(np.asarray(self.docs) == doc)
+        entries = np.flatnonzero(np.asarray(self.docs) == doc)  # one scan; the index keeps no forward copy
         key_of = np.searchsorted(self.ptr, entries, side="right") - 1
         return np.asarray(self.keys[key_of]), np.asarray(self.vals[entries]).astype(np.int32)
-
-    def all_doc_keys(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Every document's (keys, values), in document order (for incremental runs)."""
-        fwd_ptr, order = self.forward()
-        key_of = np.repeat(np.arange(len(self.keys)), np.diff(self.ptr))[order]
-        keys = np.asarray(self.keys)[key_of]
-        vals = np.asarray(self.vals)[order].astype(np.int32)
-        return [(keys[fwd_ptr[d] : fwd_ptr[d + 1]], vals[fwd_ptr[d] : fwd_ptr[d + 1]]) for d in range(self.n_docs)]
 
     def slices(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Concatenated postings of the keys at ``positions``: (docs, vals, lengths).
