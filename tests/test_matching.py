@@ -85,7 +85,7 @@ def test_offsets_survive_collapsed_whitespace() -> None:
     a = "start " + words
     b = "other   " + words.replace(" ", "\n   ")
     (p,) = shared_passages(normalize(a), normalize(b), threshold=30)
-    assert a[p.a_start : p.a_end] == words
+    assert a[p.a_start : p.a_end] == p.text == words
     assert b[p.b_start : p.b_end] == words.replace(" ", "\n   ")
 
 

@@ -57,12 +57,14 @@ class NormalizedText:
 
     ``text`` is the normalized text; ``origin[k]`` is the offset in the original text of its
     k-th character (``origin[len(text)]`` is the original length); ``word_starts`` are the
-    positions in ``text`` where a word (:data:`coderiv.analysis.WORD_RE`) begins.
+    positions in ``text`` where a word (:data:`coderiv.analysis.WORD_RE`) begins; ``original``
+    is the text as given.
     """
 
     text: str
     origin: np.ndarray
     word_starts: np.ndarray
+    original: str = ""
 
     def __len__(self) -> int:
         return len(self.text)
@@ -78,7 +80,7 @@ def normalize(text: str) -> NormalizedText:
     """Case fold, collapse whitespace runs to one space, strip; keep offsets to the original."""
     codes = _codes(text)
     if len(codes) == 0:
-        return NormalizedText("", np.zeros(1, np.int64), np.empty(0, np.int64))
+        return NormalizedText("", np.zeros(1, np.int64), np.empty(0, np.int64), text)
     # One table entry per code point present (a few hundred), looked up for every character.
     present = np.flatnonzero(np.bincount(codes))
     classes = [_char_class(int(c)) for c in present]
@@ -94,7 +96,7 @@ def normalize(text: str) -> NormalizedText:
     # Keep the first space of every interior run of whitespace.
     nonspace = np.flatnonzero(~space)
     if len(nonspace) == 0:
-        return NormalizedText("", np.array([len(codes)], np.int64), np.empty(0, np.int64))
+        return NormalizedText("", np.array([len(codes)], np.int64), np.empty(0, np.int64), text)
     first, last = nonspace[0], nonspace[-1]
     run_start = space & np.concatenate(([True], ~space[:-1]))
     run_start[:first] = False
@@ -105,7 +107,7 @@ def normalize(text: str) -> NormalizedText:
     is_word = word[kept]
     starts = np.flatnonzero(is_word & np.concatenate(([True], ~is_word[:-1])))
     origin = np.append(kept, len(codes)).astype(np.int64)
-    return NormalizedText(out.tobytes().decode("utf-32-le", "surrogatepass"), origin, starts.astype(np.int64))
+    return NormalizedText(out.tobytes().decode("utf-32-le", "surrogatepass"), origin, starts.astype(np.int64), text)
 
 
 @dataclass(frozen=True)
@@ -232,7 +234,7 @@ def _empty(candidate: NormalizedText) -> MatchingStatistics:
 class Passage:
     """An exact shared passage: characters [a_start, a_end) of A equal [b_start, b_end) of B
     after normalization. Offsets are into the original texts; ``length`` counts normalized
-    characters; ``text`` is the normalized passage."""
+    characters; ``text`` is the passage as A has it."""
 
     a_start: int
     a_end: int
@@ -243,10 +245,11 @@ class Passage:
 
     def excerpt(self, width: int = 60) -> str:
         """The passage shortened to about ``width`` characters for display."""
-        if len(self.text) <= width:
-            return self.text
+        flat = " ".join(self.text.split())
+        if len(flat) <= width:
+            return flat
         half = (width - 5) // 2
-        return f"{self.text[:half]} ... {self.text[-half:]}"
+        return f"{flat[:half]} ... {flat[-half:]}"
 
     def to_dict(self) -> dict[str, int | str]:
         return {
@@ -280,7 +283,7 @@ def shared_passages(
         start, length, source = int(ms.starts[k]), int(ms.lengths[k]), int(ms.sources[k])
         a_start, a_end = a.span(start, start + length)
         b_start, b_end = b.span(source, source + length)
-        passages.append(Passage(a_start, a_end, b_start, b_end, length, a.text[start : start + length]))
+        passages.append(Passage(a_start, a_end, b_start, b_end, length, a.original[a_start:a_end]))
     return passages
 
 
