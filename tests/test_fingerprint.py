@@ -23,6 +23,7 @@ from coderiv.fingerprint import (
     fingerprint_function,
     minutia_hash,
     parse_fingerprint,
+    phrases_of,
     span_hashes,
 )
 from coderiv.fingerprint_search import rarest_keys, rarest_selection
@@ -66,14 +67,22 @@ def test_minutia_hash_wraps_at_32_bits() -> None:
     assert minutia_hash("zzzzzzzz") == h < 2**32
 
 
-@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=30), max_size=12))
+@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=30), max_size=90))
 @settings(max_examples=60, deadline=None)
 def test_vectorized_hash_equals_reference(strings: list[str]) -> None:
+    # more than 32 spans exercise the array path, the last few long ones the scalar path
     text = "".join(strings)
     codes = np.frombuffer(text.encode("utf-32-le"), np.uint32)
     ends = np.cumsum([len(s) for s in strings]).astype(np.int64)
     begins = ends - np.array([len(s) for s in strings], np.int64)
     assert span_hashes(codes, begins, ends).tolist() == [minutia_hash(s) for s in strings]
+
+
+def test_phrases_of_are_shared_between_stores_of_one_granularity() -> None:
+    d = doc("aa", "bb", "cc")
+    assert phrases_of(d, 2) is phrases_of(d, 2)
+    assert phrases_of(d, 3) is not phrases_of(d, 2)
+    assert phrases_of(doc("aa", "bb", "cc"), 2) is not phrases_of(d, 2)  # equal terms, other document
 
 
 def test_phrases_are_g_terms_joined_by_one_space() -> None:
@@ -117,6 +126,16 @@ def test_frequency_strategies() -> None:
     fruit = doc("apple", "apply", "banana", "cherry", "apex")
     assert fp(fruit, "rarest-prefix", g=1, r=2) == mins("apex", "banana")
     assert fp(fruit, "rarest-prefix", g=1, r=4) == mins("apex", "banana", "cherry", "apple")
+
+
+@given(st.lists(st.sampled_from(["st", "start", "s", "an", "x", "xan", "wh", "whé", "é", "th", "it", "ag1"]), max_size=20))
+@settings(max_examples=60, deadline=None)
+def test_anchor_selects_words_starting_with_an_anchor(terms: list[str]) -> None:
+    starts = [i for i, t in enumerate(terms) if t[:2] in ANCHORS and i <= len(terms) - 2]
+    expected = sorted({minutia_hash(" ".join(terms[i : i + 2])) for i in starts})
+    if len(terms) == 1 and terms[0][:2] in ANCHORS:  # a one-term document is one phrase
+        expected = [minutia_hash(terms[0])]
+    assert fp(doc(*terms), "anchor", g=2) == expected
 
 
 def test_anchor_strategy() -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -33,6 +33,7 @@ from .errors import InputError, UnknownNameError
 from .keys import Extractor, KeyKind, StoreSpec, presence_keys, register_kind
 
 MASK32 = 0xFFFFFFFF
+_FEW_SPANS = 32  # below this many spans, finishing them in Python beats an array operation
 DEFAULT_MODULUS = 2**32
 DEFAULT_GRANULARITY = 4
 DEFAULT_RESOLUTION = 15
@@ -56,10 +57,14 @@ def minutia_hash(phrase: str, m: int = DEFAULT_MODULUS) -> int:
     The reference form, one character at a time; :class:`Phrases` computes the same values for
     all phrases of a document at once.
     """
-    h = 0
-    for c in phrase:
-        h ^= (ord(c) + (h << 6) + (h >> 2)) & MASK32
-    return h % m
+    return _fold(0, map(ord, phrase)) % m
+
+
+def _fold(h: int, code_points: Iterable[int]) -> int:
+    """Equation 1 over a sequence of code points, from state h (the one scalar form)."""
+    for c in code_points:
+        h ^= (c + (h << 6) + (h >> 2)) & MASK32
+    return h
 
 
 def span_hashes(codes: np.ndarray, begin: np.ndarray, end: np.ndarray) -> np.ndarray:
@@ -67,7 +72,9 @@ def span_hashes(codes: np.ndarray, begin: np.ndarray, end: np.ndarray) -> np.nda
 
     Vectorized across spans: spans are sorted by length, longest first, and character j of the
     ``count[j]`` spans longer than j is folded in by one array operation, so the work is the
-    total number of characters and the Python loop runs once per character of the longest span.
+    total number of characters. Once only a few long spans remain (a long identifier or URL),
+    they are finished one character at a time, which is cheaper than an array operation per
+    character for a handful of spans.
     """
     begin = np.asarray(begin, np.int64)
     lengths = np.asarray(end, np.int64) - begin
@@ -82,6 +89,10 @@ def span_hashes(codes: np.ndarray, begin: np.ndarray, end: np.ndarray) -> np.nda
     six, two = np.uint32(6), np.uint32(2)
     for j in range(longest):
         n = int(active[j])
+        if n <= _FEW_SPANS:
+            for i in range(n):
+                h[i] = _fold(int(h[i]), codes[starts[i] + j : starts[i] + lengths[i]].tolist())
+            break
         hv = h[:n]
         h[:n] = hv ^ (codes[starts[:n] + j] + (hv << six) + (hv >> two))
     out[order] = h
@@ -124,6 +135,8 @@ class Phrases:
     def minutiae(self, starts: np.ndarray) -> np.ndarray:
         """Minutiae of the g-term phrases starting at ``starts`` (out-of-range starts dropped)."""
         starts = self.valid_starts(starts)
+        if "all_minutiae" in self.__dict__:  # every phrase is hashed already (another store)
+            return self.all_minutiae[starts]
         return self.span_minutiae(starts, np.minimum(starts + self.g, self.n) - 1)
 
     @cached_property
@@ -252,11 +265,14 @@ def lowest_hash(doc: Phrases, params: Params) -> np.ndarray:
 
 @register_strategy("anchor", "a phrase at every word beginning with one of the 35 ANCHORS")
 def anchor(doc: Phrases, params: Params) -> np.ndarray:
-    starts = [i for i, t in enumerate(doc.terms) if t[:2] in _ANCHOR_SET]
-    return doc.minutiae(np.array(starts, np.int64))
+    # a word's first two code points as one number, compared with the anchors' (vectorized)
+    long_enough = doc.word_end - doc.word_begin >= 2
+    second = doc.codes[np.minimum(doc.word_begin + 1, len(doc.codes) - 1)].astype(np.int64)
+    pairs = (doc.codes[doc.word_begin].astype(np.int64) << 21) | second
+    return doc.minutiae(np.flatnonzero(long_enough & np.isin(pairs, _ANCHOR_PAIRS)))
 
 
-_ANCHOR_SET = frozenset(ANCHORS)
+_ANCHOR_PAIRS = np.array([(ord(a[0]) << 21) | ord(a[1]) for a in ANCHORS], np.int64)
 
 
 def _kth_of_units(unit_starts: list[int], n: int, k: int) -> np.ndarray:
@@ -363,6 +379,22 @@ def _positive_int(key: str, value: Any, strategy: str) -> int:
     return number
 
 
+_LAST: list[Phrases] = []
+
+
+def phrases_of(doc: AnalyzedDocument, g: int, m: int = DEFAULT_MODULUS) -> Phrases:
+    """The :class:`Phrases` of ``doc``, shared by the stores of one indexing pass: a worker
+    runs every store's extractor on a document in turn, so stores of the same g hash each
+    phrase once (a few recent entries are kept; they hold the document, so identity is safe)."""
+    for phrases in _LAST:
+        if phrases.doc is doc and phrases.g == g and phrases.m == m:
+            return phrases
+    phrases = Phrases(doc, g, m)
+    _LAST.insert(0, phrases)
+    del _LAST[4:]
+    return phrases
+
+
 def fingerprint_function(params: Mapping[str, Any]) -> Callable[[AnalyzedDocument], np.ndarray]:
     """``doc -> its distinct minutiae (sorted uint64)`` for canonical store parameters."""
     params = normalize_params(params)
@@ -370,7 +402,7 @@ def fingerprint_function(params: Mapping[str, Any]) -> Callable[[AnalyzedDocumen
     g, m = params["g"], params.get("m", DEFAULT_MODULUS)
 
     def fingerprint(doc: AnalyzedDocument) -> np.ndarray:
-        phrases = Phrases(doc, g, m)
+        phrases = phrases_of(doc, g, m)
         if phrases.n == 0:
             return np.empty(0, np.uint64)
         return np.unique(np.asarray(strategy.select(phrases, params), np.uint64))
