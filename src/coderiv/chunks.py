@@ -1,6 +1,6 @@
 """Word n-grams hashed to fixed-width ids: chunks (paper 003, SPEC §6) and shingles (Broder).
 
-Each term is first mapped to its stable 64-bit key (:func:`coderiv.keys.term_key`); the id of
+Each term is first mapped to its stable 64-bit key (:func:`coderiv.keys.term_keys`); the id of
 the n-gram starting at word i is a polynomial combination of the n keys (wrapping uint64
 arithmetic, one vectorized numpy expression for the whole document), then a 64-bit finalizer
 (splitmix64) mixes the bits and the top ``bits`` bits are kept. With 32-bit ids, as the paper
@@ -15,22 +15,9 @@ from typing import Any
 import numpy as np
 
 from .analysis import AnalyzedDocument
-from .keys import KeyKind, presence_keys, register_kind, term_key
+from .keys import KeyKind, mix64, presence_keys, register_kind, term_keys
 
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finalizer (wrapping uint64 arithmetic)."""
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return x ^ (x >> np.uint64(31))
-
-
-def term_keys(terms: Sequence[str]) -> np.ndarray:
-    """The 64-bit key of every term, in order."""
-    return np.fromiter((term_key(t) for t in terms), np.uint64, len(terms))
 
 
 def ngram_ids(terms: Sequence[str], n: int, bits: int = 32) -> np.ndarray:
@@ -51,7 +38,7 @@ def ngram_ids(terms: Sequence[str], n: int, bits: int = 32) -> np.ndarray:
     with np.errstate(over="ignore"):
         for j in range(width):
             acc = acc * _MULTIPLIER + keys[j : j + m]
-    return _mix(acc) >> np.uint64(64 - bits)
+    return mix64(acc) >> np.uint64(64 - bits)
 
 
 def _chunk_extractor(params: dict[str, Any]) -> Any:

@@ -17,7 +17,7 @@ import numpy as np
 from .analysis import AnalysisSettings
 from .errors import CoderivError
 from .index import Index
-from .keys import term_key
+from .keys import term_keys
 from .scoring import DEFAULT_MEASURE, Measure, get_measure, self_score
 
 
@@ -73,7 +73,7 @@ class PreparedQuery:
     @classmethod
     def from_terms(cls, index: Index, terms: list[str]) -> PreparedQuery:
         counts = Counter(terms)
-        keys = np.fromiter((term_key(t) for t in counts), np.uint64, len(counts))
+        keys = term_keys(list(counts))
         f_qt = np.fromiter(counts.values(), np.int64, len(counts))
         store = index.terms
         pos = store.lookup(keys)
@@ -138,7 +138,8 @@ def top_k(scores: np.ndarray, k: int | None) -> np.ndarray:
     candidates = np.flatnonzero(scores > 0)
     if not len(candidates):
         return candidates
-    key = np.round(scores[candidates] * (1e12 / scores[candidates].max()))
+    values = scores[candidates]
+    key = np.round(values / values.max() * 1e12)
     if k is not None and len(candidates) > k:
         # keep everything tied with the k-th best so that the tie-break is by id, not by chance
         kth = np.partition(key, len(key) - k)[len(key) - k]
