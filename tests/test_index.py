@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import tarfile
 
@@ -231,3 +232,17 @@ def test_index_location_defaults(monkeypatch, tmp_path):
     assert resolve_index_path() == tmp_path
     assert str(resolve_index_path("elsewhere")) == "elsewhere"
     assert os.fspath(resolve_index_path(tmp_path / "x")) == os.fspath(tmp_path / "x")
+
+
+def test_an_index_of_another_format_version_is_refused_then_rebuilt(tmp_path):
+    write_docs(tmp_path / "c", DOCS)
+    Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    manifest_path = tmp_path / "i" / "gen-000001" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text("utf-8"))
+    manifest["format_version"] = 1
+    manifest_path.write_text(json.dumps(manifest), "utf-8")
+    with pytest.raises(CorruptIndexError, match="index format 1 is not this coderiv's format 2; rebuild"):
+        Index.open(tmp_path / "i")
+    report = Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    assert sorted(report.added) == sorted(DOCS)
+    assert Index.open(tmp_path / "i").manifest["format_version"] == 2

@@ -42,7 +42,7 @@ from .storage import (
 from .writer import Sources, Spill, document_norms_chunked, scratch_folder, write_store
 
 FORMAT = "coderiv-index"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 DEFAULT_INDEX_DIR = ".coderiv"
 INDEX_ENV = "CODERIV_INDEX"
 
