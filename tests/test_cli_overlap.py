@@ -83,3 +83,16 @@ def test_generate_then_evaluate_plagiarism(runner: CliRunner, tmp_path: Path) ->
     assert 0 < rows["shingles:w=2"]["mean_abs_diff"] <= 100 * 2 * (15 / 60 - 14 / 59)
     out = runner.invoke(main, ["evaluate", "--plagiarism", str(cases), "--collection", str(folder), "-m", "bogus"])
     assert out.exit_code == 1 and "plagiarism method must be one of" in out.output
+
+
+def test_fingerprint_query_verify(runner: CliRunner, tmp_path: Path) -> None:
+    folder = write_docs(tmp_path / "docs", {"query.txt": QUERY, "copy.txt": "Preface.\n\n" + SHARED, "other.txt": "Zebra giraffe."})
+    index = str(tmp_path / "idx")
+    assert runner.invoke(main, ["index", str(folder), "--index", index, "-q", "--fingerprint", "full:g=3"]).exit_code == 0
+    out = runner.invoke(main, ["query", "--doc", "query.txt", "--index", index, "--method", "fingerprint", "--verify", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    matches = {m["doc_id"]: m for m in json.loads(out.output)[0]["matches"]}
+    assert set(matches) == {"query.txt", "copy.txt"}
+    assert matches["query.txt"]["verified"] == 100.0
+    assert matches["copy.txt"]["verified"] == 100 * len(SHARED) / (len(QUERY) - 1)
+    assert matches["copy.txt"]["passages"][0]["b_start"] == 10
