@@ -130,3 +130,24 @@ def test_query_by_indexed_document_equals_query_by_its_text(tmp_path):
         by_doc = searcher.rank(searcher.prepare_doc("a.txt"), name, top=None).matches
         by_text = searcher.rank(searcher.prepare(texts["a.txt"]), name, top=None).matches
         assert by_doc == by_text
+
+
+@PROPERTY
+@given(
+    segments=st.lists(st.lists(st.integers(0, 50), max_size=30, unique=True).map(sorted), min_size=1, max_size=6),
+    targets=st.lists(st.integers(0, 50), min_size=1, max_size=20),
+)
+def test_vectorized_segment_search_matches_a_plain_search(segments, targets):
+    from coderiv.pruning import _search_segments
+
+    values = np.array([v for seg in segments for v in seg], np.int64)
+    bounds = np.cumsum([0] + [len(seg) for seg in segments])
+    pairs = [(s, t) for s in range(len(segments)) for t in targets]
+    got = _search_segments(
+        values,
+        np.array([bounds[s] for s, _ in pairs]),
+        np.array([bounds[s + 1] for s, _ in pairs]),
+        np.array([t for _, t in pairs]),
+    )
+    expected = [bounds[s] + segments[s].index(t) if t in segments[s] else -1 for s, t in pairs]
+    assert got.tolist() == expected

@@ -104,7 +104,9 @@ class Postings:
         for name in ARRAY_NAMES:
             path = folder / f"{name}.npy"
             try:
-                arrays[name] = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
+                # np.asarray drops the memmap subclass (a plain view of the same mapping): slicing a
+                # memmap costs microseconds of Python per call, a hot path in pruning.
+                arrays[name] = np.asarray(np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False))
             except (OSError, ValueError, EOFError) as exc:
                 raise CorruptIndexError(f"index file {path} is missing or damaged ({exc})") from exc
         postings = cls(n_docs=n_docs, **arrays)

@@ -24,12 +24,33 @@ if TYPE_CHECKING:
 
 #: Relative slack so that floating-point rounding never prunes a document tied with the k-th.
 _SLACK = 1e-9
+#: At most this many (term, candidate) pairs are binary-searched at once (bounds memory).
+_PAIR_BUDGET = 2_000_000
 
 
 def _kth_largest(values: np.ndarray, k: int | None) -> float:
     if k is None or len(values) < k:
         return 0.0
     return float(np.partition(values, len(values) - k)[len(values) - k])
+
+
+def _search_segments(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """For each i, the position of ``targets[i]`` in the sorted slice ``values[lo[i]:hi[i]]``, or
+    −1 where it is absent: many binary searches at once, ~log2(longest slice) numpy steps."""
+    lo, hi = lo.astype(np.int64), hi.astype(np.int64)
+    end = hi.copy()
+    targets = targets.astype(np.int64)
+    while True:
+        active = np.flatnonzero(lo < hi)
+        if not len(active):
+            break
+        mid = (lo[active] + hi[active]) // 2
+        right = values[mid] < targets[active]
+        lo[active[right]] = mid[right] + 1
+        hi[active[~right]] = mid[~right]
+    found = lo < end
+    found[found] = values[lo[found]] == targets[found]
+    return np.where(found, lo, -1)
 
 
 def pruned_top_k(
@@ -64,38 +85,49 @@ def pruned_top_k(
     touched = np.zeros(n, bool)
     theta = floor
     done = 0
-    step = 4
-    # Phase 1: read whole postings, rarest first, until unseen documents cannot reach θ.
+    lengths_read = np.concatenate(([0], np.cumsum(f_t[order])))  # postings read after i terms
+    budget = 50_000.0
+    # Phase 1: read whole postings, rarest first, until unseen documents cannot reach θ. Each
+    # round reads the terms the current θ still requires, at most ``budget`` postings of them.
     while done < len(order):
-        batch = order[done : done + step]
+        needed = int(np.argmax(tail < theta * (1 - _SLACK))) if tail[-1] < theta * (1 - _SLACK) else len(order)
+        if needed <= done:
+            break
+        end = int(np.searchsorted(lengths_read, lengths_read[done] + budget, side="right")) - 1
+        batch = order[done : min(needed, max(end, done + 1))]
         docs, contributions = term_contributions(index, prepared, measure, batch)
         partial += np.bincount(docs, weights=contributions, minlength=n)
         touched[docs] = True
         done += len(batch)
-        step *= 2
+        budget *= 2
         seen = np.flatnonzero(touched)
         lower = partial[seen] * measure.doc(lengths[seen], f_q, norms[seen])
         theta = max(floor, _kth_largest(lower, k))
-        if tail[done] < theta * (1 - _SLACK):
-            break
 
     candidates = np.flatnonzero(touched)
     factor = measure.doc(lengths[candidates], f_q, norms[candidates])
-    # Phase 2: probe the remaining (long, low-weight) postings for the surviving candidates.
-    for i in range(done, len(order)):
+    # Phase 2: probe the remaining (long, low-weight) postings for the surviving candidates, a
+    # group of terms at a time, with one vectorized binary search over every (term, candidate).
+    ptr, all_docs, all_vals = np.asarray(store.ptr), np.asarray(store.docs), np.asarray(store.vals)
+    i, group = done, 4
+    while i < len(order) and len(candidates):
         keep = factor * (partial[candidates] + tail[i]) >= theta * (1 - _SLACK)
         candidates, factor = candidates[keep], factor[keep]
-        pos = prepared.positions[order[i]]
-        lo, hi = int(store.ptr[pos]), int(store.ptr[pos + 1])
-        docs = store.docs[lo:hi]
-        at = np.searchsorted(docs, candidates)
-        hit = at < len(docs)
-        hit[hit] = docs[at[hit]] == candidates[hit]
-        if hit.any():
-            found = candidates[hit]
-            term = order[i]
-            vals = np.asarray(store.vals[lo:hi][at[hit]], np.float64)
-            partial[found] += measure.term(vals, np.full(len(found), f_qt[term]), np.full(len(found), f_t[term]), float(n))
+        terms = order[i : i + max(1, min(group, _PAIR_BUDGET // len(candidates)))] if len(candidates) else order[i:i]
+        if not len(terms):
+            break
+        i += len(terms)
+        group *= 2
+        pair_term = np.repeat(np.arange(len(terms)), len(candidates))
+        pair_doc = np.tile(candidates, len(terms))
+        at = _search_segments(all_docs, ptr[prepared.positions[terms]][pair_term],
+                              ptr[prepared.positions[terms] + 1][pair_term], pair_doc)
+        hit = np.flatnonzero(at >= 0)
+        if len(hit):
+            term = terms[pair_term[hit]]
+            contributions = measure.term(np.asarray(all_vals[at[hit]], np.float64), f_qt[term], f_t[term], float(n))
+            local = np.tile(np.arange(len(candidates)), len(terms))[hit]
+            partial[candidates] += np.bincount(local, weights=contributions, minlength=len(candidates))
             theta = max(theta, _kth_largest(partial[candidates] * factor, k))
     scores = np.zeros(n)
     scores[candidates] = partial[candidates] * factor
