@@ -73,3 +73,25 @@ def test_verified_evaluation_family(tmp_path: Path) -> None:
     assert np.count_nonzero(pct) == 1 and pct.max() == pytest.approx(100.0)
     with pytest.raises(UnknownNameError):
         get_method("verified:bogus")
+
+
+def test_verified_fingerprint_method(tmp_path: Path) -> None:
+    from coderiv.fingerprint import parse_fingerprint
+
+    folder = write_docs(tmp_path / "docs", {"query.txt": QUERY, "copy.txt": COPY, "shuffled.txt": SHUFFLED})
+    Index.update_from(folder, tmp_path / "idx", stores=[parse_fingerprint("full:g=1")])
+    index = Index.open(tmp_path / "idx")
+    base = get_method("fingerprint:full:g=1")(index)("query.txt")
+    verified = get_method("verified:fingerprint:full:g=1,top=3")(index)("query.txt")
+    shuffled = index.doc_numbers["shuffled.txt"]
+    # One-word "phrases": the shuffled words share every minutia, and no passage.
+    assert base[shuffled] == pytest.approx(100.0)
+    assert verified[shuffled] == 0.0
+    assert verified[index.doc_numbers["query.txt"]] == pytest.approx(100.0)
+
+
+def test_verified_names() -> None:
+    for bad in ["verified:bogus", "verified:identity5,top=0", "verified:verified:identity5"]:
+        with pytest.raises(UnknownNameError):
+            get_method(bad)
+    get_method("verified:")  # the default measure, top 20

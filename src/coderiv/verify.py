@@ -7,9 +7,10 @@ statistics, :mod:`coderiv.matching`) it shares with the query. Its **verified pe
 the share of the query covered by those passages, by the self-score rule (the query against
 itself is 100%): a false match shares no long passage and falls to 0%.
 
-The family ``verified:MEASURE[,top=K]`` registers the combination with ``coderiv evaluate``:
-the top K documents of MEASURE (default 20) get their verified percentages, every other document
-0%, so its HFM can be set beside MEASURE's.
+The family ``verified:BASE[,top=K]`` registers the combination with ``coderiv evaluate``: the
+top K documents (default 20) of any evaluable method BASE (a ranking measure, or a fingerprint
+method such as ``fingerprint:anchor:g=4``) get their verified percentages, every other document
+0%, so its HFM can be set beside BASE's.
 """
 
 from __future__ import annotations
@@ -24,12 +25,12 @@ import numpy as np
 
 from .collection import is_archive, iter_archive, read_member
 from .errors import CoderivError, InputError, UnknownNameError
-from .evaluate import PercentagesFn, register_family
+from .evaluate import PercentagesFn, get_method, register_family
 from .extract import visible_text
 from .index import Index
 from .matching import DEFAULT_THRESHOLD, NormalizedText, Passage, coverage_percent, normalize, shared_passages
-from .query import Match, QueryResult, Searcher, top_k
-from .scoring import DEFAULT_MEASURE, MEASURES
+from .query import Match, QueryResult, top_k
+from .scoring import DEFAULT_MEASURE
 
 #: Candidates re-checked per query in ``verified:`` evaluations.
 DEFAULT_VERIFY_TOP = 20
@@ -107,31 +108,32 @@ def verify_result(
 
 
 def _parse(params: str) -> tuple[str, int]:
-    measure, top = DEFAULT_MEASURE, DEFAULT_VERIFY_TOP
-    for part in filter(None, params.split(",")):
-        key, sep, value = part.partition("=")
-        if not sep and key in MEASURES:
-            measure = key
-        elif key == "top" and value.isdigit() and int(value) > 0:
-            top = int(value)
-        else:
-            raise UnknownNameError(
-                f"verified method takes a measure of {sorted(MEASURES)!r} and top=K (got {params!r})"
-            )
-    return measure, top
+    """``BASE[,top=K]`` -> (base method name, K); BASE defaults to the default measure."""
+    base, top = params.strip(), DEFAULT_VERIFY_TOP
+    head, _, last = base.rpartition(",")
+    if last.strip().startswith("top="):
+        value = last.strip()[4:]
+        if not value.isdigit() or int(value) < 1:
+            raise UnknownNameError(f"verified: top must be a positive integer (got {value!r})")
+        base, top = head.strip(), int(value)
+    base = base or DEFAULT_MEASURE
+    if base.startswith("verified:"):
+        raise UnknownNameError("verified: cannot verify a verified method")
+    get_method(base)  # refuse an unknown base method before any index is opened
+    return base, top
 
 
 def verified_method(params: str) -> Any:
-    """Evaluation family ``verified:MEASURE,top=K`` (see the module docstring)."""
-    measure, top = _parse(params)
+    """Evaluation family ``verified:BASE[,top=K]``: any evaluable method (a measure, or e.g.
+    ``fingerprint:anchor:g=4``), its top K re-checked by exact passages (module docstring)."""
+    base, top = _parse(params)
 
     def factory(index: Index) -> PercentagesFn:
-        searcher = Searcher(index)
+        base_percentages = get_method(base)(index)
         texts = DocumentTexts(index.source, preload=True)
 
         def percentages(doc_id: str) -> np.ndarray:
-            scores = searcher.percentages(searcher.prepare_doc(doc_id), measure)
-            ranked = top_k(scores, top)
+            ranked = top_k(np.asarray(base_percentages(doc_id), np.float64), top)
             ids = [index.doc_ids[d] for d in ranked.tolist()]
             checked = verify_texts(normalize(texts.get([doc_id])[doc_id]), texts.get(ids))
             out = np.zeros(index.n_docs)
