@@ -27,6 +27,9 @@ from .fingerprint_search import FingerprintSearcher  # noqa: E402  (registers fi
 from .keys import StoreSpec  # noqa: E402
 from .query import Match, QueryResult, Searcher, search  # noqa: E402
 from .scoring import DEFAULT_MEASURE, MEASURES, Measure, get_measure  # noqa: E402
+from .compare import compare_texts  # noqa: E402
+from .matching import Passage, normalize, shared_passages  # noqa: E402
+from .verify import verify_result  # noqa: E402  (registers the "verified:" evaluation family)
 
 __all__ = [
     "DEFAULT_MEASURE",
@@ -42,13 +45,18 @@ __all__ = [
     "InputError",
     "Match",
     "Measure",
+    "Passage",
     "QueryResult",
     "Searcher",
     "StoreSpec",
     "UnknownNameError",
     "UpdateReport",
     "__version__",
+    "compare_texts",
     "get_measure",
+    "normalize",
     "resolve_index_path",
     "search",
+    "shared_passages",
+    "verify_result",
 ]
