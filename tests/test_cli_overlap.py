@@ -96,3 +96,16 @@ def test_fingerprint_query_verify(runner: CliRunner, tmp_path: Path) -> None:
     assert matches["query.txt"]["verified"] == 100.0
     assert matches["copy.txt"]["verified"] == 100 * len(SHARED) / (len(QUERY) - 1)
     assert matches["copy.txt"]["passages"][0]["b_start"] == 10
+
+
+def test_generate_from_the_indexed_collection(runner: CliRunner, tmp_path: Path) -> None:
+    docs = {f"d{j}.txt": "\n\n".join(" ".join(f"d{j}p{k}w{i}" for i in range(15)) for k in range(4)) for j in range(4)}
+    folder = write_docs(tmp_path / "docs", docs)
+    index = str(tmp_path / "idx")
+    assert runner.invoke(main, ["index", str(folder), "--index", index, "-q"]).exit_code == 0
+    out = runner.invoke(main, ["generate", "--index", index, "--cases", "1"])
+    assert out.exit_code == 0, out.output
+    case = json.loads(out.output)
+    assert sorted(s["doc_id"] for s in case["sources"]) == sorted(docs)  # 4 donors: all of them
+    out = runner.invoke(main, ["generate", "--index", index, "--sources", "4"])
+    assert out.exit_code == 1 and "only 4 documents" in out.output

@@ -92,7 +92,7 @@ def normalize(text: str) -> NormalizedText:
     space_table[present] = [c[1] for c in classes]
     word_table[present] = [c[2] for c in classes]
     folded, space, word = fold_table[codes], space_table[codes], word_table[codes]
-    keep = ~space.copy()
+    keep = ~space
     # Keep the first space of every interior run of whitespace.
     nonspace = np.flatnonzero(~space)
     if len(nonspace) == 0:

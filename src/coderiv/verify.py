@@ -55,6 +55,7 @@ class DocumentTexts:
 
     def get(self, doc_ids: Iterable[str]) -> dict[str, str]:
         """The texts of ``doc_ids`` (an error names a document that is missing)."""
+        doc_ids = list(doc_ids)
         wanted = [d for d in doc_ids if d not in self._texts]
         if wanted and self.archive:
             pending = set(wanted)
