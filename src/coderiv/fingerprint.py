@@ -136,7 +136,7 @@ class Phrases:
         """Minutiae of the g-term phrases starting at ``starts`` (out-of-range starts dropped)."""
         starts = self.valid_starts(starts)
         if "all_minutiae" in self.__dict__:  # every phrase is hashed already (another store)
-            return self.all_minutiae[starts]
+            return np.asarray(self.all_minutiae[starts], np.uint64)
         return self.span_minutiae(starts, np.minimum(starts + self.g, self.n) - 1)
 
     @cached_property
@@ -330,7 +330,7 @@ def winnowing(doc: Phrases, params: Params) -> np.ndarray:
     w = int(params["w"])
     if len(hashes) <= w:  # one window (or none)
         return hashes[np.argsort(hashes)[:1]]
-    return np.lib.stride_tricks.sliding_window_view(hashes, w).min(axis=1)
+    return np.asarray(np.lib.stride_tricks.sliding_window_view(hashes, w).min(axis=1), np.uint64)
 
 
 # -- the key kind -------------------------------------------------------------------------------
