@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from coderiv.errors import UnknownNameError
+from coderiv.evaluate import get_method
+from coderiv.index import Index
 from coderiv.passages import passage_matrix, passage_scores, split_passages
+from conftest import write_docs
 
 QUERY = [f"q{i}" for i in range(100)]
 
@@ -52,3 +58,25 @@ def test_threshold_decides_a_match() -> None:
     d = other("x", 50) + QUERY[:50] + other("y", 50)
     assert passage_scores(QUERY, [d], threshold=100.0)[0].matched == 2
     assert passage_scores(QUERY, [d], threshold=100.1)[0].matched == 0
+
+
+def test_passages_evaluation_method(tmp_path: Path) -> None:
+    words = [f"w{i}" for i in range(100)]
+    docs = {
+        "query.txt": " ".join(words),
+        "part.txt": " ".join(other("x", 50) + words[:50] + other("y", 50)),  # as D above
+        "none.txt": " ".join(other("z", 120)),
+    }
+    Index.update_from(write_docs(tmp_path / "docs", docs), tmp_path / "idx")
+    index = Index.open(tmp_path / "idx")
+    pct = get_method("passages")(index)("query.txt")
+    by_id = dict(zip(index.doc_ids, pct.tolist()))
+    # N = 3 + 5 + 4 = 12 passages. Query passage 0 (w0..w49) equals part.txt's passage at 50:
+    # 100%. Passage 1 (w25..w74) now has every term in the collection: its self-score is
+    # Σ N/f_t = 25 · 12/4 (w25..w49: in 2 query and 2 part.txt passages) + 25 · 12/2 (w50..w74)
+    # = 225; part.txt's passage at 75 shares w25..w49: 75, i.e. 33% < 50%. Passage 2: no match.
+    assert by_id["query.txt"] == pytest.approx(100.0)
+    assert by_id["none.txt"] == 0.0
+    assert by_id["part.txt"] == pytest.approx(100 * 1 / 3)
+    with pytest.raises(UnknownNameError):
+        get_method("passages:bogus")

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from . import passages as _passages  # noqa: F401  (registers the "passages" evaluation method)
 from . import verify as _verify  # noqa: F401  (registers the "verified:" evaluation family)
 from .cli import _read_query, analysis_options, format_option, friendly_errors, index_option, settings_from
 from .errors import CoderivError

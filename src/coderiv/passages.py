@@ -17,11 +17,14 @@ that repeats a passage cannot pass 100%).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import CoderivError
+from .evaluate import MethodFactory, PercentagesFn, register_family, register_method
+from .index import Index
 from .keys import counted_keys, term_key
 from .postings import from_forward
 from .query import percent
@@ -62,6 +65,66 @@ class PassageScore:
         return float(percent(self.matched, self.query_passages))
 
 
+class PassageIndex:
+    """The passages of a collection of documents (term lists) in one in-memory postings store,
+    with the per-passage statistics the measures need (N, f_t, lengths, cosine norms)."""
+
+    def __init__(self, documents: Sequence[Sequence[str]], size: int = PASSAGE_WORDS, step: int = PASSAGE_STEP) -> None:
+        self.size, self.step, self.n_docs = size, step, len(documents)
+        pieces, owners = [], []
+        for number, terms in enumerate(documents):
+            for passage in split_passages(terms, size, step):
+                pieces.append(counted_keys(Counter(passage), term_key))
+                owners.append(number)
+        self.owners = np.asarray(owners, np.int64)
+        self.n = len(pieces)
+        self.store = from_forward(pieces)
+        self.f_t = self.store.doc_freqs.astype(np.float64)
+        self.lengths = np.array([int(v.sum()) for _, v in pieces], np.float64)
+        docs, vals, owner = self.store.gather(np.arange(len(self.store.keys)))
+        self.norms = document_norms(docs.astype(np.int64), np.asarray(vals), self.f_t[owner], self.n)
+
+    def rows(self, query_terms: Sequence[str], measure: str = DEFAULT_MEASURE) -> Iterator[np.ndarray]:
+        """For each passage of the query, its percentage against every passage of the collection."""
+        m = get_measure(measure)
+        for passage in split_passages(query_terms, self.size, self.step):
+            keys, f_qt = counted_keys(Counter(passage), term_key)
+            pos = self.store.lookup(keys)
+            present = pos >= 0
+            pos, f_qt = pos[present], f_qt[present].astype(np.float64)
+            if len(pos) == 0:
+                yield np.zeros(self.n)
+                continue
+            f_t = self.f_t[pos]
+            own = self_score(m, f_qt, f_t, self.n, len(passage))
+            p_docs, p_vals, p_owner = self.store.gather(pos)
+            p_docs = p_docs.astype(np.int64)
+            contributions = m.term(p_vals.astype(np.float64), f_qt[p_owner], f_t[p_owner], float(self.n))
+            sums = np.bincount(p_docs, weights=contributions, minlength=self.n)
+            touched = np.flatnonzero(sums)
+            row = np.zeros(self.n)
+            row[touched] = sums[touched] * m.doc(self.lengths[touched], float(len(passage)), self.norms[touched])
+            yield percent(row, own)
+
+    def matched(
+        self, query_terms: Sequence[str], measure: str = DEFAULT_MEASURE, threshold: float = DEFAULT_PASSAGE_THRESHOLD
+    ) -> tuple[np.ndarray, int]:
+        """Per document, how many query passages it matches; and the query's passage count."""
+        counts = np.zeros(self.n_docs, np.int64)
+        n_query = 0
+        for row in self.rows(query_terms, measure):
+            n_query += 1
+            counts[np.unique(self.owners[row >= threshold])] += 1
+        return counts, n_query
+
+    def percentages(
+        self, query_terms: Sequence[str], measure: str = DEFAULT_MEASURE, threshold: float = DEFAULT_PASSAGE_THRESHOLD
+    ) -> np.ndarray:
+        """Every document's passage percentage: 100 · matched query passages / query passages."""
+        counts, n_query = self.matched(query_terms, measure, threshold)
+        return percent(counts.astype(np.float64), float(n_query))
+
+
 def passage_matrix(
     query_terms: Sequence[str],
     documents: Sequence[Sequence[str]],
@@ -70,36 +133,10 @@ def passage_matrix(
     step: int = PASSAGE_STEP,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Percentages of every query passage (rows) against every collection passage (columns),
-    and the document number of each column."""
-    m = get_measure(measure)
-    pieces, owners = [], []
-    for number, terms in enumerate(documents):
-        for passage in split_passages(terms, size, step):
-            pieces.append(counted_keys(Counter(passage), term_key))
-            owners.append(number)
-    queries = split_passages(query_terms, size, step)
-    result = np.zeros((len(queries), len(pieces)))
-    if not pieces or not queries:
-        return result, np.asarray(owners, np.int64)
-    store = from_forward(pieces)
-    n = len(pieces)
-    f_t_all = store.doc_freqs.astype(np.float64)
-    docs, vals, owner = store.gather(np.arange(len(store.keys)))
-    norms = document_norms(docs.astype(np.int64), np.asarray(vals), f_t_all[owner], n)
-    lengths = np.array([int(v.sum()) for _, v in pieces], np.float64)
-    for row, passage in enumerate(queries):
-        keys, f_qt = counted_keys(Counter(passage), term_key)
-        pos = store.lookup(keys)
-        present = pos >= 0
-        pos, f_qt = pos[present], f_qt[present].astype(np.float64)
-        if len(pos) == 0:
-            continue
-        own = self_score(m, f_qt, f_t_all[pos], n, len(passage))
-        p_docs, p_vals, p_owner = store.gather(pos)
-        contributions = m.term(p_vals.astype(np.float64), f_qt[p_owner], f_t_all[pos][p_owner], float(n))
-        sums = np.bincount(p_docs.astype(np.int64), weights=contributions, minlength=n)
-        result[row] = percent(sums * m.doc(lengths, float(len(passage)), norms), own)
-    return result, np.asarray(owners, np.int64)
+    and the document number of each column (for a few documents: the matrix is dense)."""
+    index = PassageIndex(documents, size, step)
+    rows = list(index.rows(query_terms, measure))
+    return (np.vstack(rows) if rows else np.zeros((0, index.n))), index.owners
 
 
 def passage_scores(
@@ -111,11 +148,34 @@ def passage_scores(
     step: int = PASSAGE_STEP,
 ) -> list[PassageScore]:
     """Each document's passage score against the query (documents given as term lists)."""
-    matrix, owners = passage_matrix(query_terms, documents, measure, size, step)
-    n_query = matrix.shape[0]
-    hits = np.zeros((n_query, len(documents)), bool)
-    if matrix.size:
-        rows, cols = np.nonzero(matrix >= threshold)
-        hits[rows, owners[cols]] = True
-    matched = hits.sum(axis=0)
-    return [PassageScore(d, int(matched[d]), n_query) for d in range(len(documents))]
+    counts, n_query = PassageIndex(documents, size, step).matched(query_terms, measure, threshold)
+    return [PassageScore(d, int(counts[d]), n_query) for d in range(len(documents))]
+
+
+def passages_method(params: str) -> MethodFactory:
+    """Evaluation method ``passages[:MEASURE]``: every document's passage percentage against
+    the query (SPEC §7), over the passages of the whole indexed collection, re-read from its
+    source and analysed as the index (built once per evaluation)."""
+    measure = params.strip() or DEFAULT_MEASURE
+    get_measure(measure)  # refuse an unknown measure before any index is opened
+
+    def factory(index: Index) -> PercentagesFn:
+        from .verify import DocumentTexts
+
+        texts = DocumentTexts(index.source, preload=True).get(index.doc_ids)
+        terms = [index.analyzer.terms(texts[doc_id]) for doc_id in index.doc_ids]
+        passages = PassageIndex(terms)
+
+        def percentages(doc_id: str) -> np.ndarray:
+            number = index.doc_numbers.get(doc_id)
+            if number is None:
+                raise CoderivError(f"no document {doc_id!r} in the index")
+            return passages.percentages(terms[number], measure)
+
+        return percentages
+
+    return factory
+
+
+register_method("passages", passages_method(""))
+register_family("passages", passages_method)
