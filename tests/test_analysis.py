@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from coderiv.analysis import AnalysisSettings, Analyzer, default_stoplist, split_paragraphs, split_sentences
+from coderiv.analysis import WORD_RE, AnalysisSettings, Analyzer, default_stoplist, split_paragraphs, split_sentences
 from coderiv.errors import AnalysisMismatchError, UnknownNameError
 from coderiv.extract import decode, html_to_text, looks_binary, visible_text
 
@@ -70,3 +72,9 @@ def test_binary_detection():
     assert looks_binary(b"\x89PNG\r\n\x1a\n\x00\x00")
     assert not looks_binary("plain text\n".encode())
     assert not looks_binary(b"")
+
+
+@given(st.text(max_size=200))
+def test_fast_word_split_equals_the_definition(text):
+    # words are maximal runs of letters and digits: \w without the underscore (SPEC §1)
+    assert Analyzer(AnalysisSettings(stop=False)).words(text) == WORD_RE.findall(text.casefold())

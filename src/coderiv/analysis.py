@@ -20,6 +20,8 @@ from .errors import AnalysisMismatchError, UnknownNameError
 
 #: A word is a maximal run of Unicode letters and digits (``\w`` without the underscore).
 WORD_RE = re.compile(r"[^\W_]+")
+#: Same words, found faster: ``\w+`` on the text with underscores turned into spaces.
+_FAST_WORD_RE = re.compile(r"\w+")
 _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])(?:\s+|$)")
 
@@ -117,7 +119,7 @@ class Analyzer:
 
     def words(self, text: str) -> list[str]:
         """Case-folded words of ``text``, before stopping and stemming."""
-        return WORD_RE.findall(text.casefold())
+        return _FAST_WORD_RE.findall(text.casefold().replace("_", " "))
 
     def _finish(self, words: list[str]) -> list[str]:
         stop = self._stoplist

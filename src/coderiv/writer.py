@@ -28,7 +28,7 @@ from numpy.lib.format import open_memmap
 from .build import AnalyzedBatch
 from .keys import StoreSpec
 from .postings import ARRAY_NAMES, Postings, narrow
-from .scoring import cosine_weight
+from .scoring import idf_weight, tf_weight
 
 RANGE_POSTINGS = 16_000_000
 RUN_POSTINGS = 8_000_000
@@ -202,18 +202,22 @@ def write_store(
 
 
 def document_norms_chunked(store: Postings, n_docs: int, chunk: int | None = None) -> np.ndarray:
-    """W_d for every document from the final terms store, a key range at a time (cosine)."""
+    """W_d for every document from the final terms store, a key range at a time (cosine).
+
+    x_dt = (1 + ln f_dt) · w_t is assembled from per-key weights and a table over the few
+    distinct f_dt values, so no logarithm is taken per posting.
+    """
     chunk = chunk or RANGE_POSTINGS
     squares = np.zeros(n_docs)
     ptr = np.asarray(store.ptr)
     f_t_all = np.diff(ptr)
+    weights = idf_weight(f_t_all.astype(np.float64), n_docs)
+    tf_table = tf_weight(np.arange(1, int(np.max(store.maxvals, initial=1)) + 1, dtype=np.float64))
     key = 0
     while key < len(f_t_all):
-        end = int(np.searchsorted(ptr, ptr[key] + chunk, side="right")) - 1
-        end = max(end, key + 1)
+        end = max(int(np.searchsorted(ptr, ptr[key] + chunk, side="right")) - 1, key + 1)
         lo, hi = int(ptr[key]), int(ptr[end])
-        f_t = np.repeat(f_t_all[key:end], f_t_all[key:end]).astype(np.float64)
-        x = cosine_weight(np.asarray(store.vals[lo:hi], np.float64), f_t, n_docs)
+        x = tf_table[np.asarray(store.vals[lo:hi]).astype(np.int64) - 1] * np.repeat(weights[key:end], f_t_all[key:end])
         squares += np.bincount(np.asarray(store.docs[lo:hi]), weights=x * x, minlength=n_docs)
         key = end
     return np.sqrt(squares)
