@@ -26,7 +26,7 @@ from coderiv.fingerprint import (
     phrases_of,
     span_hashes,
 )
-from coderiv.fingerprint_search import rarest_keys, rarest_selection
+from coderiv.fingerprint_search import fingerprint_stores, rarest_keys, rarest_selection
 from coderiv.postings import from_forward
 
 from conftest import write_docs
@@ -292,6 +292,66 @@ def test_full_query_self_score_is_the_stored_fingerprint(tmp_path) -> None:
     # b as a full query: qq anchor, anchor yy, yy xx; S = |{anchor yy}| = 1; a holds it too
     assert full.percentages(full.prepare_doc("b.txt")).tolist() == [100.0, 100.0, 0.0]
     assert full.method == "fingerprint:g=2,strategy=anchor+full-query"
+
+
+def test_full_query_can_exceed_100_percent(tmp_path) -> None:
+    # g = 2, all-substrings: q = alpha beta gamma delta epsilon keeps "alpha beta", "gamma delta";
+    # d = q twice keeps starts 0, 2, 4, 6, 8: alpha beta, gamma delta, epsilon alpha, beta gamma,
+    # delta epsilon — four of them are phrases of q, and S(q,q) = |F_full(q) ∩ F(q)| = 2
+    q = "alpha beta gamma delta epsilon"
+    write_docs(tmp_path / "docs", {"q.txt": q, "twice.txt": f"{q} {q}"})
+    Index.update_from(tmp_path / "docs", tmp_path / "idx", stores=[parse_fingerprint("all-substrings:g=2")], workers=1)
+    index = Index.open(tmp_path / "idx")
+    full = FingerprintSearcher(index, full_query=True)
+    assert [(m.doc_id, m.score, m.percent) for m in full.search(q).matches] == [
+        ("twice.txt", 4.0, 200.0), ("q.txt", 2.0, 100.0),
+    ]
+    own = FingerprintSearcher(index)  # with the store's strategy: 2 of 2 each, never above 100%
+    assert [(m.doc_id, m.percent) for m in own.search(q).matches] == [("q.txt", 100.0), ("twice.txt", 100.0)]
+
+
+texts = st.lists(st.sampled_from("alpha beta gamma delta epsilon zeta. eta theta\n\n".split(" ")), max_size=30)
+
+
+@pytest.fixture(scope="module")
+def every_strategy(tmp_path_factory) -> Index:
+    """Five small documents (repeats, shared runs, sentences, paragraphs), a g = 2 store of
+    every strategy."""
+    root = tmp_path_factory.mktemp("every")
+    write_docs(root / "docs", {
+        "d0.txt": "alpha beta gamma delta. epsilon zeta eta theta.\n\nalpha beta gamma",
+        "d1.txt": "beta gamma delta epsilon zeta eta. theta iota kappa lambda mu nu xi omicron pi rho",
+        "d2.txt": "zeta eta theta. zeta eta theta. alpha alpha alpha",
+        "d3.txt": "kappa lambda mu nu\n\nxi omicron pi rho sigma tau upsilon phi chi psi omega alpha beta",
+        "d4.txt": "omega",
+    })
+    small = {"r": 3, "k": 2}  # resolutions and K small enough for these short documents
+    stores = [
+        StoreSpec.create("fingerprint", strategy=name, g=2, **{k: v for k, v in small.items() if k in STRATEGIES[name].params})
+        for name in STRATEGIES
+    ]
+    Index.update_from(root / "docs", root / "idx", stores=stores, workers=1)
+    return Index.open(root / "idx")
+
+
+@given(texts)
+@settings(max_examples=25, deadline=None)
+def test_own_strategy_percentages_are_at_most_100(every_strategy: Index, query: list[str]) -> None:
+    for spec in fingerprint_stores(every_strategy):
+        searcher = FingerprintSearcher(every_strategy, spec)
+        assert searcher.percentages(searcher.prepare(" ".join(query))).max(initial=0) <= 100
+
+
+def test_a_copy_of_the_query_scores_100(every_strategy: Index) -> None:
+    for spec in fingerprint_stores(every_strategy):
+        searcher = FingerprintSearcher(every_strategy, spec)
+        checked = 0
+        for number, doc_id in enumerate(every_strategy.doc_ids):
+            prepared = searcher.prepare_doc(doc_id)
+            if prepared.self_score:  # an empty fingerprint (no anchor word, …) scores 0% throughout
+                assert searcher.percentages(prepared)[number] == 100.0, (spec.name, doc_id)
+                checked += 1
+        assert checked >= 2, spec.name
 
 
 def test_store_is_updated_incrementally_like_a_rebuild(tmp_path) -> None:

@@ -8,8 +8,11 @@ count is the number of *distinct* shared minutiae).
 **Absolute percentages** follow the self-score rule of SPEC §3: the query is scored against
 itself as the collection would hold it, S(q,q) = |F_query(q) ∩ F(q)|, where F is the store's
 strategy and F_query the query's (the same strategy, or ``full`` with ``full_query``). With the
-store's own strategy that is |F(q)|; with a full query it is |F(q)| for every strategy whose
-phrases are g-word phrases, so a copy of the query always scores 100% and nothing more.
+store's own strategy that is |F(q)|, and no document scores more than 100%. With a full query it
+is still |F(q)| for every strategy whose phrases are g-word phrases, so a copy of the query
+scores 100%; a document whose fingerprint holds *more* of the query's phrases than the query's
+own fingerprint (all-substrings on a shifted repetition of the query) scores above 100%, and is
+reported as it is, like ``inner`` in SPEC §3.
 
 **rarest-in-collection** is exact: its store keeps every distinct minutia of each document, and
 the fingerprint of each document — its r minutiae in the fewest documents of the collection,
