@@ -246,3 +246,15 @@ def test_an_index_of_another_format_version_is_refused_then_rebuilt(tmp_path):
     report = Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
     assert sorted(report.added) == sorted(DOCS)
     assert Index.open(tmp_path / "i").manifest["format_version"] == 2
+
+
+def test_a_file_over_the_size_limit_is_skipped_without_being_read(tmp_path, monkeypatch):
+    monkeypatch.setattr("coderiv.collection.MAX_DOCUMENT_BYTES", 100)
+    monkeypatch.setattr("coderiv.build.MAX_DOCUMENT_BYTES", 100)
+    folder = write_docs(tmp_path / "c", {"small.txt": "a small document", "big.txt": "word " * 100})
+    read = []
+    original = type(folder).read_bytes
+    monkeypatch.setattr(type(folder), "read_bytes", lambda self: read.append(self.name) or original(self))
+    report = Index.update_from(folder, tmp_path / "i", workers=1)
+    assert [(s.doc_id, s.reason) for s in report.skipped] == [("big.txt", "too large (500 bytes > 100)")]
+    assert read == ["small.txt"]

@@ -93,8 +93,9 @@ class _Worker:
         self.structure = any(spec.needs_structure for spec in self.specs)
 
     def run(self, doc: RawDocument) -> AnalyzedEntry | Skipped:
-        if len(doc.data) > MAX_DOCUMENT_BYTES:
-            return Skipped(doc.doc_id, f"too large ({len(doc.data)} bytes > {MAX_DOCUMENT_BYTES})")
+        size = doc.oversize or len(doc.data)
+        if size > MAX_DOCUMENT_BYTES:
+            return Skipped(doc.doc_id, f"too large ({size} bytes > {MAX_DOCUMENT_BYTES})")
         if looks_binary(doc.data):
             return Skipped(doc.doc_id, "binary")
         decoded = visible_text(doc.data, doc.doc_id)

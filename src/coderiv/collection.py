@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Union
 
 from .errors import InputError
+from .extract import MAX_DOCUMENT_BYTES
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,8 @@ class RawDocument:
 
     doc_id: str
     data: bytes
+    #: size on disk of a file too large to read (``data`` is then empty and the file is skipped)
+    oversize: int = 0
 
     @property
     def sha256(self) -> str:
@@ -54,6 +57,10 @@ def iter_folder(root: Path) -> Iterator[RawDocument]:
     entries.sort()
     for doc_id, path in entries:
         try:
+            size = path.stat().st_size
+            if size > MAX_DOCUMENT_BYTES:
+                yield RawDocument(doc_id, b"", oversize=size)
+                continue
             data = path.read_bytes()
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror}") from exc
@@ -67,6 +74,9 @@ def iter_archive(path: Path) -> Iterator[RawDocument]:
             for member in archive:
                 name = member.name.lstrip("./") if member.name.startswith("./") else member.name
                 if not member.isfile() or _hidden(tuple(name.split("/"))):
+                    continue
+                if member.size > MAX_DOCUMENT_BYTES:
+                    yield RawDocument(name, b"", oversize=member.size)
                     continue
                 handle = archive.extractfile(member)
                 if handle is None:
