@@ -291,6 +291,18 @@ def test_full_query_self_score_is_the_stored_fingerprint(tmp_path) -> None:
         assert [(m.doc_id, m.percent) for m in result.matches] == [("a.txt", 100.0), ("b.txt", 50.0)]
     # b as a full query: qq anchor, anchor yy, yy xx; S = |{anchor yy}| = 1; a holds it too
     assert full.percentages(full.prepare_doc("b.txt")).tolist() == [100.0, 100.0, 0.0]
+    # the full query of an indexed document re-reads its text from the source …
+    (tmp_path / "docs" / "a.txt").unlink()
+    with pytest.raises(CoderivError, match="cannot read .*a.txt"):
+        full.prepare_doc("a.txt")
+    # … unless the index holds a full store of the same g, read instead
+    write_docs(tmp_path / "docs", {"a.txt": "start zzz qq anchor yy xx"})
+    stores = [parse_fingerprint("anchor:g=2"), parse_fingerprint("full:g=2")]
+    Index.update_from(tmp_path / "docs", tmp_path / "both", stores=stores, workers=1)
+    (tmp_path / "docs" / "a.txt").unlink()
+    both = FingerprintSearcher(Index.open(tmp_path / "both"), "anchor", full_query=True)
+    prepared = both.prepare_doc("a.txt")
+    assert len(prepared.keys) == 5 and prepared.self_score == 2
     assert full.method == "fingerprint:g=2,strategy=anchor+full-query"
 
 

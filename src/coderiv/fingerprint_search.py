@@ -176,14 +176,28 @@ class FingerprintSearcher:
         own = self.postings.doc_keys(number)[0]
         if not self.full_query:
             return PreparedFingerprint(np.asarray(own), len(own), length)
-        if self.index.source is None:
-            raise CoderivError("the index does not record its source; cannot re-read the query document")
-        try:
-            data = read_member(self.index.source, doc_id)
-        except (OSError, KeyError) as exc:
-            raise CoderivError(f"cannot re-read {doc_id} from {self.index.source}: {exc}") from None
-        keys = self.full_fingerprint(self.index.analyzer.analyze(visible_text(data, doc_id).text))
+        keys = self._stored_full(number)
+        if keys is None:
+            if self.index.source is None:
+                raise CoderivError("the index does not record its source; cannot re-read the query document")
+            try:
+                data = read_member(self.index.source, doc_id)
+            except (OSError, KeyError) as exc:
+                raise CoderivError(f"cannot re-read {doc_id} from {self.index.source}: {exc}") from None
+            keys = self.full_fingerprint(self.index.analyzer.analyze(visible_text(data, doc_id).text))
         return PreparedFingerprint(keys, len(np.intersect1d(keys, own)), length)
+
+    def _stored_full(self, number: int) -> np.ndarray | None:
+        """A document's full fingerprint at this g, if the index holds one (a ``full`` store, or
+        the pool of rarest-in-collection): saves re-reading and re-analysing the document."""
+        wanted = {k: v for k, v in self.params.items() if k in ("g", "m")}
+        for spec in fingerprint_stores(self.index):
+            params = spec.param_dict
+            if params["strategy"] in ("full", "rarest-in-collection") and {
+                k: v for k, v in params.items() if k in ("g", "m")
+            } == wanted:
+                return np.asarray(self.index.store(spec.name).doc_keys(number)[0])
+        return None
 
     def _present(self, prepared: PreparedFingerprint) -> np.ndarray:
         """Store positions of the query's minutiae that occur in the collection (ascending)."""
