@@ -269,6 +269,9 @@ def test_shared_minutiae_and_percentages(full_index: Index) -> None:
         ("a.txt", 2.0, pytest.approx(200 / 3)), ("b.txt", 2.0, pytest.approx(200 / 3)),
     ]
     assert (text.query_terms, text.matched_terms) == (3, 2)  # omega's phrase is in no document
+    at_least = searcher.rank(searcher.prepare_doc("a.txt"), top=None, min_percent=70)
+    assert [m.doc_id for m in at_least.matches] == ["a.txt"]  # b's 66.7% is below 70%
+    assert len(searcher.rank(searcher.prepare_doc("a.txt"), min_percent=66.6).matches) == 2
     empty = searcher.search("!!!")
     assert empty.matches == [] and empty.self_score == 0 and "empty" in (empty.note or "")
 

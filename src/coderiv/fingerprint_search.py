@@ -218,9 +218,14 @@ class FingerprintSearcher:
         scores, own = self.scores(prepared)
         return percent(scores, own)
 
-    def rank(self, prepared: PreparedFingerprint, top: int | None = 10, label: str = "") -> QueryResult:
-        """The top documents by shared minutiae, with percentages (``top=None``: all scoring)."""
+    def rank(
+        self, prepared: PreparedFingerprint, top: int | None = 10, label: str = "", min_percent: float = 0.0
+    ) -> QueryResult:
+        """The top documents by shared minutiae, with percentages (``top=None``: all scoring);
+        ``min_percent`` keeps only documents at or above that percentage."""
         scores, own = self.scores(prepared)
+        if min_percent > 0:
+            scores = np.where(percent(scores, own) >= min_percent, scores, 0.0)
         ranked = top_k(scores, top)
         matches = [
             Match(rank=i + 1, percent=float(percent(scores[d], own)), score=float(scores[d]), doc_id=self.index.doc_ids[d])
