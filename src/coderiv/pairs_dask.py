@@ -62,7 +62,8 @@ def dask_client(address: str, workers: int | None = None, processes: bool = True
         raise CoderivError("--dask needs the 'distributed' package: pip install 'dask[distributed]'") from None
     if address == "local":
         with LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=processes, dashboard_address=None
+            n_workers=workers, threads_per_worker=1, processes=processes,
+            dashboard_address=":0",  # None still binds 8787 for the HTTP routes; ":0" takes a free port
         ) as cluster, Client(cluster) as client:
             yield client
         return
