@@ -59,6 +59,8 @@ def test_texts_from_an_archive_in_one_pass(tmp_path: Path) -> None:
         texts.get(["gone.txt"])
     with pytest.raises(CoderivError, match="is gone"):
         DocumentTexts(tmp_path / "missing")
+    with pytest.raises(CoderivError, match="does not record"):
+        DocumentTexts(None)  # an index built from an iterable of documents
 
 
 def test_verified_evaluation_family(tmp_path: Path) -> None:
