@@ -12,6 +12,7 @@ import click
 from . import passages as _passages  # noqa: F401  (registers the "passages" evaluation method)
 from . import verify as _verify  # noqa: F401  (registers the "verified:" evaluation family)
 from .cli import _read_query, analysis_options, format_option, friendly_errors, index_option, settings_from
+from .compare import COMPARE_METHODS
 from .errors import CoderivError
 from .output import fmt_percent, table, to_json, tsv
 
@@ -21,7 +22,7 @@ from .output import fmt_percent, table, to_json, tsv
 @click.argument("b", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option(
     "--method", "-m", "methods", multiple=True, default=("all",), show_default=True,
-    type=click.Choice(["all", "shingles", "containment", "chunks", "patricia", "matching", "passages"]),
+    type=click.Choice(["all", *COMPARE_METHODS]),
     help="Method (repeatable).",
 )
 @click.option("--width", "-w", type=click.IntRange(1), default=4, show_default=True, help="Shingle width in words.")
