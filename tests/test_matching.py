@@ -174,3 +174,20 @@ def test_candidates_ending_like_the_suspicious_text_stop_at_their_end() -> None:
     # Without distinct separators "ab" + sep + "ab cd" would match "ab" + sep + "ab" + ...
     many = matching_statistics_many([normalize("ab"), normalize("ab cd")], normalize("ab"))
     assert [m.lengths.tolist() for m in many] == [[2], [2, 0]]
+
+
+def test_overlapping_passages_cover_their_union() -> None:
+    a, b = normalize("aa bb cc"), normalize("aa bb xx bb cc")
+    passages = shared_passages(a, b, threshold=2)
+    # "aa bb " (6) from B's start, then "bb cc" (5), found later in B, reaching further.
+    assert [(p.a_start, p.a_end, p.b_start, p.b_end) for p in passages] == [(0, 6, 0, 6), (3, 8, 9, 14)]
+    # Together they cover A's 8 characters once each, not 6 + 5 = 11.
+    assert coverage_percent(a, passages, threshold=2) == 100.0
+    assert coverage_percent(b, passages, side="b", threshold=2) == 100 * 11 / 14
+
+
+def test_four_byte_characters_count_once() -> None:
+    # 😀 is one character (four UTF-8 bytes); the match "x 😀 yy " is 7 characters long.
+    ms = matching_statistics(normalize("x 😀 yy zz"), normalize("x 😀 yy ww"))
+    assert ms.starts.tolist() == [0, 4, 7]  # 😀 is no word character
+    assert ms.lengths.tolist() == [7, 3, 0]
