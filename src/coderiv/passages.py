@@ -12,6 +12,9 @@ the query that paragraph spans, where a whole-document measure would dilute it.
 The paper counts "chunks that had high similarity in each pair of documents"; counting query
 passages rather than (query passage, document passage) pairs keeps the score ideal (a document
 that repeats a passage cannot pass 100%).
+
+:class:`PassageIndex` holds a collection's passages in one postings store and streams the query
+passages through it; ``passages[:MEASURE]`` makes it an evaluation method over a whole index.
 """
 
 from __future__ import annotations
