@@ -71,11 +71,13 @@ def main() -> None:
         print(f"\n{method}: pairs {seconds:.1f} s, {run.shared_pairs} pairs share keys; boilerplate: "
               f"{run.skipped_keys} keys in more than {run.max_df} documents skipped ({run.skipped_postings} postings)")
         table = PairTable.open(index, method)
-        for threshold in [float(x) for x in args.mins.split(",")]:
-            groups = [g.doc_ids for g in find_groups(table, threshold)]
-            r = compare(groups, family_of)
-            print(f"  groups --min {threshold:g}: {r['groups']} groups, {r['exact']} exactly a family "
-                  f"(of {r['families']} families of 2+), pairwise precision {r['precision']:.3f}, recall {r['recall']:.3f}")
+        for mutual in (False, True):
+            for threshold in [float(x) for x in args.mins.split(",")]:
+                groups = [g.doc_ids for g in find_groups(table, threshold, mutual)]
+                r = compare(groups, family_of)
+                flag = " --mutual" if mutual else ""
+                print(f"  groups --min {threshold:g}{flag}: {r['groups']} groups, {r['exact']} exactly a family "
+                      f"(of {r['families']} families of 2+), pairwise precision {r['precision']:.3f}, recall {r['recall']:.3f}")
     print(f"\npeak RSS {peak_rss_mb()[0]:.0f} MB")
 
 

@@ -281,6 +281,9 @@ def test_groups_are_connected_components_largest_first(tmp_path):
     groups = find_groups(table, 85)
     assert [g.doc_ids for g in groups] == [["a1.txt", "a2.txt", "a3.txt"], ["b1.txt", "b2.txt"]]
     assert [g.number for g in groups] == [1, 2]
+    # both ways: a2 → a1 = 46/48 = 95.8% and a1 ↔ a3 89.1% hold, b1 → b2 (45.7%) does not
+    assert [g.doc_ids for g in find_groups(table, 85, mutual=True)] == [["a1.txt", "a2.txt", "a3.txt"]]
+    assert [g.doc_ids for g in find_groups(table, 90, mutual=True)] == [["a1.txt", "a2.txt"]]
 
 
 # -- the command line ------------------------------------------------------------------------------

@@ -115,23 +115,25 @@ def similar_command(doc_ids: tuple[str, ...], everything: bool, method: str, top
 
 @click.command("groups")
 @click.option("--min", "min_percent", type=float, required=True, help="Link documents similar at PERCENT or more.")
+@click.option("--mutual", is_flag=True, help="Link only when both directions reach --min (versions, not excerpts).")
 @method_option
 @index_option
 @format_option
 @friendly_errors
-def groups_command(min_percent: float, method: str, index_dir: Path, fmt: str) -> None:
+def groups_command(min_percent: float, mutual: bool, method: str, index_dir: Path, fmt: str) -> None:
     """Groups of coderivative documents (connected components of the pair table), largest first."""
     from .groups import find_groups
     from .index import Index
     from .pairs_table import PairTable
 
-    groups = find_groups(PairTable.open(Index.open(index_dir), method), min_percent)
+    groups = find_groups(PairTable.open(Index.open(index_dir), method), min_percent, mutual)
     if fmt == "json":
         click.echo(to_json([g.to_dict() for g in groups]))
     elif fmt == "tsv":
         click.echo(tsv(["group", "size", "doc_id"], [[g.number, len(g.doc_ids), d] for g in groups for d in g.doc_ids]))
     else:
-        click.echo(f"{len(groups)} groups of documents similar at {min_percent:g}% or more ({method})")
+        how = "both ways" if mutual else "one way or the other"
+        click.echo(f"{len(groups)} groups of documents similar at {min_percent:g}% or more, {how} ({method})")
         click.echo(table(["group", "size", "doc_id"], [[g.number, len(g.doc_ids), d] for g in groups for d in g.doc_ids], align=">><"))
 
 

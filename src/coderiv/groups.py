@@ -2,7 +2,8 @@
 
 Manber's "groups of similar files". Two documents are linked when either finds the other at
 ``min_percent`` or more among its stored top-k (chunk similarity is asymmetric: a short page
-wholly inside a long one links them). Components are found by
+wholly inside a long one links them), or with ``mutual`` only when both do (versions of one
+page, not excerpts: a release note inside a changelog stays apart). Components are found by
 ``scipy.sparse.csgraph.connected_components`` (weak connectivity); singletons are not groups.
 """
 
@@ -30,7 +31,7 @@ class Group:
         return {"group": self.number, "size": len(self.doc_ids), "doc_ids": self.doc_ids}
 
 
-def find_groups(table: PairTable, min_percent: float) -> list[Group]:
+def find_groups(table: PairTable, min_percent: float, mutual: bool = False) -> list[Group]:
     """Connected components of the links ≥ ``min_percent``, largest first (ties by first id)."""
     if not 0 < min_percent <= 100:
         raise CoderivError(f"--min must be a percentage in (0, 100] (got {min_percent})")
@@ -38,6 +39,8 @@ def find_groups(table: PairTable, min_percent: float) -> list[Group]:
     keep = values >= min_percent
     n = table.n_docs
     graph = coo_matrix((np.ones(int(keep.sum())), (src[keep], dst[keep])), shape=(n, n)).tocsr()
+    if mutual:
+        graph = graph.multiply(graph.T).tocsr()
     _, labels = connected_components(graph, directed=True, connection="weak")
     sizes = np.bincount(labels, minlength=n)
     members = np.flatnonzero(sizes[labels] >= 2)  # ascending number = id order

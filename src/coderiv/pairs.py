@@ -348,12 +348,15 @@ def compute_pairs(
         if progress is not None:
             progress(1)
     results.sort(key=lambda r: r[0])
+    blocks = len(results)
     codes, shared = aggregate(
         np.concatenate([r[1] for r in results]) if results else np.empty(0, np.uint64),
         np.concatenate([r[2] for r in results]) if results else None,
     )
-    first = (codes // np.uint64(n)).astype(np.int64)
-    second = (codes % np.uint64(n)).astype(np.int64)
+    shared_pairs = len(codes)
+    first = (codes // np.uint64(n)).astype(np.uint32)
+    second = (codes % np.uint64(n)).astype(np.uint32)
+    del codes, results
     forward, backward = directed_values(pm, first, second, shared, view.sizes, lengths)
     src = np.concatenate((first, second))
     dst = np.concatenate((second, first))
@@ -366,7 +369,7 @@ def compute_pairs(
         recomputed, mode = int(plan.rows.sum()), "incremental"
     table = PairTable.create(index, pm, top, max_df, view, row_ptr, targets, values, truncated)
     report = RunReport(
-        pm.name, mode, n, recomputed, len(results), len(codes), m,
+        pm.name, mode, n, recomputed, blocks, shared_pairs, m,
         len(view.skipped_keys), view.skipped_postings, "" if plan is None else plan.reason,
     )
     return table, report
