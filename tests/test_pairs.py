@@ -323,3 +323,16 @@ def test_cli_errors_are_one_line(tmp_path, runner):
     result = runner.invoke(main, ["similar", "a.txt", "--index", idx])
     assert result.exit_code == 1 and "run 'coderiv pairs --method chunks'" in result.output
     assert "Traceback" not in result.output
+
+
+def test_cli_dask_local_cluster_matches_single_process(tmp_path, runner):
+    write_docs(tmp_path / "c", _random_docs(random.Random(9), 10))
+    idx = str(tmp_path / "idx")
+    runner.invoke(main, ["index", str(tmp_path / "c"), "--index", idx, "-q"])
+    assert runner.invoke(main, ["pairs", "--index", idx, "-q"]).exit_code == 0
+    single = runner.invoke(main, ["similar", "--all", "--index", idx, "--format", "tsv"]).output
+    result = runner.invoke(main, ["pairs", "--index", idx, "-q", "--full", "--dask", "local", "--workers", "2"])
+    assert result.exit_code == 0, result.output
+    assert "full run, 10 of 10 rows" in result.output
+    assert runner.invoke(main, ["similar", "--all", "--index", idx, "--format", "tsv"]).output == single
+    assert len(single.splitlines()) > 1
