@@ -223,6 +223,27 @@ def test_incremental_run_recomputes_only_touched_rows(tmp_path):
     assert run_pairs(index, "chunks", top=5).mode == "unchanged"
 
 
+def test_truncated_row_that_loses_its_entry_is_recomputed(tmp_path):
+    words = [f"t{i}" for i in range(40)]
+    docs = {
+        "x.txt": " ".join(words),
+        "y.txt": " ".join(words[:30] + ["y1", "y2"]),  # x → y: 26 of 36 chunks
+        "z.txt": " ".join(words[:15] + ["z1", "z2"]),  # x → z: 11 of 36 chunks
+    }
+    index = build(tmp_path / "c", docs, tmp_path)
+    run_pairs(index, "chunks", top=1)
+    assert PairTable.open(index, "chunks").similar("x.txt") == [(1, pytest.approx(100 * 26 / 36), "y.txt")]
+    (tmp_path / "c" / "y.txt").unlink()
+    Index.update_from(tmp_path / "c", tmp_path / "idx", workers=1)
+    index = Index.open(tmp_path / "idx")
+    report = run_pairs(index, "chunks", top=1)
+    # x's row held only y (top 1 of 2 candidates): its 2nd best was never stored, so x is recomputed;
+    # z's row (x, tied with y at 11 of 13 chunks and first by id) just loses nothing
+    assert (report.mode, report.recomputed_rows) == ("incremental", 1)
+    assert PairTable.open(index, "chunks").similar("x.txt") == [(1, pytest.approx(100 * 11 / 36), "z.txt")]
+    assert PairTable.open(index, "chunks").similar("z.txt") == [(1, pytest.approx(100 * 11 / 13), "x.txt")]
+
+
 def test_changed_parameters_force_a_full_run(tmp_path):
     index = build(tmp_path / "c", _random_docs(random.Random(1), 8), tmp_path)
     run_pairs(index, "chunks", top=3)

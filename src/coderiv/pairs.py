@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -504,8 +504,3 @@ def require_store(index: Index, method: str) -> StoreSpec | None:
     """The store ``method`` needs when the index lacks it (None when present)."""
     spec = get_method(method).store
     return None if spec.name in index.specs else spec
-
-
-def describe_methods() -> dict[str, Any]:
-    """Method name → description (for help texts)."""
-    return {name: m.description for name, m in METHODS.items()}
