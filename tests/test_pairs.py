@@ -249,6 +249,12 @@ def test_changed_parameters_force_a_full_run(tmp_path):
     run_pairs(index, "chunks", top=3)
     assert run_pairs(index, "chunks", top=4).mode == "full"
     assert run_pairs(index, "chunks", top=4, max_df=5).mode == "full"
+    assert run_pairs(index, "chunks", top=4, max_df=5).mode == "unchanged"
+    write_docs(tmp_path / "c", {"more.txt": "quite another text altogether"})
+    Index.update_from(tmp_path / "c", tmp_path / "idx", workers=1)
+    index = Index.open(tmp_path / "idx")
+    index.manifest["format_version"] = 0  # as if the index had been rebuilt by another format
+    assert run_pairs(index, "chunks", top=4, max_df=5).mode == "full"
 
 
 def test_stale_table_is_detected(tmp_path):

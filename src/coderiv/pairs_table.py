@@ -89,6 +89,7 @@ class PairTable:
             "method": method.name,
             "store": method.store.name,
             "analysis": index.settings.to_dict(),
+            "index_format": index.manifest.get("format_version"),
             "top": top,
             "max_df_setting": max_df_setting,
             "max_df": view.max_df,
@@ -221,6 +222,7 @@ class PairTable:
             and m["top"] == top
             and m["max_df_setting"] == max_df_setting
             and m["analysis"] == index.settings.to_dict()
+            and m.get("index_format") == index.manifest.get("format_version")  # key hashing may differ
         )
         if not same:
             return None
