@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 from coderiv import Index
 from coderiv.cli import main
 from coderiv.groups import find_groups
-from coderiv.pairs import METHODS, aggregate, compute_pairs, count_block, default_max_df, run_pairs
+from coderiv.pairs import (
+    METHODS, aggregate, compute_pairs, count_block, default_max_df, key_ranges, row_ranges, run_pairs,
+)
 from coderiv.pairs_table import PairTable, StalePairsError
 from coderiv.query import Searcher
 
@@ -53,6 +55,21 @@ def test_count_block_rows_keep_pairs_touching_them():
 def test_aggregate_sums_equal_codes():
     codes, sums = aggregate(np.array([5, 3, 5, 5], np.uint64), np.array([1, 2, 3, 4]))
     assert codes.tolist() == [3, 5] and sums.tolist() == [2, 8]
+
+
+def test_row_ranges_cut_rows_by_entries():
+    # cumulative entries 3, 3, 8, 10, 14: a range ends with the row that reaches each 5 entries
+    assert row_ranges(np.array([3, 0, 5, 2, 4]), budget=5) == [(0, 3), (3, 5)]
+    assert row_ranges(np.array([0, 0]), budget=5) == [(0, 2)]
+
+
+def test_key_ranges_cover_every_key_once():
+    from coderiv.postings import from_forward
+
+    store = from_forward([(np.array([1, 2, 3], np.uint64), np.ones(3, np.int32)), (np.array([2, 5], np.uint64), np.ones(2, np.int32))])
+    # keys 1, 2, 3, 5 hold 1, 2, 1, 1 postings (ptr 0 1 3 4 5); steps of 2 postings cut at keys 0, 1, 3
+    assert list(key_ranges(store, step=2)) == [(0, 1), (1, 3), (3, 4)]
+    assert list(key_ranges(store, step=100)) == [(0, 4)]
 
 
 def test_default_max_df_is_the_larger_of_100_and_one_percent():
@@ -144,7 +161,11 @@ def _brute_force(index: Index, method: str, top: int, max_df: int) -> dict[str, 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10_000), method=st.sampled_from(["chunks", "resemblance"]), max_df=st.integers(2, 5))
-def test_set_methods_equal_brute_force(tmp_path_factory, seed, method, max_df):
+def test_set_methods_equal_brute_force(tmp_path_factory, monkeypatch, seed, method, max_df):
+    from coderiv import pairs
+
+    monkeypatch.setattr(pairs, "ROW_ENTRIES", 7)  # rows ranked in several ranges
+    monkeypatch.setattr(pairs, "POSTINGS_STEP", 30)  # whole-store passes in several steps
     tmp = tmp_path_factory.mktemp("bf")
     index = build(tmp / "c", _random_docs(random.Random(seed), 12, vocab=12, length=20), tmp)
     table, _ = compute_pairs(index, method, top=3, max_df=max_df)
@@ -189,7 +210,11 @@ def _edit(folder: Path, rng: random.Random) -> None:
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10_000), method=st.sampled_from(sorted(METHODS)), max_df=st.sampled_from([None, 3, 4]))
-def test_incremental_run_equals_full_recomputation(tmp_path_factory, seed, method, max_df):
+def test_incremental_run_equals_full_recomputation(tmp_path_factory, monkeypatch, seed, method, max_df):
+    from coderiv import pairs
+
+    monkeypatch.setattr(pairs, "ROW_ENTRIES", 5)  # rows merged in several ranges
+    monkeypatch.setattr(pairs, "POSTINGS_STEP", 50)  # whole-store passes in several steps
     tmp = tmp_path_factory.mktemp("inc")
     rng = random.Random(seed)
     index = build(tmp / "c", _random_docs(rng, 16, vocab=15, length=20), tmp)

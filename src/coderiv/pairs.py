@@ -231,49 +231,119 @@ class KeyView:
     skipped_postings: int
 
 
+#: Postings read at once by whole-store passes (bounds their memory).
+POSTINGS_STEP = 8_000_000
+
+
+def key_ranges(store: Postings, step: int | None = None) -> Iterator[tuple[int, int]]:
+    """Consecutive key ranges of about ``step`` postings each (default POSTINGS_STEP)."""
+    ptr = np.asarray(store.ptr)
+    cuts = np.searchsorted(ptr, np.arange(0, int(ptr[-1]), step or POSTINGS_STEP), side="right") - 1
+    bounds = np.unique(np.concatenate((cuts, [len(ptr) - 1])))
+    yield from ((int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]))
+
+
 def key_view(store: Postings, max_df: int, measure: str | None) -> KeyView:
     """Which keys a run uses, and the documents' sizes over those keys."""
     f = store.doc_freqs
     used = f <= max_df
-    per_posting = np.repeat(used, f)
-    docs = np.asarray(store.docs)[per_posting]
-    if measure is None:
-        sizes = np.bincount(docs, minlength=store.n_docs).astype(np.int64)
-    else:
-        vals = np.asarray(store.vals)[per_posting]
-        weights = key_weights(measure, vals, vals, np.repeat(f, f)[per_posting])
-        sizes = np.zeros(store.n_docs, np.int64)
-        np.add.at(sizes, docs, weights)
+    sizes = np.zeros(store.n_docs, np.int64)
+    for a, b in key_ranges(store):
+        keep = np.repeat(used[a:b], f[a:b])
+        lo, hi = int(store.ptr[a]), int(store.ptr[b])
+        docs = np.asarray(store.docs[lo:hi])[keep]
+        if measure is None:
+            sizes += np.bincount(docs, minlength=store.n_docs)
+        else:
+            vals = np.asarray(store.vals[lo:hi])[keep]
+            np.add.at(sizes, docs, key_weights(measure, vals, vals, np.repeat(f[a:b], f[a:b])[keep]))
     skipped = ~used
     return KeyView(max_df, used, sizes, np.asarray(store.keys)[skipped], int(f[skipped].sum()))
 
 
+def keys_holding(store: Postings, docs_mask: np.ndarray) -> np.ndarray:
+    """Per key: does any document of ``docs_mask`` hold it."""
+    found = np.zeros(len(store.keys), bool)
+    ptr = np.asarray(store.ptr)
+    for a, b in key_ranges(store):
+        hit = docs_mask[np.asarray(store.docs[ptr[a] : ptr[b]])]
+        found[a:b] = np.logical_or.reduceat(hit, ptr[a:b] - ptr[a])
+    return found
+
+
 def directed_values(
     method: PairMethod,
-    first: np.ndarray,
-    second: np.ndarray,
+    src: np.ndarray,
+    dst: np.ndarray,
     shared: np.ndarray,
     sizes: np.ndarray,
     lengths: np.ndarray | None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Percentages of each pair in both directions: (first → second, second → first)."""
-    s1 = sizes[first].astype(np.float64)
-    s2 = sizes[second].astype(np.float64)
+) -> np.ndarray:
+    """Percentage of each pair read from ``src`` to ``dst`` (the row document is ``src``)."""
+    s1 = sizes[src].astype(np.float64)
     c = shared.astype(np.float64)
     if method.name == "resemblance":
-        both = 100.0 * c / (s1 + s2 - c)
-        return both, both
+        return 100.0 * c / (s1 + sizes[dst].astype(np.float64) - c)
     if method.measure is None:
-        return 100.0 * c / s1, 100.0 * c / s2
+        return 100.0 * c / s1
     assert lengths is not None
     doc = get_measure(method.measure).doc
-    l1 = lengths[first].astype(np.float64)
-    l2 = lengths[second].astype(np.float64)
+    l1 = lengths[src].astype(np.float64)
+    l2 = lengths[dst].astype(np.float64)
     ones = np.ones(len(c))
     # S(q,d) = doc(f_d, f_q) · Σ; self-score S(q,q) = doc(f_q, f_q) · own sum
-    forward = 100.0 * c * doc(l2, l1, ones) / (s1 * doc(l1, l1, ones))
-    backward = 100.0 * c * doc(l1, l2, ones) / (s2 * doc(l2, l2, ones))
-    return forward, backward
+    return 100.0 * c * doc(l2, l1, ones) / (s1 * doc(l1, l1, ones))
+
+
+@dataclass
+class SharedPairs:
+    """Summed weights of unordered pairs, readable row by row in both directions.
+
+    ``first < second``, sorted by (first, second); ``by_second`` orders them by second, so
+    the entries of rows r0…r1 are two slices, and the top-k never holds every directed entry
+    of the collection in memory at once.
+    """
+
+    first: np.ndarray
+    second: np.ndarray
+    shared: np.ndarray
+    by_second: np.ndarray
+    second_sorted: np.ndarray
+
+    @classmethod
+    def from_codes(cls, codes: np.ndarray, shared: np.ndarray, n: int) -> SharedPairs:
+        first = (codes // np.uint64(n)).astype(np.uint32)
+        second = (codes % np.uint64(n)).astype(np.uint32)
+        by_second = np.argsort(second, kind="stable")
+        return cls(first, second, shared, by_second, second[by_second])
+
+    def row_counts(self, n: int) -> np.ndarray:
+        return np.bincount(self.first, minlength=n) + np.bincount(self.second, minlength=n)
+
+    def rows(self, r0: int, r1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(src, dst, shared) of the directed entries whose source is in r0…r1−1."""
+        f0, f1 = np.searchsorted(self.first, [r0, r1])
+        b0, b1 = np.searchsorted(self.second_sorted, [r0, r1])
+        back = self.by_second[b0:b1]
+        return (
+            np.concatenate((self.first[f0:f1], self.second[back])),
+            np.concatenate((self.second[f0:f1], self.first[back])),
+            np.concatenate((self.shared[f0:f1], self.shared[back])),
+        )
+
+
+#: Directed entries ranked at once when building rows (bounds the top-k's memory).
+ROW_ENTRIES = 8_000_000
+
+
+def row_ranges(counts: np.ndarray, budget: int | None = None) -> list[tuple[int, int]]:
+    """Consecutive row ranges holding about ``budget`` entries each (default ROW_ENTRIES)."""
+    budget = budget or ROW_ENTRIES
+    n = len(counts)
+    cumulative = np.cumsum(counts)
+    cuts = np.searchsorted(cumulative, np.arange(budget, int(cumulative[-1]) + budget, budget), side="right") if n else []
+    bounds = np.unique(np.concatenate(([0], np.minimum(np.asarray(cuts, np.int64) + 1, n), [n])))
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def select_top(src: np.ndarray, dst: np.ndarray, val: np.ndarray, k: int, n_docs: int) -> tuple[np.ndarray, ...]:
@@ -291,6 +361,16 @@ def select_top(src: np.ndarray, dst: np.ndarray, val: np.ndarray, k: int, n_docs
     row_ptr = np.zeros(n_docs + 1, np.int64)
     np.cumsum(np.minimum(counts, k), out=row_ptr[1:])
     return row_ptr, dst[keep].astype(np.uint32), val[keep], counts > k
+
+
+def join_rows(pieces: list[tuple[np.ndarray, ...]]) -> tuple[np.ndarray, ...]:
+    """Concatenate the CSR rows of consecutive row ranges."""
+    offsets = np.cumsum([0] + [len(p[1]) for p in pieces[:-1]])
+    row_ptr = np.concatenate([[0]] + [p[0][1:] + off for p, off in zip(pieces, offsets)]).astype(np.int64)
+    targets = np.concatenate([p[1] for p in pieces]) if pieces else np.empty(0, np.uint32)
+    values = np.concatenate([p[2] for p in pieces]) if pieces else np.empty(0)
+    truncated = np.concatenate([p[3] for p in pieces]) if pieces else np.empty(0, bool)
+    return row_ptr, targets, values, truncated
 
 
 # -- the run --------------------------------------------------------------------------------
@@ -339,8 +419,8 @@ def compute_pairs(
     rows = None if plan is None else plan.rows
     f = store.doc_freqs
     eligible = view.used & (f >= 2)
-    if rows is not None and len(f):  # only keys holding a recomputed document
-        eligible &= np.logical_or.reduceat(rows[np.asarray(store.docs)], np.asarray(store.ptr[:-1]))
+    if rows is not None:  # only keys holding a recomputed document
+        eligible &= keys_holding(store, rows)
     positions = np.flatnonzero(eligible)
     results = []
     for number, codes, sums in engine(plan_blocks(store, positions, pm.measure, rows)):
@@ -354,19 +434,22 @@ def compute_pairs(
         np.concatenate([r[2] for r in results]) if results else None,
     )
     shared_pairs = len(codes)
-    first = (codes // np.uint64(n)).astype(np.uint32)
-    second = (codes % np.uint64(n)).astype(np.uint32)
-    del codes, results
-    forward, backward = directed_values(pm, first, second, shared, view.sizes, lengths)
-    src = np.concatenate((first, second))
-    dst = np.concatenate((second, first))
-    val = np.concatenate((forward, backward))
-    if plan is None:
-        row_ptr, targets, values, truncated = select_top(src, dst, val, top, n)
-        recomputed, mode = n, "full"
-    else:
-        row_ptr, targets, values, truncated = plan.merge(src, dst, val, top, n)
-        recomputed, mode = int(plan.rows.sum()), "incremental"
+    del results
+    pairs = SharedPairs.from_codes(codes, shared, n)
+    del codes, shared
+    counts = pairs.row_counts(n)
+    if plan is not None:
+        counts += np.bincount(plan.kept_src, minlength=n)
+    pieces = []
+    for r0, r1 in row_ranges(counts):
+        src, dst, weight = pairs.rows(r0, r1)
+        val = directed_values(pm, src, dst, weight, view.sizes, lengths)
+        if plan is None:
+            pieces.append(select_top(src - r0, dst, val, top, r1 - r0))
+        else:
+            pieces.append(plan.merge(src, dst, val, top, r0, r1))
+    row_ptr, targets, values, truncated = join_rows(pieces)
+    recomputed, mode = (n, "full") if plan is None else (int(plan.rows.sum()), "incremental")
     table = PairTable.create(index, pm, top, max_df, view, row_ptr, targets, values, truncated)
     report = RunReport(
         pm.name, mode, n, recomputed, blocks, shared_pairs, m,
@@ -398,17 +481,17 @@ class IncrementalPlan:
     reason: str = ""
     unchanged: bool = False
 
-    def merge(self, src: np.ndarray, dst: np.ndarray, val: np.ndarray, k: int, n: int) -> tuple[np.ndarray, ...]:
-        """Rows: recomputed ones from fresh pairs; the others from kept + fresh entries."""
-        fresh_src, fresh_dst, fresh_val = src, dst, val
-        all_src = np.concatenate((fresh_src, self.kept_src))
-        all_dst = np.concatenate((fresh_dst, self.kept_dst))
-        all_val = np.concatenate((fresh_val, self.kept_val))
-        # an entry may be both kept and fresh (unchanged pair found again): keep one
-        pair = all_src.astype(np.uint64) * np.uint64(n) + all_dst.astype(np.uint64)
+    def merge(self, src: np.ndarray, dst: np.ndarray, val: np.ndarray, k: int, r0: int, r1: int) -> tuple[np.ndarray, ...]:
+        """Rows r0…r1−1: recomputed ones from fresh entries; the others from kept + fresh ones."""
+        lo, hi = np.searchsorted(self.kept_src, [r0, r1])  # kept entries are in row order
+        all_src = np.concatenate((src, self.kept_src[lo:hi])).astype(np.int64) - r0
+        all_dst = np.concatenate((dst, self.kept_dst[lo:hi]))
+        all_val = np.concatenate((val, self.kept_val[lo:hi]))
+        # an entry may be both kept and fresh (an unchanged pair found again): keep one
+        pair = all_src.astype(np.uint64) * np.uint64(1 << 32) + all_dst.astype(np.uint64)
         _, first = np.unique(pair, return_index=True)
-        row_ptr, targets, values, truncated = select_top(all_src[first], all_dst[first], all_val[first], k, n)
-        return row_ptr, targets, values, truncated | (self.kept_truncated & ~self.rows)
+        row_ptr, targets, values, truncated = select_top(all_src[first], all_dst[first], all_val[first], k, r1 - r0)
+        return row_ptr, targets, values, truncated | (self.kept_truncated[r0:r1] & ~self.rows[r0:r1])
 
 
 def plan_incremental(
@@ -441,8 +524,10 @@ def plan_incremental(
         f_old = np.ones(len(store.keys), np.int64)
         f_old[stored[stored >= 0]] = old_df[1][stored >= 0]
         changed = (store.doc_freqs != f_old) & view.used
-        mask = np.repeat(changed, store.doc_freqs)
-        dirty[np.asarray(store.docs)[mask]] = True
+        f = store.doc_freqs
+        for a, b in key_ranges(store):
+            keep = np.repeat(changed[a:b], f[a:b])
+            dirty[np.asarray(store.docs[int(store.ptr[a]) : int(store.ptr[b])])[keep]] = True
 
     row_ptr, targets, values, truncated = old_rows
     lengths = np.diff(row_ptr)
