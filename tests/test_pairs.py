@@ -368,6 +368,10 @@ def test_cli_errors_are_one_line(tmp_path, runner):
     runner.invoke(main, ["pairs", "--index", idx, "-q"])
     result = runner.invoke(main, ["similar", "nope.txt", "--index", idx])
     assert result.exit_code == 1 and "no document 'nope.txt'" in result.output
+    result = runner.invoke(main, ["pairs", "--workers", "2", "--index", idx])
+    assert result.exit_code == 1 and "use it with --dask local" in result.output
+    result = runner.invoke(main, ["pairs", "--method", "cosine", "--index", idx])
+    assert result.exit_code == 2 and "Invalid value for '--method'" in result.output
     result = runner.invoke(main, ["groups", "--min", "0", "--index", idx])
     assert result.exit_code == 1 and "--min must be a percentage" in result.output
     write_docs(tmp_path / "c", {"z.txt": "zulu yankee xray"})

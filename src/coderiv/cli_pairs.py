@@ -60,6 +60,8 @@ def pairs_command(
     """
     from .pairs import run_pairs, serial_engine
 
+    if workers is not None and dask_address != "local":
+        raise CoderivError("--workers sets the size of a local cluster: use it with --dask local")
     index = _ensure_store(index_dir, method, quiet)
     with progress_bar(quiet, f"pairs ({method})") as bar:
         bar.unit, bar.unit_scale = "block", False
