@@ -11,38 +11,65 @@ that opens the index memory-mapped (its peak RSS is printed too).
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import shutil
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
-from common import latency_summary, machine, peak_rss_mb, timed
+from common import AnonymousPeak, latency_summary, machine, peak_rss_mb, timed
 
 from coderiv import Index, Searcher
 from coderiv.synthetic import SyntheticCollection, doc_id
 
 
+def query_ids(docs: int, queries: int) -> set[str]:
+    """Evenly spread documents of the collection used as queries."""
+    return {doc_id(i * (docs // queries)) for i in range(queries)}
+
+
+def materialize(docs: int, queries: int = 50) -> Path:
+    """The synthetic collection as an uncompressed tar, made once (generation is not indexing),
+    and the texts of the query documents beside it (``.queries.json``)."""
+    path = Path(f"/tmp/coderiv-synthetic-{docs}.tar")
+    texts_path = path.with_suffix(".queries.json")
+    if not path.exists() or not texts_path.exists():
+        wanted, texts = query_ids(docs, queries), {}
+        partial = path.with_suffix(".partial")
+        with tarfile.open(partial, "w") as archive:
+            for doc in SyntheticCollection(docs).documents():
+                member = tarfile.TarInfo(doc.doc_id)
+                member.size = len(doc.data)
+                archive.addfile(member, io.BytesIO(doc.data))
+                if doc.doc_id in wanted:
+                    texts[doc.doc_id] = doc.data.decode()
+        partial.rename(path)
+        texts_path.write_text(json.dumps(texts), "utf-8")
+    return path
+
+
 def build(args: argparse.Namespace) -> None:
-    collection = SyntheticCollection(args.docs)
+    source = materialize(args.docs)
     shutil.rmtree(args.index, ignore_errors=True)
-    seconds, report = timed(lambda: Index.update_from(collection.documents(), args.index, workers=args.workers))
+    with AnonymousPeak() as anonymous:
+        seconds, report = timed(lambda: Index.update_from(source, args.index, workers=args.workers))
     info = Index.open(args.index).info()
     raw_mb = info["source_bytes"] / 1e6
     own, children = peak_rss_mb()
     print(f"machine: {machine()}")
-    print(f"build: {report.n_docs} docs, {raw_mb:.0f} MB raw, {seconds:.1f} s = {raw_mb / seconds:.1f} MB/s "
-          "(synthetic generation in the same process included)")
-    print(f"build peak RSS: parent {own:.0f} MB, largest worker {children:.0f} MB")
+    print(f"build: {report.n_docs} docs, {raw_mb:.0f} MB raw (uncompressed tar), {seconds:.1f} s = {raw_mb / seconds:.1f} MB/s")
+    print(f"build peak RSS: parent {own:.0f} MB (anonymous memory {anonymous.peak_mb:.0f} MB; the rest is "
+          f"memory-mapped run and index files), largest worker {children:.0f} MB")
     print(f"index: {info['index_bytes'] / 1e6:.0f} MB = {100 * info['index_bytes'] / info['source_bytes']:.1f}% of raw; "
           f"{info['distinct_terms']} terms, {info['postings']} postings")
 
 
 def query(args: argparse.Namespace) -> None:
     """Runs in a fresh process so that its peak RSS is that of querying alone."""
-    collection = SyntheticCollection(args.docs)
-    wanted = {doc_id(i * (args.docs // args.queries)) for i in range(args.queries)}
-    texts = {d.doc_id: d.data.decode() for d in collection.documents() if d.doc_id in wanted}
+    texts = json.loads(materialize(args.docs, args.queries).with_suffix(".queries.json").read_text("utf-8"))
+    anonymous = AnonymousPeak().__enter__()
     index = Index.open(args.index)
     searcher = Searcher(index)
     prepared = {qid: searcher.prepare(text) for qid, text in texts.items()}
@@ -55,7 +82,9 @@ def query(args: argparse.Namespace) -> None:
                 assert result.matches[0].doc_id == qid
                 times.append(seconds)
             print(f"query {measure:<9} {label:<20} ({len(times)} queries, analysis excluded): {latency_summary(times)}")
-    print(f"query process peak RSS: {peak_rss_mb()[0]:.0f} MB (index memory-mapped)")
+    anonymous.__exit__()
+    print(f"query process peak RSS: {peak_rss_mb()[0]:.0f} MB including the memory-mapped index files; "
+          f"anonymous memory peak {anonymous.peak_mb:.0f} MB")
 
 
 def main() -> None:

@@ -6,6 +6,7 @@ import platform
 import resource
 import statistics
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -35,6 +36,39 @@ def peak_rss_mb() -> tuple[float, float]:
                 own = int(line.split()[1]) / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return own, children
+
+
+class AnonymousPeak:
+    """Samples this process's anonymous resident memory (RssAnon: heap and arrays, not the
+    memory-mapped index files, which the kernel can drop and re-read) and keeps the maximum."""
+
+    def __init__(self, interval: float = 0.05) -> None:
+        self.interval = interval
+        self.peak_mb = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    @staticmethod
+    def current_mb() -> float:
+        with open("/proc/self/status", encoding="utf-8") as status:
+            for line in status:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) / 1024
+        return 0.0
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak_mb = max(self.peak_mb, self.current_mb())
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> "AnonymousPeak":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak_mb = max(self.peak_mb, self.current_mb())
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:

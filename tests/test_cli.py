@@ -135,3 +135,13 @@ def test_index_reports_skipped_and_changed_files(indexed, runner):
 def test_index_of_a_missing_folder(runner, tmp_path):
     result = runner.invoke(main, ["index", str(tmp_path / "missing"), "--index", str(tmp_path / "i")])
     assert result.exit_code == 2 and "does not exist" in result.output
+
+
+def test_min_percent_keeps_only_matches_at_or_above_it(indexed, runner):
+    # d1 scores 39.4% and d2 33.3% (see test_query_table_shows_absolute_percentages)
+    args = ["query", str(indexed / "q.txt"), "--index", str(indexed / "i"), "--format", "tsv"]
+    rows = runner.invoke(main, [*args, "--min-percent", "35"]).output.splitlines()[1:]
+    assert [row.split("\t")[-1] for row in rows] == ["d1.txt"]
+    rows = runner.invoke(main, [*args, "--min-percent", "33.3"]).output.splitlines()[1:]
+    assert [row.split("\t")[-1] for row in rows] == ["d1.txt", "d2.txt"]
+    assert runner.invoke(main, [*args, "--min-percent", "40"]).output.splitlines() == ["query\trank\tpercent\tscore\tdoc_id"]

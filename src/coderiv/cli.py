@@ -153,6 +153,7 @@ def _read_query(path: str) -> tuple[str, str]:
 @click.option("--doc", "doc_ids", multiple=True, help="Use a document of the index as the query (repeatable).")
 @click.option("--measure", "-m", type=click.Choice(sorted(MEASURES)), default=DEFAULT_MEASURE, show_default=True)
 @click.option("--top", "-k", type=click.IntRange(1), default=10, show_default=True, help="How many results.")
+@click.option("--min-percent", type=click.FloatRange(0), default=0.0, help="Only documents at or above this percentage (also much faster).")
 @click.option("--method", type=click.Choice(["ranking", "fingerprint"]), default="ranking", show_default=True)
 @click.option("--strategy", default=None, help="Fingerprint store: STRATEGY[:g=G,...] (needed if there are several).")
 @click.option("--full-query", is_flag=True, help="Fingerprint the query with every phrase (full strategy).")
@@ -162,7 +163,7 @@ def _read_query(path: str) -> tuple[str, str]:
 @click.option("--verify", is_flag=True, help="Re-check the matches with exact passages (matching statistics): passages and a verified percentage.")
 @friendly_errors
 def query_command(
-    files: tuple[str, ...], doc_ids: tuple[str, ...], measure: str, top: int, method: str,
+    files: tuple[str, ...], doc_ids: tuple[str, ...], measure: str, top: int, min_percent: float, method: str,
     strategy: str | None, full_query: bool, index_dir: Path,
     stop: bool | None, stem: bool | None, language: str | None, fmt: str, verify: bool = False,
 ) -> None:
@@ -179,35 +180,32 @@ def query_command(
         raise CoderivError("give a query file, '-' for standard input, or --doc ID")
     index = Index.open(index_dir)
     settings = settings_from(stop, stem, language, index.settings)
-    query_texts: dict[str, str] = {}
+    engine: Any
     if method == "fingerprint":
         from .fingerprint_search import FingerprintSearcher
 
-        fingerprints = FingerprintSearcher(index, strategy, full_query, settings)
-        found = []
-        for path in files:
-            label, text = _read_query(path)
-            query_texts[label] = text
-            prepared = fingerprints.prepare(text)
-            if prepared.length == 0:
-                raise CoderivError(f"{label} has no words after analysis ({index.settings.describe()})")
-            found.append(fingerprints.rank(prepared, top, label))
-        found += [fingerprints.rank(fingerprints.prepare_doc(d), top, d) for d in doc_ids]
-        _output(found, fmt, verify, query_texts, index)
-        return
-    if strategy is not None or full_query:
-        raise CoderivError("--strategy and --full-query apply to --method fingerprint")
-    searcher = Searcher(index, settings)
+        engine = FingerprintSearcher(index, strategy, full_query, settings)
+
+        def rank(prepared: Any, label: str) -> Any:
+            return engine.rank(prepared, top, label, min_percent=min_percent)
+    else:
+        if strategy is not None or full_query:
+            raise CoderivError("--strategy and --full-query apply to --method fingerprint")
+        engine = Searcher(index, settings)
+
+        def rank(prepared: Any, label: str) -> Any:
+            return engine.rank(prepared, measure, top, label, min_percent=min_percent)
+
+    query_texts: dict[str, str] = {}
     results = []
     for path in files:
         label, text = _read_query(path)
         query_texts[label] = text
-        prepared = searcher.prepare(text)
-        if prepared.f_q == 0:
+        prepared = engine.prepare(text)
+        if prepared.length == 0:
             raise CoderivError(f"{label} has no words after analysis ({index.settings.describe()})")
-        results.append(searcher.rank(prepared, measure, top, label))
-    for doc_id in doc_ids:
-        results.append(searcher.rank(searcher.prepare_doc(doc_id), measure, top, doc_id))
+        results.append(rank(prepared, label))
+    results += [rank(engine.prepare_doc(doc_id), doc_id) for doc_id in doc_ids]
     _output(results, fmt, verify, query_texts, index)
 
 

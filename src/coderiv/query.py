@@ -70,6 +70,11 @@ class PreparedQuery:
     f_q: int
     n_terms: int
 
+    @property
+    def length(self) -> int:
+        """The query's length after analysis (f_q), as fingerprint queries name it too."""
+        return self.f_q
+
     @classmethod
     def from_terms(cls, index: Index, terms: list[str]) -> PreparedQuery:
         counts = Counter(terms)
