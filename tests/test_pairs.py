@@ -378,6 +378,8 @@ def test_cli_errors_are_one_line(tmp_path, runner):
     runner.invoke(main, ["index", str(tmp_path / "c"), "--index", idx, "-q"])
     result = runner.invoke(main, ["similar", "a.txt", "--index", idx])
     assert result.exit_code == 1 and "run 'coderiv pairs --method chunks'" in result.output
+    info = json.loads(runner.invoke(main, ["info", "--index", idx, "--format", "json"]).output)
+    assert [(t["method"], t["state"]) for t in info["pair_tables"]] == [("chunks", "stale")]
     assert "Traceback" not in result.output
 
 
