@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -78,3 +80,11 @@ def test_binary_detection():
 def test_fast_word_split_equals_the_definition(text):
     # words are maximal runs of letters and digits: \w without the underscore (SPEC §1)
     assert Analyzer(AnalysisSettings(stop=False)).words(text) == WORD_RE.findall(text.casefold())
+
+
+@given(st.text(alphabet="ab cd the and Running runs ran_x.\n", max_size=300), st.booleans(), st.booleans())
+def test_counts_only_analysis_equals_counting_the_terms(text, stop, stem):
+    analyzer = Analyzer(AnalysisSettings(stop=stop, stem=stem))
+    fast = analyzer.counts(text)
+    terms = analyzer.terms(text)
+    assert fast.term_counts() == Counter(terms) and fast.length == len(terms)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -99,11 +100,17 @@ class AnalyzedDocument:
     terms: list[str]
     sentence_starts: list[int] = field(default_factory=list)
     paragraph_starts: list[int] = field(default_factory=list)
+    #: term → count, when only counts were computed (:meth:`Analyzer.counts`; ``terms`` is empty)
+    counts: Counter[str] | None = None
 
     @property
     def length(self) -> int:
         """f_d: the number of term occurrences after stopping."""
-        return len(self.terms)
+        return len(self.terms) if self.counts is None else sum(self.counts.values())
+
+    def term_counts(self) -> Counter[str]:
+        """f_{d,t} for every term of the document."""
+        return Counter(self.terms) if self.counts is None else self.counts
 
 
 class Analyzer:
@@ -136,6 +143,23 @@ class Analyzer:
     def terms(self, text: str) -> list[str]:
         """The terms of ``text`` in order: words, stopped and stemmed as the settings say."""
         return self._finish(self.words(text))
+
+    def counts(self, text: str) -> AnalyzedDocument:
+        """Only the term counts of ``text`` (no sequence): stopwords are dropped from the distinct
+        words rather than from every occurrence, the fast path when only counts are indexed."""
+        counts = Counter(self.words(text))
+        for word in self._stoplist.intersection(counts):
+            del counts[word]
+        if self._stemmer is not None:
+            stems = self._stems
+            missing = [w for w in counts if w not in stems]
+            if missing:
+                stems.update(zip(missing, self._stemmer.stemWords(missing)))
+            stemmed: Counter[str] = Counter()
+            for word, count in counts.items():
+                stemmed[stems[word]] += count
+            counts = stemmed
+        return AnalyzedDocument([], counts=counts)
 
     def analyze(self, text: str) -> AnalyzedDocument:
         """Terms with sentence and paragraph boundaries (for fingerprint strategies)."""

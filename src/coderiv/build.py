@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from .analysis import Analyzer, AnalysisSettings
+from .analysis import AnalysisSettings, AnalyzedDocument, Analyzer
 from .collection import RawDocument
 from .extract import MAX_DOCUMENT_BYTES, looks_binary, visible_text
-from .keys import StoreSpec
+from .keys import KEY_KINDS, StoreSpec
 
 
 @dataclass
@@ -91,6 +91,7 @@ class _Worker:
     def __post_init__(self) -> None:
         self.extractors = [spec.extractor() for spec in self.specs]
         self.structure = any(spec.needs_structure for spec in self.specs)
+        self.counts_only = all(KEY_KINDS[spec.kind].counts_only for spec in self.specs)
 
     def run(self, doc: RawDocument) -> AnalyzedEntry | Skipped:
         size = doc.oversize or len(doc.data)
@@ -101,11 +102,11 @@ class _Worker:
         decoded = visible_text(doc.data, doc.doc_id)
         if self.structure:
             analyzed = self.analyzer.analyze(decoded.text)
+        elif self.counts_only:
+            analyzed = self.analyzer.counts(decoded.text)
         else:
-            from .analysis import AnalyzedDocument
-
             analyzed = AnalyzedDocument(self.analyzer.terms(decoded.text))
-        if not analyzed.terms:
+        if not analyzed.length:
             return Skipped(doc.doc_id, "empty (no words after analysis)")
         stores = {spec.name: ex(analyzed) for spec, ex in zip(self.specs, self.extractors)}
         return AnalyzedEntry(doc.doc_id, doc.sha256, analyzed.length, stores, decoded.lossy)

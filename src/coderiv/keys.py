@@ -116,6 +116,8 @@ class KeyKind:
     left out; ``needs_structure`` asks the analyser for sentence and paragraph boundaries;
     ``normalize(params)``, if given, validates the merged parameters and returns their canonical
     form (so that one store has one name, e.g. a fingerprint strategy's own defaults filled in).
+    ``counts_only`` says the extractor reads only ``doc.term_counts()`` and ``doc.length``, not
+    the term sequence, which lets the analyser skip building it.
     """
 
     name: str
@@ -124,6 +126,7 @@ class KeyKind:
     needs_structure: bool = False
     description: str = ""
     normalize: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    counts_only: bool = False
 
 
 KEY_KINDS: dict[str, KeyKind] = {}
@@ -137,12 +140,12 @@ def register_kind(kind: KeyKind) -> KeyKind:
 
 def _term_extractor(params: dict[str, Any]) -> Extractor:
     def extract(doc: AnalyzedDocument) -> tuple[np.ndarray, np.ndarray]:
-        return counted_keys(Counter(doc.terms), term_key)
+        return counted_keys(doc.term_counts(), term_key)
 
     return extract
 
 
-register_kind(KeyKind("terms", _term_extractor, description="term → f_{d,t} (SPEC §3)"))
+register_kind(KeyKind("terms", _term_extractor, description="term → f_{d,t} (SPEC §3)", counts_only=True))
 
 
 @dataclass(frozen=True)
