@@ -2,11 +2,14 @@
 plagiarisms — in a collection.
 
 The pipeline (see ``docs/architecture.md``): a collection (:mod:`coderiv.collection`) is
-analysed (:mod:`coderiv.analysis`) into keys (:mod:`coderiv.keys`), stored as forward and
-inverted postings (:mod:`coderiv.postings`) in an atomic, memory-mapped index
-(:mod:`coderiv.index`); a query document is ranked against it (:mod:`coderiv.query`) with a
-measure from the registry (:mod:`coderiv.scoring`), every score an absolute percentage of the
-query's self-score.
+analysed (:mod:`coderiv.analysis`) into keys (:mod:`coderiv.keys`: terms, fingerprint minutiae,
+chunk ids), stored as inverted postings (:mod:`coderiv.postings`) in an atomic, memory-mapped
+index (:mod:`coderiv.index`, written by :mod:`coderiv.writer`); a query document is ranked
+against it (:mod:`coderiv.query`, :mod:`coderiv.pruning`) with a measure from the registry
+(:mod:`coderiv.scoring`), every score an absolute percentage of the query's self-score.
+Fingerprints (:mod:`coderiv.fingerprint_search`), exact overlap (:mod:`coderiv.matching`,
+:mod:`coderiv.verify`), evaluation (:mod:`coderiv.evaluate`) and n-to-n pairs
+(:mod:`coderiv.pairs`) work on the same index.
 """
 
 __version__ = "0.1.0"
