@@ -29,6 +29,9 @@ def friendly_errors(func: F) -> F:
             raise click.ClickException(str(exc)) from None
         except MemoryError:
             raise click.ClickException("out of memory; try a smaller input") from None
+        except KeyboardInterrupt:
+            click.echo("interrupted: any index being written was left as it was before", err=True)
+            sys.exit(130)
 
     return wrapper  # type: ignore[return-value]
 
