@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import itertools
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -17,13 +17,21 @@ from coderiv.scoring import MEASURES
 from conftest import write_docs
 from strategies import WORDS, collection, document
 
-_counter = itertools.count()
 PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_FOLDERS: list[Path] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _remove_example_folders():
+    yield
+    for folder in _FOLDERS:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def build(texts: list[str], names: list[str] | None = None) -> Index:
     """An index of the texts, in a fresh temporary folder (hypothesis runs many examples)."""
     root = Path(tempfile.mkdtemp(prefix="coderiv-prop-"))
+    _FOLDERS.append(root)
     names = names or [f"d{i:02d}.txt" for i in range(len(texts))]
     write_docs(root / "c", dict(zip(names, texts)))
     Index.update_from(root / "c", root / "i", workers=1)
