@@ -258,3 +258,14 @@ def test_a_file_over_the_size_limit_is_skipped_without_being_read(tmp_path, monk
     report = Index.update_from(folder, tmp_path / "i", workers=1)
     assert [(s.doc_id, s.reason) for s in report.skipped] == [("big.txt", "too large (500 bytes > 100)")]
     assert read == ["small.txt"]
+
+
+def test_document_numbers_out_of_range_are_caught_on_open(tmp_path):
+    write_docs(tmp_path / "c", DOCS)
+    Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    path = tmp_path / "i" / "gen-000001" / "store-0" / "docs.npy"
+    data = bytearray(path.read_bytes())
+    data[-4:] = (0xFFFFFFFF).to_bytes(4, "little")  # same size, last posting names document 4294967295
+    path.write_bytes(bytes(data))
+    with pytest.raises(CorruptIndexError, match="inconsistent"):
+        Index.open(tmp_path / "i").terms
