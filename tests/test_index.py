@@ -27,7 +27,11 @@ DOCS = {
 
 def arrays_of(index: Index) -> dict[str, np.ndarray]:
     """Every array of every store, plus document tables, for exact comparisons."""
-    out = {"doc_lengths": np.asarray(index.doc_lengths), "doc_norms": np.asarray(index.doc_norms)}
+    out = {
+        "doc_lengths": np.asarray(index.doc_lengths),
+        "doc_norms": np.asarray(index.doc_norms),
+        "term_max_unit": np.asarray(index.term_max_unit),
+    }
     for name in index.specs:
         store = index.store(name)
         for field in ("keys", "ptr", "docs", "vals", "maxvals"):
@@ -241,11 +245,11 @@ def test_an_index_of_another_format_version_is_refused_then_rebuilt(tmp_path):
     manifest = json.loads(manifest_path.read_text("utf-8"))
     manifest["format_version"] = 1
     manifest_path.write_text(json.dumps(manifest), "utf-8")
-    with pytest.raises(CorruptIndexError, match="index format 1 is not this coderiv's format 2; rebuild"):
+    with pytest.raises(CorruptIndexError, match="index format 1 is not this coderiv's format 3; rebuild"):
         Index.open(tmp_path / "i")
     report = Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
     assert sorted(report.added) == sorted(DOCS)
-    assert Index.open(tmp_path / "i").manifest["format_version"] == 2
+    assert Index.open(tmp_path / "i").manifest["format_version"] == 3
 
 
 def test_a_file_over_the_size_limit_is_skipped_without_being_read(tmp_path, monkeypatch):

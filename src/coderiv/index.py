@@ -39,10 +39,10 @@ from .storage import (
     verify_files,
     write_lock,
 )
-from .writer import Sources, Spill, document_norms_chunked, scratch_folder, write_store
+from .writer import Sources, Spill, cosine_statistics, scratch_folder, write_store
 
 FORMAT = "coderiv-index"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 DEFAULT_INDEX_DIR = ".coderiv"
 INDEX_ENV = "CODERIV_INDEX"
 
@@ -103,6 +103,7 @@ class Index:
             self.doc_ids: list[str] = self._load_ids()
             self.doc_lengths: np.ndarray = self._array("doc_lengths.npy")
             self.doc_norms: np.ndarray = self._array("doc_norms.npy")
+            self.term_max_unit: np.ndarray = self._array("term_max_unit.npy")
         except (OSError, ValueError, UnicodeDecodeError) as exc:
             raise CorruptIndexError(f"index at {root} is damaged ({exc}); rebuild it") from exc
         if not (len(self.doc_ids) == len(self.doc_lengths) == len(self.doc_norms) == manifest["documents"]):
@@ -324,7 +325,9 @@ def _write(
                     "postings": postings.n_postings,
                 }
                 if spec.name == "terms":
-                    np.save(staging / "doc_norms.npy", document_norms_chunked(postings, len(ids)))
+                    norms, max_unit = cosine_statistics(postings, len(ids))
+                    np.save(staging / "doc_norms.npy", norms)
+                    np.save(staging / "term_max_unit.npy", max_unit)
                 del postings
             sources.old.clear()
             old_lossy = set(old.manifest.get("lossy", [])) & set(kept) if old is not None else set()

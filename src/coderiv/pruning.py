@@ -1,11 +1,11 @@
 """Exact top-k by MaxScore-style pruning: the same answer as the full pass, less work.
 
-Every measure's term part has an upper bound per query term (``Measure.bound``; for the identity
-measures the term's weight, since 1/(1 + |f_dt − f_qt|) ≤ 1) and its document part one over all
-documents (``Measure.doc_bound``; L(q,d) ≤ 1). Terms are taken by decreasing bound, which for
-idf-like weights means rarest (shortest postings) first. Once the bounds of the terms not yet
-read, times the document bound, fall below θ — the k-th best score already certain — no unseen
-document can enter the top k. The remaining long postings are then only probed, by binary
+Every query term's contribution to any document's final score has an upper bound
+(``Measure.final_bound``: for the identity measures the term's weight, since
+1/(1 + |f_dt − f_qt|) ≤ 1 and L(q,d) ≤ 1; for cosine x_qt · max_d x_dt/W_d, stored per term at
+build time). Terms are taken by decreasing bound, which for idf-like weights means rarest
+(shortest postings) first. Once the bounds of the terms not yet read fall below θ — the k-th
+best score already certain — no unseen document can enter the top k. The remaining long postings are then only probed, by binary
 search, for the surviving candidates, which are dropped as soon as their exact document factor
 times (partial score + remaining bounds) falls below θ.
 """
@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 _SLACK = 1e-9
 #: At most this many (term, candidate) pairs are binary-searched at once (bounds memory).
 _PAIR_BUDGET = 2_000_000
+#: Probe while (candidates × terms × binary-search steps) ≤ this × the postings a scan would read;
+#: a rough cost ratio set on the 100K synthetic benchmark (a probe step is a random access and
+#: several numpy passes, a scan one sequential pass). It changes speed only, never the answer.
+_SEARCH_VS_SCAN = 0.25
 
 
 def _kth_largest(values: np.ndarray, k: int | None) -> float:
@@ -65,18 +69,23 @@ def pruned_top_k(
 
     n = index.n_docs
     store = index.terms
-    if measure.doc_bound is None or len(prepared.positions) == 0 or (k is None and floor <= 0):
+    f_t = prepared.f_t.astype(np.float64)
+    f_qt = prepared.f_qt.astype(np.float64)
+    maxvals = np.asarray(store.maxvals[prepared.positions], np.float64)
+    max_unit = np.asarray(index.term_max_unit[prepared.positions], np.float64)
+    bounds = measure.final_bound(f_qt, f_t, float(n), maxvals, max_unit) if len(prepared.positions) else None
+    if bounds is None or (k is None and floor <= 0):
         scores = all_scores(index, prepared, measure)
         scores[scores < floor] = 0.0
         ranked = top_k(scores, k)
         return ranked, scores[ranked]
 
-    f_t = prepared.f_t.astype(np.float64)
-    f_qt = prepared.f_qt.astype(np.float64)
-    maxvals = np.asarray(store.maxvals[prepared.positions], np.float64)
-    bounds = measure.bound(f_qt, f_t, float(n), maxvals) * measure.doc_bound
+    # A candidate's bound is the smaller of its exact document factor × (partial + the term
+    # parts' bounds) and partial × factor + the whole contributions' bounds.
+    term_bounds = measure.bound(f_qt, f_t, float(n), maxvals)
     order = np.argsort(-bounds, kind="stable")
     tail = np.concatenate((np.cumsum(bounds[order][::-1])[::-1], [0.0]))  # tail[i] = Σ bounds[order[i:]]
+    term_tail = np.concatenate((np.cumsum(term_bounds[order][::-1])[::-1], [0.0]))
     lengths = np.asarray(index.doc_lengths, np.float64)
     norms = np.asarray(index.doc_norms)
     f_q = float(prepared.f_q)
@@ -111,24 +120,33 @@ def pruned_top_k(
     ptr, all_docs, all_vals = np.asarray(store.ptr), np.asarray(store.docs), np.asarray(store.vals)
     i, group = done, 4
     while i < len(order) and len(candidates):
-        keep = factor * (partial[candidates] + tail[i]) >= theta * (1 - _SLACK)
+        upper = np.minimum(factor * (partial[candidates] + term_tail[i]), factor * partial[candidates] + tail[i])
+        keep = upper >= theta * (1 - _SLACK)
         candidates, factor = candidates[keep], factor[keep]
         terms = order[i : i + max(1, min(group, _PAIR_BUDGET // len(candidates)))] if len(candidates) else order[i:i]
         if not len(terms):
             break
         i += len(terms)
         group *= 2
-        pair_term = np.repeat(np.arange(len(terms)), len(candidates))
-        pair_doc = np.tile(candidates, len(terms))
-        at = _search_segments(all_docs, ptr[prepared.positions[terms]][pair_term],
-                              ptr[prepared.positions[terms] + 1][pair_term], pair_doc)
-        hit = np.flatnonzero(at >= 0)
-        if len(hit):
+        positions = prepared.positions[terms]
+        postings = int((ptr[positions + 1] - ptr[positions]).sum())
+        searches = len(candidates) * len(terms) * max(1, int(np.log2(max(postings / len(terms), 2))))
+        if searches > _SEARCH_VS_SCAN * postings:
+            # loose bounds left many candidates: streaming these postings is cheaper than probing
+            docs, contributions = term_contributions(index, prepared, measure, terms)
+            partial += np.bincount(docs, weights=contributions, minlength=n)
+        else:
+            pair_term = np.repeat(np.arange(len(terms)), len(candidates))
+            pair_doc = np.tile(candidates, len(terms))
+            at = _search_segments(all_docs, ptr[positions][pair_term], ptr[positions + 1][pair_term], pair_doc)
+            hit = np.flatnonzero(at >= 0)
+            if not len(hit):
+                continue
             term = terms[pair_term[hit]]
             contributions = measure.term(np.asarray(all_vals[at[hit]], np.float64), f_qt[term], f_t[term], float(n))
             local = np.tile(np.arange(len(candidates)), len(terms))[hit]
             partial[candidates] += np.bincount(local, weights=contributions, minlength=len(candidates))
-            theta = max(theta, _kth_largest(partial[candidates] * factor, k))
+        theta = max(theta, _kth_largest(partial[candidates] * factor, k))
     scores = np.zeros(n)
     scores[candidates] = partial[candidates] * factor
     scores[scores < floor] = 0.0

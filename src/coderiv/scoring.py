@@ -59,8 +59,11 @@ class Measure:
     """A ranking measure: S(q,d) = doc(f_d, f_q, W_d) · Σ_t term(f_dt, f_qt, f_t, N).
 
     ``ideal`` is true when no document can score above the query's self-score (SPEC §3).
-    ``bound(f_qt, f_t, N, max_f_dt)`` is an upper bound of ``term`` over every document, and
-    ``doc_bound`` one of ``doc`` (used by exact top-k pruning).
+    For exact top-k pruning: ``bound(f_qt, f_t, N, max_f_dt)`` is an upper bound of ``term``
+    over every document, and ``doc_bound`` one of ``doc``. A measure whose document part has no
+    useful bound (cosine's 1/W_d) gives instead ``unit_bound(f_qt, f_t, N, max_unit)``, a bound
+    of a term's whole contribution term · doc, from max_unit = max_d x_dt / W_d (stored per
+    term in the index).
     """
 
     name: str
@@ -70,6 +73,16 @@ class Measure:
     description: str
     bound: Callable[[Array, Array, float, Array], Array]
     doc_bound: float | None = 1.0
+    unit_bound: Callable[[Array, Array, float, Array], Array] | None = None
+
+    def final_bound(self, f_qt: Array, f_t: Array, n_docs: float, max_f_dt: Array, max_unit: Array) -> Array | None:
+        """Upper bound of each query term's contribution to any document's final score, or
+        None when the measure has none (then top-k takes the full pass)."""
+        if self.doc_bound is not None:
+            return self.bound(f_qt, f_t, n_docs, max_f_dt) * self.doc_bound
+        if self.unit_bound is not None:
+            return self.unit_bound(f_qt, f_t, n_docs, max_unit)
+        return None
 
 
 MEASURES: dict[str, Measure] = {}
@@ -117,6 +130,7 @@ register(Measure(
     description="Σ x_qt · x_dt / W_d, x_yt = (1 + ln f_yt) · w_t",
     bound=lambda f_qt, f_t, n, mx: cosine_weight(mx, f_t, n) * cosine_weight(f_qt, f_t, n),
     doc_bound=None,
+    unit_bound=lambda f_qt, f_t, n, max_unit: cosine_weight(f_qt, f_t, n) * max_unit,
 ))
 register(Measure(
     "identity1",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -201,14 +201,10 @@ def write_store(
     return Postings.load(out, n_docs)
 
 
-def document_norms_chunked(store: Postings, n_docs: int, chunk: int | None = None) -> np.ndarray:
-    """W_d for every document from the final terms store, a key range at a time (cosine).
-
-    x_dt = (1 + ln f_dt) · w_t is assembled from per-key weights and a table over the few
-    distinct f_dt values, so no logarithm is taken per posting.
-    """
-    chunk = chunk or RANGE_POSTINGS
-    squares = np.zeros(n_docs)
+def _cosine_components(store: Postings, n_docs: int, chunk: int) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
+    """(first key, end key, documents, x_dt) for consecutive key ranges of about ``chunk``
+    postings: x_dt = (1 + ln f_dt) · w_t from per-key weights and a table over the few distinct
+    f_dt values, so no logarithm is taken per posting."""
     ptr = np.asarray(store.ptr)
     f_t_all = np.diff(ptr)
     weights = idf_weight(f_t_all.astype(np.float64), n_docs)
@@ -218,9 +214,24 @@ def document_norms_chunked(store: Postings, n_docs: int, chunk: int | None = Non
         end = max(int(np.searchsorted(ptr, ptr[key] + chunk, side="right")) - 1, key + 1)
         lo, hi = int(ptr[key]), int(ptr[end])
         x = tf_table[np.asarray(store.vals[lo:hi]).astype(np.int64) - 1] * np.repeat(weights[key:end], f_t_all[key:end])
-        squares += np.bincount(np.asarray(store.docs[lo:hi]), weights=x * x, minlength=n_docs)
+        yield key, end, np.asarray(store.docs[lo:hi]), x
         key = end
-    return np.sqrt(squares)
+
+
+def cosine_statistics(store: Postings, n_docs: int, chunk: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """W_d for every document and, for every term, max_d x_dt / W_d (cosine, and the bound
+    that lets cosine queries prune): two passes over the terms store, a key range at a time."""
+    chunk = chunk or RANGE_POSTINGS
+    squares = np.zeros(n_docs)
+    for _, _, docs, x in _cosine_components(store, n_docs, chunk):
+        squares += np.bincount(docs, weights=x * x, minlength=n_docs)
+    norms = np.sqrt(squares)
+    max_unit = np.zeros(len(store.keys))
+    ptr = np.asarray(store.ptr)
+    for key, end, docs, x in _cosine_components(store, n_docs, chunk):
+        starts = ptr[key:end] - ptr[key]
+        max_unit[key:end] = np.maximum.reduceat(x / norms[docs], starts)
+    return norms, max_unit
 
 
 def scratch_folder(root: Path) -> Path:
