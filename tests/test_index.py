@@ -273,3 +273,18 @@ def test_document_numbers_out_of_range_are_caught_on_open(tmp_path):
     path.write_bytes(bytes(data))
     with pytest.raises(CorruptIndexError, match="inconsistent"):
         Index.open(tmp_path / "i").terms
+
+
+def test_an_open_index_keeps_serving_its_snapshot_after_an_update(tmp_path):
+    write_docs(tmp_path / "c", DOCS)
+    chunks = [StoreSpec.create("chunks", n=2)]
+    Index.update_from(tmp_path / "c", tmp_path / "i", stores=chunks, workers=1)
+    reader = Index.open(tmp_path / "i")
+    before = Searcher(reader).search(DOCS["a.txt"]).matches
+    write_docs(tmp_path / "c", {"a.txt": "completely different words now", "e.txt": "a new document"})
+    Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    assert not (tmp_path / "i" / "gen-000001").exists()  # the old generation is gone from disk
+    assert Searcher(reader).search(DOCS["a.txt"]).matches == before  # the reader still has it
+    # 2-word chunks of the old generation: 6, 6, 6 and 3 terms give 5 + 5 + 5 + 2 postings
+    assert reader.store("chunks:bits=32,n=2").n_postings == 5 + 5 + 5 + 2
+    assert Index.open(tmp_path / "i").n_docs == 5

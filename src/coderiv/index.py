@@ -98,24 +98,36 @@ class Index:
             raise CorruptIndexError(f"index at {root} is damaged: {'; '.join(problems[:3])}; rebuild it")
         self.settings = AnalysisSettings.from_dict(manifest["analysis"])
         self.specs = {name: StoreSpec.from_dict(d["spec"]) for name, d in manifest["stores"].items()}
-        self._stores: dict[str, Postings] = {}
+        # Every file is opened (memory-mapped) now, not on first use: an open Index is a snapshot
+        # that keeps working after a writer commits a newer generation and unlinks this one.
         try:
             self.doc_ids: list[str] = self._load_ids()
             self.doc_lengths: np.ndarray = self._array("doc_lengths.npy")
             self.doc_norms: np.ndarray = self._array("doc_norms.npy")
             self.term_max_unit: np.ndarray = self._array("term_max_unit.npy")
+            self._sha256: np.ndarray = self._array("doc_sha256.npy")
         except (OSError, ValueError, UnicodeDecodeError) as exc:
             raise CorruptIndexError(f"index at {root} is damaged ({exc}); rebuild it") from exc
         if not (len(self.doc_ids) == len(self.doc_lengths) == len(self.doc_norms) == manifest["documents"]):
             raise CorruptIndexError(f"index at {root} has inconsistent document tables; rebuild it")
+        self._stores: dict[str, Postings] = {
+            name: Postings.load(generation / meta["dir"], self.n_docs, mmap) for name, meta in manifest["stores"].items()
+        }
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, mmap: bool = True) -> Index:
         """Open the live generation of the index at ``path`` (see :func:`resolve_index_path`)."""
         root = resolve_index_path(path)
-        generation = current_generation(root)
-        return cls(root, generation, read_manifest(generation), mmap=mmap)
+        for attempt in range(3):
+            generation = current_generation(root)
+            try:
+                return cls(root, generation, read_manifest(generation), mmap=mmap)
+            except CorruptIndexError:
+                # a writer may have switched generations and removed this one while we opened it
+                if attempt == 2 or current_generation(root) == generation:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _array(self, name: str) -> np.ndarray:
         return np.load(self.generation / name, mmap_mode="r" if self._mmap else None, allow_pickle=False)
@@ -141,16 +153,13 @@ class Index:
 
     @cached_property
     def doc_sha256(self) -> list[str]:
-        digest = self._array("doc_sha256.npy")
-        return [bytes(row).hex() for row in np.asarray(digest)]
+        """SHA-256 of every document's bytes, as hex (change detection of incremental runs)."""
+        return [bytes(row).hex() for row in np.asarray(self._sha256)]
 
     def store(self, name: str = "terms") -> Postings:
         """The postings store called ``name`` (``terms``, or a fingerprint/chunk store)."""
         if name not in self.specs:
             raise CoderivError(f"this index has no store {name!r}; it has {sorted(self.specs)!r}")
-        if name not in self._stores:
-            folder = self.generation / self.manifest["stores"][name]["dir"]
-            self._stores[name] = Postings.load(folder, self.n_docs, self._mmap)
         return self._stores[name]
 
     @property
