@@ -109,3 +109,14 @@ def test_generate_from_the_indexed_collection(runner: CliRunner, tmp_path: Path)
     assert sorted(s["doc_id"] for s in case["sources"]) == sorted(docs)  # 4 donors: all of them
     out = runner.invoke(main, ["generate", "--index", index, "--sources", "4"])
     assert out.exit_code == 1 and "only 4 documents" in out.output
+
+
+def test_compare_refuses_a_document_without_words(tmp_path):
+    from click.testing import CliRunner
+
+    from coderiv.cli import main
+
+    (tmp_path / "empty.txt").write_text("  \n", "utf-8")
+    (tmp_path / "text.txt").write_text("some real words here", "utf-8")
+    result = CliRunner().invoke(main, ["compare", str(tmp_path / "empty.txt"), str(tmp_path / "text.txt")])
+    assert result.exit_code == 1 and "empty.txt has no words: nothing to compare" in result.output

@@ -45,6 +45,9 @@ def compare_command(
     label_a, text_a = _read_query(a)
     label_b, text_b = _read_query(b)
     analyzer = Analyzer(settings_from(stop, stem, language))
+    for label, text in ((label_a, text_a), (label_b, text_b)):
+        if not analyzer.words(text):
+            raise CoderivError(f"{label} has no words: nothing to compare")
     result = compare_texts(text_a, text_b, list(methods), analyzer, width, chunk_words, threshold)
     if fmt == "json":
         click.echo(to_json({"a": label_a, "b": label_b, **result.to_dict()}))
