@@ -93,7 +93,7 @@ def test_tiny_runs_and_ranges_give_the_same_index(tmp_path, monkeypatch):
     Index.update_from(tmp_path / "c", tmp_path / "one", stores=chunks, workers=1)
     monkeypatch.setattr("coderiv.writer.RUN_POSTINGS", 7)
     monkeypatch.setattr("coderiv.writer.RANGE_POSTINGS", 13)
-    Index.update_from(tmp_path / "c", tmp_path / "many", stores=chunks, workers=1)
+    Index.update_from(tmp_path / "c", tmp_path / "many", stores=chunks, workers=2)  # ranges in 2 processes
     assert_same_index(Index.open(tmp_path / "one"), Index.open(tmp_path / "many"))
     for i in range(0, 120, 9):  # an update through many ranges, with kept documents from the old index
         (tmp_path / "c" / f"doc{i:03d}.txt").write_text(f"changed text {i} number{i}", "utf-8")

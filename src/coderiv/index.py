@@ -326,7 +326,7 @@ def _write(
             stores_meta = {}
             for number, spec in enumerate(specs):
                 folder = f"store-{number}"
-                postings = write_store(sources, spec.name, len(ids), lengths, staging / folder, scratch)
+                postings = write_store(sources, spec.name, len(ids), lengths, staging / folder, scratch, workers=workers)
                 stores_meta[spec.name] = {
                     "dir": folder,
                     "spec": spec.to_dict(),

@@ -16,8 +16,10 @@ Peak memory is a few times ``range_postings`` × 8 bytes, whatever the collectio
 
 from __future__ import annotations
 
+import multiprocessing
 import shutil
 import tempfile
+from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from numpy.lib.format import open_memmap
 
-from .build import AnalyzedBatch
+from .build import AnalyzedBatch, default_workers
 from .keys import StoreSpec
 from .postings import ARRAY_NAMES, Postings, narrow
 from .scoring import idf_weight, tf_weight
@@ -145,29 +147,62 @@ def _ranges(weights: np.ndarray, budget: int) -> list[tuple[int, int]]:
     return list(zip(cuts[:-1], cuts[1:]))
 
 
+Segment = tuple[np.ndarray, np.ndarray, np.ndarray, Path]
+
+#: The sources of the store being written, for range workers forked from this process (a
+#: forked child shares the parent's memory maps; nothing large is pickled).
+_FORK_SOURCES: Sources | None = None
+
+
+def _invert_range(sources: Sources, name: str, lo: int, hi: int, folder: Path) -> Segment:
+    """Sort one document range's postings by (key, document) and write them as a segment."""
+    docs, keys, vals = sources.range_postings(name, lo, hi)
+    order = np.lexsort((docs, keys))
+    keys, docs, vals = keys[order], docs[order], vals[order]
+    if len(keys):
+        starts = np.concatenate(([0], np.flatnonzero(keys[1:] != keys[:-1]) + 1))
+        seg_keys = keys[starts]
+        seg_counts = np.diff(np.concatenate((starts, [len(keys)])))
+        seg_max = np.maximum.reduceat(vals, starts)
+    else:
+        seg_keys, seg_counts, seg_max = np.empty(0, np.uint64), np.empty(0, np.int64), np.empty(0, np.uint32)
+    folder.mkdir(parents=True)
+    np.save(folder / "docs.npy", docs.astype(np.uint32))
+    np.save(folder / "vals.npy", vals)
+    return seg_keys, seg_counts, seg_max, folder
+
+
+def _invert_range_forked(name: str, lo: int, hi: int, folder: Path) -> Segment:
+    assert _FORK_SOURCES is not None
+    return _invert_range(_FORK_SOURCES, name, lo, hi, folder)
+
+
+def _invert_ranges(
+    sources: Sources, name: str, ranges: list[tuple[int, int]], scratch: Path, workers: int | None = None
+) -> list[Segment]:
+    """Every range's segment, in range order; ranges are sorted in parallel worker processes
+    (forked, so they share the sources' memory maps) when there are several."""
+    global _FORK_SOURCES
+    folders = [scratch / f"{_safe(name)}-seg-{number:05d}" for number in range(len(ranges))]
+    workers = min(workers or default_workers(), len(ranges))
+    if workers <= 1:
+        return [_invert_range(sources, name, lo, hi, folder) for (lo, hi), folder in zip(ranges, folders)]
+    _FORK_SOURCES = sources
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            futures = [pool.submit(_invert_range_forked, name, lo, hi, folder) for (lo, hi), folder in zip(ranges, folders)]
+            return [future.result() for future in futures]
+    finally:
+        _FORK_SOURCES = None
+
+
 def write_store(
     sources: Sources, name: str, n_docs: int, weights: np.ndarray, out: Path, scratch: Path,
-    range_postings: int | None = None,
+    range_postings: int | None = None, workers: int | None = None,
 ) -> Postings:
     """Invert one store by document range and merge the segments into ``out`` (steps 3–4)."""
-    segments = []
-    for number, (lo, hi) in enumerate(_ranges(weights, range_postings or RANGE_POSTINGS)):
-        docs, keys, vals = sources.range_postings(name, lo, hi)
-        order = np.lexsort((docs, keys))
-        keys, docs, vals = keys[order], docs[order], vals[order]
-        if len(keys):
-            starts = np.concatenate(([0], np.flatnonzero(keys[1:] != keys[:-1]) + 1))
-            seg_keys = keys[starts]
-            seg_counts = np.diff(np.concatenate((starts, [len(keys)])))
-            seg_max = np.maximum.reduceat(vals, starts)
-        else:
-            seg_keys, seg_counts, seg_max = np.empty(0, np.uint64), np.empty(0, np.int64), np.empty(0, np.uint32)
-        folder = scratch / f"{_safe(name)}-seg-{number:05d}"
-        folder.mkdir(parents=True)
-        np.save(folder / "docs.npy", docs.astype(np.uint32))
-        np.save(folder / "vals.npy", vals)
-        segments.append((seg_keys, seg_counts, seg_max, folder))
-        del docs, keys, vals, order
+    ranges = _ranges(weights, range_postings or RANGE_POSTINGS)
+    segments = _invert_ranges(sources, name, ranges, scratch, workers)
 
     all_keys = np.unique(np.concatenate([s[0] for s in segments])) if segments else np.empty(0, np.uint64)
     counts = np.zeros(len(all_keys), np.int64)
