@@ -80,18 +80,10 @@ class Postings:
         return docs, vals, ptr[1] - ptr[0]
 
     def gather(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Concatenated postings of the keys at ``positions``: (docs, vals, owner index).
-
-        ``owner[j]`` is the index into ``positions`` whose key posting j belongs to; one
-        vectorized gather, no Python loop over keys.
-        """
-        starts = np.asarray(self.ptr[positions])
-        lengths = np.asarray(self.ptr[positions + 1]) - starts
-        total = int(lengths.sum())
-        owner = np.repeat(np.arange(len(positions)), lengths)
-        offsets = np.cumsum(lengths) - lengths
-        idx = np.arange(total, dtype=np.int64) - np.repeat(offsets - starts, lengths)
-        return self.docs[idx], self.vals[idx], owner
+        """Concatenated postings of the keys at ``positions``: (docs, vals, owner index), where
+        ``owner[j]`` is the index into ``positions`` whose key posting j belongs to."""
+        docs, vals, lengths = self.slices(positions)
+        return docs, vals, np.repeat(np.arange(len(positions)), lengths)
 
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
@@ -133,33 +125,35 @@ class Postings:
             raise CorruptIndexError("index arrays are inconsistent (lengths, offsets or document numbers); rebuild the index")
 
 
-def from_forward(per_doc: Sequence[tuple[np.ndarray, np.ndarray]]) -> Postings:
-    """Invert per-document (sorted unique keys, values) pairs given in document order.
+def group_by_key(
+    keys: np.ndarray, docs: np.ndarray, vals: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Postings given in any order, sorted by (key, document): (unique keys, count per key,
+    docs, vals, largest value per key). Shared by in-memory builds and the index writer."""
+    order = np.lexsort((docs, keys))
+    keys, docs, vals = keys[order], docs[order], vals[order]
+    if not len(keys):
+        return np.empty(0, np.uint64), np.empty(0, np.int64), docs, vals, np.empty(0, vals.dtype)
+    starts = np.concatenate(([0], np.flatnonzero(keys[1:] != keys[:-1]) + 1))
+    counts = np.diff(np.concatenate((starts, [len(keys)])))
+    return keys[starts], counts, docs, vals, np.maximum.reduceat(vals, starts)
 
-    A stable sort by key keeps each key's documents ascending.
-    """
+
+def from_forward(per_doc: Sequence[tuple[np.ndarray, np.ndarray]]) -> Postings:
+    """Invert per-document (sorted unique keys, values) pairs given in document order."""
     n_docs = len(per_doc)
     lengths = np.fromiter((len(k) for k, _ in per_doc), np.int64, n_docs)
     fwd_keys = np.concatenate([k for k, _ in per_doc]).astype(np.uint64) if n_docs else np.empty(0, np.uint64)
     fwd_vals = np.concatenate([v for _, v in per_doc]) if n_docs else np.empty(0, np.int32)
-    doc_of = np.repeat(np.arange(n_docs, dtype=np.int32), lengths)
-    order = np.argsort(fwd_keys, kind="stable")
-    sorted_keys = fwd_keys[order]
-    if len(sorted_keys):
-        boundary = np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1
-        starts = np.concatenate(([0], boundary))
-        keys = sorted_keys[starts]
-        ptr = np.concatenate((starts, [len(sorted_keys)])).astype(np.int64)
-        vals = fwd_vals[order]
-        maxvals = np.maximum.reduceat(vals, starts)
-    else:
-        keys, ptr = np.empty(0, np.uint64), np.zeros(1, np.int64)
-        vals, maxvals = np.empty(0, np.int32), np.empty(0, np.int32)
+    doc_of = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
+    keys, counts, docs, vals, maxvals = group_by_key(fwd_keys, doc_of, fwd_vals)
+    ptr = np.zeros(len(keys) + 1, np.int64)
+    np.cumsum(counts, out=ptr[1:])
     return Postings(
         n_docs=n_docs,
         keys=keys,
         ptr=ptr,
-        docs=doc_of[order].astype(np.uint32),
+        docs=docs.astype(np.uint32),
         vals=narrow(vals),
         maxvals=narrow(maxvals),
     )

@@ -29,7 +29,7 @@ from numpy.lib.format import open_memmap
 
 from .build import AnalyzedBatch, default_workers
 from .keys import StoreSpec
-from .postings import ARRAY_NAMES, Postings, narrow
+from .postings import Postings, group_by_key, narrow
 from .scoring import idf_weight, tf_weight
 
 RANGE_POSTINGS = 16_000_000
@@ -157,15 +157,7 @@ _FORK_SOURCES: Sources | None = None
 def _invert_range(sources: Sources, name: str, lo: int, hi: int, folder: Path) -> Segment:
     """Sort one document range's postings by (key, document) and write them as a segment."""
     docs, keys, vals = sources.range_postings(name, lo, hi)
-    order = np.lexsort((docs, keys))
-    keys, docs, vals = keys[order], docs[order], vals[order]
-    if len(keys):
-        starts = np.concatenate(([0], np.flatnonzero(keys[1:] != keys[:-1]) + 1))
-        seg_keys = keys[starts]
-        seg_counts = np.diff(np.concatenate((starts, [len(keys)])))
-        seg_max = np.maximum.reduceat(vals, starts)
-    else:
-        seg_keys, seg_counts, seg_max = np.empty(0, np.uint64), np.empty(0, np.int64), np.empty(0, np.uint32)
+    seg_keys, seg_counts, docs, vals, seg_max = group_by_key(keys, docs, vals)
     folder.mkdir(parents=True)
     np.save(folder / "docs.npy", docs.astype(np.uint32))
     np.save(folder / "vals.npy", vals)
@@ -232,7 +224,6 @@ def write_store(
     np.save(out / "keys.npy", all_keys)
     np.save(out / "ptr.npy", ptr)
     np.save(out / "maxvals.npy", narrow(maxvals))
-    assert set(ARRAY_NAMES) == {"keys", "ptr", "docs", "vals", "maxvals"}
     return Postings.load(out, n_docs)
 
 
