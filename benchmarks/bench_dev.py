@@ -14,7 +14,7 @@ from pathlib import Path
 from common import latency_summary, machine, peak_rss_mb, timed
 
 from coderiv import MEASURES, Index, Searcher
-from coderiv.extract import visible_text
+from coderiv.text.extract import visible_text
 
 
 def main() -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 from common import machine, timed
 
 from coderiv import MEASURES, Index
-from coderiv.evaluate import Topics, evaluate_method
-from coderiv.variants import ANALYSIS_VARIANTS, variant_index
+from coderiv.evaluation.evaluate import Topics, evaluate_method
+from coderiv.evaluation.variants import ANALYSIS_VARIANTS, variant_index
 
 
 def main() -> None:

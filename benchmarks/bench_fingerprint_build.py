@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from coderiv import FingerprintSearcher, Index
-from coderiv.fingerprint import parse_fingerprint
+from coderiv.keys.fingerprint import parse_fingerprint
 
 CONFIGS = {
     "terms only": [],

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 from coderiv import FingerprintSearcher, Index, Searcher
-from coderiv.collection import read_member
-from coderiv.evaluate import read_queries
-from coderiv.extract import visible_text
+from coderiv.text.collection import read_member
+from coderiv.evaluation.evaluate import read_queries
+from coderiv.text.extract import visible_text
 
 REPEATS = 5
 

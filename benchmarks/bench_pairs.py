@@ -1,4 +1,4 @@
-"""n-to-n pairs at scale: a synthetic collection with injected families (coderiv.synthetic),
+"""n-to-n pairs at scale: a synthetic collection with injected families (coderiv.evaluation.synthetic),
 its chunk store, and ``coderiv pairs`` single-process, on a Dask LocalCluster, and incremental.
 
     python benchmarks/bench_pairs.py --docs 10000 [--index /tmp/coderiv-pairs-10k] [--reuse]
@@ -23,10 +23,10 @@ import numpy as np
 from common import machine, peak_rss_mb, timed
 
 from coderiv import Index
-from coderiv.groups import find_groups
-from coderiv.pairs import METHODS, compute_pairs, run_pairs
-from coderiv.pairs_table import PairTable
-from coderiv.synthetic import SyntheticCollection
+from coderiv.pairs.groups import find_groups
+from coderiv.pairs.engine import METHODS, compute_pairs, run_pairs
+from coderiv.pairs.table import PairTable
+from coderiv.evaluation.synthetic import SyntheticCollection
 
 
 def phase_build(args: argparse.Namespace, n_docs: int) -> dict:
@@ -40,7 +40,7 @@ def phase_pairs(args: argparse.Namespace, n_docs: int) -> dict:
     index = Index.open(args.index)
     engine_name = "serial"
     if args.engine == "dask":
-        from coderiv.pairs_dask import dask_client, dask_engine
+        from coderiv.pairs.dask_backend import dask_client, dask_engine
 
         with dask_client("local", workers=args.dask_workers) as client:
             seconds, report = timed(lambda: run_pairs(index, args.method, args.top, full=True, engine=dask_engine(client)))

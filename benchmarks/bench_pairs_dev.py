@@ -18,9 +18,9 @@ from pathlib import Path
 from common import machine, peak_rss_mb, timed
 
 from coderiv import Index
-from coderiv.groups import find_groups
-from coderiv.pairs import METHODS, run_pairs
-from coderiv.pairs_table import PairTable
+from coderiv.pairs.groups import find_groups
+from coderiv.pairs.engine import METHODS, run_pairs
+from coderiv.pairs.table import PairTable
 
 
 def families(corpus: Path) -> dict[str, tuple[str, str]]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from common import AnonymousPeak, latency_summary, machine, peak_rss_mb, timed
 
 from coderiv import Index, Searcher
-from coderiv.synthetic import SyntheticCollection, doc_id
+from coderiv.evaluation.synthetic import SyntheticCollection, doc_id
 
 
 def query_ids(docs: int, queries: int) -> set[str]:

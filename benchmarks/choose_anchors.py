@@ -1,4 +1,4 @@
-"""How coderiv's 35 fingerprint anchors (``coderiv.fingerprint.ANCHORS``) were chosen, once.
+"""How coderiv's 35 fingerprint anchors (``coderiv.keys.fingerprint.ANCHORS``) were chosen, once.
 
 Paper 004 used 35 two-character anchors "selected at random, but extremely common strings such
 as 'th' and 'it' were rejected". We do the same, reproducibly and without looking at any
@@ -18,7 +18,7 @@ import string
 from collections import Counter
 from pathlib import Path
 
-from coderiv.analysis import Analyzer
+from coderiv.text.analysis import Analyzer
 
 REFERENCE = [Path("/usr/share/common-licenses") / n for n in ("GPL-3", "Apache-2.0", "GFDL-1.3")]
 SEED = "coderiv-anchors-v1"

@@ -2,7 +2,7 @@
 size of every fingerprint store against the term index.
 
 Builds (or updates) one index holding every store the tables need, evaluates each method with
-``coderiv.evaluate`` (SPEC §4) and prints Markdown tables. Run by hand, never by pytest:
+``coderiv.evaluation.evaluate`` (SPEC §4) and prints Markdown tables. Run by hand, never by pytest:
 
     python benchmarks/eval_fingerprint.py /work/shared/corpora /tmp/fpeval/idx
 
@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from coderiv import Index
-from coderiv.evaluate import Topics, evaluate_method
-from coderiv.fingerprint import STRATEGIES, parse_fingerprint
+from coderiv.evaluation.evaluate import Topics, evaluate_method
+from coderiv.keys.fingerprint import STRATEGIES, parse_fingerprint
 
 TABLE4 = [f"{s}:g=3" for s in STRATEGIES] + ["winnowing:g=3,w=4", "winnowing:g=3,w=16"]
 TABLE5 = [f"anchor:g={g}" for g in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20)]

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
-from coderiv.index import Index
-from coderiv.passages import PassageIndex
-from coderiv.plagiarism import read_cases
-from coderiv.query import Searcher, top_k
-from coderiv.verify import DocumentTexts
+from coderiv.index.index import Index
+from coderiv.ranking.passages import PassageIndex
+from coderiv.evaluation.plagiarism import read_cases
+from coderiv.ranking.search import Searcher, top_k
+from coderiv.overlap.verify import DocumentTexts
 
 TOP = 10
 

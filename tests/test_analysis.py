@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coderiv.analysis import WORD_RE, AnalysisSettings, Analyzer, default_stoplist, split_paragraphs, split_sentences
+from coderiv.text.analysis import WORD_RE, AnalysisSettings, Analyzer, default_stoplist, split_paragraphs, split_sentences
 from coderiv.errors import AnalysisMismatchError, UnknownNameError
-from coderiv.extract import decode, html_to_text, looks_binary, visible_text
+from coderiv.text.extract import decode, html_to_text, looks_binary, visible_text
 
 
 def test_words_are_runs_of_letters_and_digits_case_folded():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from coderiv.cli import main
+from coderiv.cli.main import main
 from conftest import write_docs
 
 SHARED = "Configuration files are read from the project folder before any plugin is loaded."
@@ -114,7 +114,7 @@ def test_generate_from_the_indexed_collection(runner: CliRunner, tmp_path: Path)
 def test_compare_refuses_a_document_without_words(tmp_path):
     from click.testing import CliRunner
 
-    from coderiv.cli import main
+    from coderiv.cli.main import main
 
     (tmp_path / "empty.txt").write_text("  \n", "utf-8")
     (tmp_path / "text.txt").write_text("some real words here", "utf-8")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from coderiv.analysis import AnalysisSettings, Analyzer
-from coderiv.compare import COMPARE_METHODS, compare_texts
+from coderiv.text.analysis import AnalysisSettings, Analyzer
+from coderiv.overlap.compare import COMPARE_METHODS, compare_texts
 from coderiv.errors import UnknownNameError
 
 ROSA = "uma rosa é uma rosa é uma rosa."

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coderiv import CoderivError, Index, StoreSpec, UnknownNameError
-from coderiv.cli import main
+from coderiv.cli.main import main
 from coderiv.errors import InputError
-from coderiv.evaluate import (
+from coderiv.evaluation.evaluate import (
     EVALUATION_METHODS,
     METHOD_FAMILIES,
     MethodResult,
@@ -33,8 +33,8 @@ from coderiv.evaluate import (
     write_qrels,
     write_run,
 )
-from coderiv.scoring import MEASURES
-from coderiv.variants import expand_variants, variant_index, variant_path
+from coderiv.ranking.measures import MEASURES
+from coderiv.evaluation.variants import expand_variants, variant_index, variant_path
 
 from conftest import write_docs
 

@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coderiv import FingerprintSearcher, Index, StoreSpec
-from coderiv.analysis import AnalysisSettings, Analyzer, AnalyzedDocument
-from coderiv.cli import main
+from coderiv.text.analysis import AnalysisSettings, Analyzer, AnalyzedDocument
+from coderiv.cli.main import main
 from coderiv.errors import CoderivError, InputError, UnknownNameError
-from coderiv.evaluate import get_method
-from coderiv.fingerprint import (
+from coderiv.evaluation.evaluate import get_method
+from coderiv.keys.fingerprint import (
     ANCHORS,
     STRATEGIES,
     Phrases,
@@ -26,8 +26,8 @@ from coderiv.fingerprint import (
     phrases_of,
     span_hashes,
 )
-from coderiv.fingerprint_search import fingerprint_stores, rarest_keys, rarest_selection
-from coderiv.postings import from_forward
+from coderiv.ranking.fingerprint_search import fingerprint_stores, rarest_keys, rarest_selection
+from coderiv.index.postings import from_forward
 
 from conftest import write_docs
 

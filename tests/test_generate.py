@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from coderiv.collection import iter_collection
+from coderiv.text.collection import iter_collection
 from coderiv.errors import InputError
-from coderiv.generate import generate_cases
+from coderiv.evaluation.generate import generate_cases
 from conftest import write_docs
 
 

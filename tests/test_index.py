@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from coderiv import Index, Searcher
-from coderiv.analysis import AnalysisSettings
+from coderiv.text.analysis import AnalysisSettings
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError, InputError
-from coderiv.index import resolve_index_path
-from coderiv.keys import StoreSpec
+from coderiv.index.index import resolve_index_path
+from coderiv.keys.kinds import StoreSpec
 from conftest import write_docs
 
 DOCS = {
@@ -91,8 +91,8 @@ def test_tiny_runs_and_ranges_give_the_same_index(tmp_path, monkeypatch):
     write_docs(tmp_path / "c", texts)
     chunks = [StoreSpec.create("chunks", n=2)]
     Index.update_from(tmp_path / "c", tmp_path / "one", stores=chunks, workers=1)
-    monkeypatch.setattr("coderiv.writer.RUN_POSTINGS", 7)
-    monkeypatch.setattr("coderiv.writer.RANGE_POSTINGS", 13)
+    monkeypatch.setattr("coderiv.index.writer.RUN_POSTINGS", 7)
+    monkeypatch.setattr("coderiv.index.writer.RANGE_POSTINGS", 13)
     Index.update_from(tmp_path / "c", tmp_path / "many", stores=chunks, workers=2)  # ranges in 2 processes
     assert_same_index(Index.open(tmp_path / "one"), Index.open(tmp_path / "many"))
     for i in range(0, 120, 9):  # an update through many ranges, with kept documents from the old index
@@ -165,7 +165,7 @@ def test_a_crash_during_commit_leaves_the_previous_index_intact(tmp_path, monkey
     def crash(*args, **kwargs):
         raise OSError("disk on fire")
 
-    monkeypatch.setattr("coderiv.storage.os.rename", crash)
+    monkeypatch.setattr("coderiv.index.storage.os.rename", crash)
     with pytest.raises(OSError, match="disk on fire"):
         Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
     monkeypatch.undo()
@@ -253,8 +253,8 @@ def test_an_index_of_another_format_version_is_refused_then_rebuilt(tmp_path):
 
 
 def test_a_file_over_the_size_limit_is_skipped_without_being_read(tmp_path, monkeypatch):
-    monkeypatch.setattr("coderiv.collection.MAX_DOCUMENT_BYTES", 100)
-    monkeypatch.setattr("coderiv.build.MAX_DOCUMENT_BYTES", 100)
+    monkeypatch.setattr("coderiv.text.collection.MAX_DOCUMENT_BYTES", 100)
+    monkeypatch.setattr("coderiv.index.analysis_workers.MAX_DOCUMENT_BYTES", 100)
     folder = write_docs(tmp_path / "c", {"small.txt": "a small document", "big.txt": "word " * 100})
     read = []
     original = type(folder).read_bytes

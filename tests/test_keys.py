@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coderiv.keys import counted_keys, mix64, term_key, term_keys
+from coderiv.keys.kinds import counted_keys, mix64, term_key, term_keys
 
 words = st.text(alphabet=st.characters(categories=["L", "Nd"]), min_size=1, max_size=30)
 

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coderiv.matching import (
+from coderiv.overlap.matching import (
     coverage_percent,
     matching_statistics,
     matching_statistics_many,

@@ -13,13 +13,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coderiv import Index
-from coderiv.cli import main
-from coderiv.groups import find_groups
-from coderiv.pairs import (
+from coderiv.cli.main import main
+from coderiv.pairs.groups import find_groups
+from coderiv.pairs.engine import (
     METHODS, aggregate, compute_pairs, count_block, default_max_df, key_ranges, row_ranges, run_pairs,
 )
-from coderiv.pairs_table import PairTable, StalePairsError
-from coderiv.query import Searcher
+from coderiv.pairs.table import PairTable, StalePairsError
+from coderiv.ranking.search import Searcher
 
 from conftest import write_docs
 
@@ -64,7 +64,7 @@ def test_row_ranges_cut_rows_by_entries():
 
 
 def test_key_ranges_cover_every_key_once():
-    from coderiv.postings import from_forward
+    from coderiv.index.postings import from_forward
 
     store = from_forward([(np.array([1, 2, 3], np.uint64), np.ones(3, np.int32)), (np.array([2, 5], np.uint64), np.ones(2, np.int32))])
     # keys 1, 2, 3, 5 hold 1, 2, 1, 1 postings (ptr 0 1 3 4 5); steps of 2 postings cut at keys 0, 1, 3
@@ -162,7 +162,7 @@ def _brute_force(index: Index, method: str, top: int, max_df: int) -> dict[str, 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10_000), method=st.sampled_from(["chunks", "resemblance"]), max_df=st.integers(2, 5))
 def test_set_methods_equal_brute_force(tmp_path_factory, monkeypatch, seed, method, max_df):
-    from coderiv import pairs
+    from coderiv.pairs import engine as pairs
 
     monkeypatch.setattr(pairs, "ROW_ENTRIES", 7)  # rows ranked in several ranges
     monkeypatch.setattr(pairs, "POSTINGS_STEP", 30)  # whole-store passes in several steps
@@ -211,7 +211,7 @@ def _edit(folder: Path, rng: random.Random) -> None:
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10_000), method=st.sampled_from(sorted(METHODS)), max_df=st.sampled_from([None, 3, 4]))
 def test_incremental_run_equals_full_recomputation(tmp_path_factory, monkeypatch, seed, method, max_df):
-    from coderiv import pairs
+    from coderiv.pairs import engine as pairs
 
     monkeypatch.setattr(pairs, "ROW_ENTRIES", 5)  # rows merged in several ranges
     monkeypatch.setattr(pairs, "POSTINGS_STEP", 50)  # whole-store passes in several steps
@@ -294,8 +294,8 @@ def test_stale_table_is_detected(tmp_path):
 # -- Dask ----------------------------------------------------------------------------------------
 
 def test_dask_local_cluster_gives_identical_table(tmp_path, monkeypatch):
-    from coderiv import pairs
-    from coderiv.pairs_dask import dask_client, dask_engine
+    from coderiv.pairs import engine as pairs
+    from coderiv.pairs.dask_backend import dask_client, dask_engine
 
     monkeypatch.setattr(pairs, "BLOCK_PAIRS", 40)  # many small blocks, spread over both workers
     index = build(tmp_path / "c", _random_docs(random.Random(5), 30, vocab=20), tmp_path)

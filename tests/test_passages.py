@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from coderiv.errors import UnknownNameError
-from coderiv.evaluate import get_method
-from coderiv.index import Index
-from coderiv.passages import passage_matrix, passage_scores, split_passages
+from coderiv.evaluation.evaluate import get_method
+from coderiv.index.index import Index
+from coderiv.ranking.passages import passage_matrix, passage_scores, split_passages
 from conftest import write_docs
 
 QUERY = [f"q{i}" for i in range(100)]

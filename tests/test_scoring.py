@@ -14,7 +14,7 @@ import pytest
 
 from coderiv import Index, Searcher
 from coderiv.errors import UnknownNameError
-from coderiv.scoring import MEASURES, get_measure
+from coderiv.ranking.measures import MEASURES, get_measure
 
 from conftest import write_docs
 

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from coderiv.errors import CoderivError, UnknownNameError
-from coderiv.evaluate import Topics, evaluate_method, get_method
-from coderiv.index import Index
-from coderiv.query import Searcher
-from coderiv.verify import DocumentTexts, verify_result
+from coderiv.evaluation.evaluate import Topics, evaluate_method, get_method
+from coderiv.index.index import Index
+from coderiv.ranking.search import Searcher
+from coderiv.overlap.verify import DocumentTexts, verify_result
 from conftest import write_docs
 
 SENTENCE = "Configuration files are read from the project folder before any plugin is loaded."
@@ -78,7 +78,7 @@ def test_verified_evaluation_family(tmp_path: Path) -> None:
 
 
 def test_verified_fingerprint_method(tmp_path: Path) -> None:
-    from coderiv.fingerprint import parse_fingerprint
+    from coderiv.keys.fingerprint import parse_fingerprint
 
     folder = write_docs(tmp_path / "docs", {"query.txt": QUERY, "copy.txt": COPY, "shuffled.txt": SHUFFLED})
     Index.update_from(folder, tmp_path / "idx", stores=[parse_fingerprint("full:g=1")])

@@ -1,0 +1,4 @@
+"""The package version, in a module of its own so that any layer can read it without importing
+the package's public API (and everything behind it)."""
+
+__version__ = "0.1.0"

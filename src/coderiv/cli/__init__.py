@@ -1,0 +1,3 @@
+from coderiv.cli.main import main
+
+__all__ = ["main"]

@@ -1,0 +1,140 @@
+"""``coderiv evaluate``: SPEC §4's effectiveness metrics for registered methods over an index
+(or for TREC run files), as a table, JSON or TSV, with optional run files and a plot.
+
+The command is three steps other commands can extend: collect :class:`MethodResult` objects
+(:func:`collect_results`), report them (:func:`print_results`), write the extras (runs, plot).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from coderiv.cli.main import format_option, friendly_errors, index_option, progress_bar, quiet_option
+from coderiv.errors import CoderivError
+from coderiv.evaluation.evaluate import METHOD_GROUPS, MethodResult, Topics, evaluate_method, evaluate_run, expand_methods, read_run, write_qrels, write_run
+from coderiv.cli.output import fmt_percent, table, to_json, tsv
+from coderiv.ranking.measures import DEFAULT_MEASURE
+
+SUMMARY_HEADERS = ["method", "queries", "P(s)", "R(20)", "HFM", "Sep.", "Sep./HFM"]
+QUERY_HEADERS = ["method", "query", "s", "returned", "P(s)", "R(20)", "HFM", "lowest rel.", "Sep."]
+
+
+def collect_results(
+    index_dir: Path, methods: str, analysis: str | None, topics: Topics, keep_rankings: bool, quiet: bool,
+) -> list[MethodResult]:
+    """Evaluate every method (× every analysis variant, if asked) over the index."""
+    from coderiv.index.index import Index
+    from coderiv.evaluation.variants import expand_variants, variant_index, variant_name
+
+    index = Index.open(index_dir)
+    names = expand_methods(methods)
+    variants = expand_variants(analysis) if analysis else [None]
+    results = []
+    for variant in variants:
+        target = index
+        if variant is not None:
+            with progress_bar(quiet, f"indexing variant {variant}") as bar:
+                target = variant_index(index, variant, progress=bar.update)
+        for warning in topics.check(target):
+            click.echo(f"warning: {warning}", err=True)
+        for name in names:
+            label = name if variant is None else f"{name}@{variant_name(target.settings)}"
+            results.append(evaluate_method(target, name, topics, keep_rankings, label))
+    return results
+
+
+def print_results(results: list[MethodResult], fmt: str, per_query: bool) -> None:
+    """The averages (one row per method) or, with ``per_query``, one row per query."""
+    if fmt == "json":
+        click.echo(to_json([r.to_dict(per_query) for r in results]))
+        return
+    if per_query:
+        rows: list[list[Any]] = [
+            [r.method, q.query_id, q.relevant, q.returned, f"{q.precision:.2f}", f"{q.recall:.2f}",
+             _pct(q.hfm, fmt), _pct(q.lowest_relevant, fmt), _pct(q.sep, fmt)]
+            for r in results for q in r.queries
+        ]
+        headers, align = QUERY_HEADERS, "<<>>>>>>>"
+    else:
+        rows = [
+            [r.method, len(r.queries), f"{r.precision:.2f}", f"{r.recall:.2f}", _pct(r.hfm, fmt), _pct(r.sep, fmt),
+             "n/a" if r.ratio is None else f"{r.ratio:.2f}"]
+            for r in results
+        ]
+        headers, align = SUMMARY_HEADERS, "<>>>>>>"
+    click.echo(tsv(headers, rows) if fmt == "tsv" else table(headers, rows, align=align))
+
+
+def _pct(value: float, fmt: str) -> str:
+    return f"{value:.4f}" if fmt == "tsv" else fmt_percent(value, 2)
+
+
+def _file_name(label: str) -> str:
+    return label.replace("/", "_") + ".run"
+
+
+@click.command("evaluate")
+@click.option("--queries", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="query_id<TAB>doc_id lines (queries.tsv).")
+@click.option("--qrels", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Relevance: 'qid docid rel' or TREC 'qid 0 docid rel'.")
+@click.option(
+    "--measure", "--method", "-m", "methods", default=None, show_default=DEFAULT_MEASURE,
+    help=f"Comma-separated methods (ranking measures, registered methods) or a group ({', '.join(sorted(METHOD_GROUPS))}).",
+)
+@click.option(
+    "--analysis", default=None,
+    help="Evaluate with analysis variants: none, stop, stem, stop+stem (comma-separated) or all; "
+    "variant indexes are kept under INDEX/variants/ and updated as needed.",
+)
+@click.option("--per-query", is_flag=True, help="One row per query instead of averages.")
+@click.option("--runs", "runs_dir", type=click.Path(file_okay=False, path_type=Path), help="Write a TREC run per method (and qrels.trec) into this folder.")
+@click.option("--from-run", "run_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Evaluate a TREC run file instead of a method (repeatable; no index needed).")
+@click.option("--plot", "plot_file", type=click.Path(dir_okay=False, path_type=Path), help="Draw per-query relevant percentages and HFM into this PNG.")
+@click.option("--plagiarism", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Instead: plagiarism cases (JSONL, SPEC §9); mean |expected - obtained| per overlap method.")
+@click.option("--collection", type=click.Path(exists=True, path_type=Path), help="With --plagiarism: where the donors are (default: the index's source).")
+@index_option
+@format_option
+@quiet_option
+@friendly_errors
+def evaluate_command(
+    queries: Path | None, qrels: Path | None, methods: str | None, analysis: str | None, per_query: bool,
+    runs_dir: Path | None, run_files: tuple[Path, ...], plot_file: Path | None, index_dir: Path, fmt: str, quiet: bool,
+    plagiarism: Path | None = None, collection: Path | None = None,
+) -> None:
+    """Measure how well methods separate each query's coderivatives from everything else.
+
+    Each query is a document of the index; every document of the collection is ranked by its
+    percentage of the query's self-score. Reports P(s), R(20), the highest false match (HFM),
+    separation (lowest relevant − HFM) and mean Sep. / mean HFM (SPEC §4).
+    """
+    if plagiarism is not None:
+        from coderiv.cli.overlap import plagiarism_report
+
+        plagiarism_report(plagiarism, collection, index_dir, methods if methods != DEFAULT_MEASURE else None, fmt)
+        return
+    if queries is None or qrels is None:
+        raise CoderivError("give --queries FILE and --qrels FILE")
+    topics = Topics.read(queries, qrels)
+    for warning in topics.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if run_files:
+        if methods or analysis or runs_dir:
+            raise CoderivError("--from-run evaluates run files: it cannot be combined with --measure, --analysis or --runs")
+        results = []
+        for path in run_files:
+            tag, run = read_run(path)
+            results.append(evaluate_run(run, topics, tag))
+    else:
+        results = collect_results(index_dir, methods or DEFAULT_MEASURE, analysis, topics, runs_dir is not None, quiet)
+    if runs_dir is not None:
+        runs_dir.mkdir(parents=True, exist_ok=True)
+        write_qrels(runs_dir / "qrels.trec", topics.qrels)
+        for result in results:
+            write_run(runs_dir / _file_name(result.method), result.rankings, result.method)
+    print_results(results, fmt, per_query)
+    if plot_file is not None:
+        from coderiv.evaluation.plot import plot_separation
+
+        plot_separation(results, plot_file)

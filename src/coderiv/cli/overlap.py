@@ -1,0 +1,191 @@
+"""``coderiv compare`` and ``coderiv generate``, the verified query output and the plagiarism
+report of ``coderiv evaluate --plagiarism``: exact overlap on the command line (SPEC §6, §7, §9)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from coderiv.ranking import passages as _passages  # noqa: F401  (registers the "passages" evaluation method)
+from coderiv.overlap import verify as _verify  # noqa: F401  (registers the "verified:" evaluation family)
+from coderiv.cli.main import _read_query, analysis_options, format_option, friendly_errors, index_option, settings_from
+from coderiv.overlap.compare import COMPARE_METHODS
+from coderiv.errors import CoderivError
+from coderiv.cli.output import fmt_percent, table, to_json, tsv
+
+
+@click.command("compare")
+@click.argument("a", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("b", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option(
+    "--method", "-m", "methods", multiple=True, default=("all",), show_default=True,
+    type=click.Choice(["all", *COMPARE_METHODS]),
+    help="Method (repeatable).",
+)
+@click.option("--width", "-w", type=click.IntRange(1), default=4, show_default=True, help="Shingle width in words.")
+@click.option("--chunk-words", type=click.IntRange(1), default=5, show_default=True, help="Chunk length in words.")
+@click.option("--threshold", type=click.IntRange(1), default=60, show_default=True, help="Shortest exact passage, characters.")
+@analysis_options
+@format_option
+@friendly_errors
+def compare_command(
+    a: str, b: str, methods: tuple[str, ...], width: int, chunk_words: int, threshold: int,
+    stop: bool | None, stem: bool | None, language: str | None, fmt: str,
+) -> None:
+    """How much of A is in B and of B in A, by each overlap method, and the exact passages
+    they share (character offsets into each file and an excerpt)."""
+    from coderiv.text.analysis import Analyzer
+    from coderiv.overlap.compare import compare_texts
+
+    if a == "-" and b == "-":
+        raise CoderivError("only one of A and B can be standard input")
+    label_a, text_a = _read_query(a)
+    label_b, text_b = _read_query(b)
+    analyzer = Analyzer(settings_from(stop, stem, language))
+    for label, text in ((label_a, text_a), (label_b, text_b)):
+        if not analyzer.words(text):
+            raise CoderivError(f"{label} has no words: nothing to compare")
+    result = compare_texts(text_a, text_b, list(methods), analyzer, width, chunk_words, threshold)
+    if fmt == "json":
+        click.echo(to_json({"a": label_a, "b": label_b, **result.to_dict()}))
+        return
+    rows = [[r.method, fmt_percent(r.a_in_b), fmt_percent(r.b_in_a)] for r in result.rows]
+    prows = [[p.a_start, p.a_end, p.b_start, p.b_end, p.length, p.excerpt()] for p in result.passages]
+    pheads = ["a_start", "a_end", "b_start", "b_end", "chars", "excerpt"]
+    if fmt == "tsv":
+        click.echo(tsv(["method", "a_in_b", "b_in_a"], [[r.method, f"{r.a_in_b:.4f}", f"{r.b_in_a:.4f}"] for r in result.rows]))
+        click.echo()
+        click.echo(tsv(pheads, prows))
+        return
+    click.echo(f"A = {label_a}\nB = {label_b}")
+    click.echo(table(["method", "A in B", "B in A"], rows, align="<>>"))
+    click.echo()
+    click.echo(f"{len(prows)} exact passages of {threshold}+ characters shared")
+    if prows:
+        click.echo(table(pheads, prows, align=">>>>><"))
+
+
+@click.command("generate")
+@click.argument("collection", required=False, type=click.Path(exists=True, path_type=Path))
+@click.option("--cases", "count", type=click.IntRange(1), default=100, show_default=True, help="How many cases.")
+@click.option("--sources", "n_sources", type=click.IntRange(1), default=3, show_default=True, help="Source documents per case.")
+@click.option("--own-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.4, show_default=True, help="Share of each case's words from its own document.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False, allow_dash=True), default="-", show_default=True, help="JSONL file to write.")
+@index_option
+@friendly_errors
+def generate_command(
+    collection: Path | None, count: int, n_sources: int, own_share: float, seed: int, output: str, index_dir: Path,
+) -> None:
+    """Write plagiarized documents composed of whole paragraphs of random documents of
+    COLLECTION (a folder or archive; default: the one the index was built from), one JSON
+    object per line with each donor's expected similarity (SPEC §9)."""
+    import json
+
+    from coderiv.text.collection import iter_collection
+    from coderiv.evaluation.generate import generate_cases
+
+    if collection is None:
+        from coderiv.index.index import Index
+
+        source = Index.open(index_dir).source
+        if source is None or not Path(source).exists():
+            raise CoderivError("give a COLLECTION folder or archive (the index's source is unknown or gone)")
+        collection = Path(source)
+    lines = [json.dumps(case, ensure_ascii=False) for case in generate_cases(iter_collection(collection), count, n_sources, own_share, seed)]
+    text = "".join(line + "\n" for line in lines)
+    if output == "-":
+        sys.stdout.write(text)
+    else:
+        try:
+            Path(output).write_text(text, "utf-8")
+        except OSError as exc:
+            raise CoderivError(f"cannot write {output}: {exc.strerror}") from None
+        click.echo(f"{len(lines)} cases written to {output}", err=True)
+
+
+def verified_results(
+    results: list[Any], query_texts: list[str | None], source: str | None, threshold: int = 60
+) -> tuple[list[list[Any]], list[str | None]]:
+    """Verify every result of ``coderiv query``; a query text of None is the indexed document
+    named by the result's label (``--doc``). One archive pass reads every document needed.
+    Returns the verified matches and a note per query (None, or why everything is 0%)."""
+    from coderiv.overlap.matching import normalize, self_covered
+    from coderiv.overlap.verify import DocumentTexts, verify_result
+
+    texts = DocumentTexts(source)
+    needed = {m.doc_id for r in results for m in r.matches}
+    needed.update(r.query for r, q in zip(results, query_texts) if q is None)
+    texts.get(sorted(needed))
+    verified, notes = [], []
+    for result, text in zip(results, query_texts):
+        text = text if text is not None else texts.get([result.query])[result.query]
+        verified.append(verify_result(result, text, texts, threshold))
+        short = self_covered(normalize(text), threshold) == 0
+        notes.append(f"the query has no passage of {threshold}+ characters: every verified percentage is 0" if short else None)
+    return verified, notes
+
+
+def print_verified(results: list[Any], verified: list[list[Any]], notes: list[str | None], fmt: str) -> None:
+    """Ranked results with each match's verified percentage and exact passages."""
+    if fmt == "json":
+        data = []
+        for result, checked, note in zip(results, verified, notes):
+            record = result.to_dict()
+            record["matches"] = [v.to_dict() for v in checked]
+            record["verify_note"] = note
+            data.append(record)
+        click.echo(to_json(data))
+        return
+    headers = ["query", "rank", "percent", "verified", "passages", "doc_id"]
+    if fmt == "tsv":
+        click.echo(tsv(headers, [
+            [r.query, v.match.rank, f"{v.match.percent:.4f}", f"{v.verified:.4f}", len(v.passages), v.match.doc_id]
+            for r, checked in zip(results, verified) for v in checked
+        ]))
+        return
+    for n, (result, checked, note) in enumerate(zip(results, verified, notes)):
+        if n:
+            click.echo()
+        click.echo(f"{result.query}: {result.measure}, verified by exact passages (share of the query they cover)")
+        if note:
+            click.echo(f"note: {note}")
+        rows = [[v.match.rank, fmt_percent(v.match.percent), fmt_percent(v.verified), len(v.passages), v.match.doc_id] for v in checked]
+        click.echo(table(headers[1:], rows, align=">>>><"))
+        for v in checked:
+            for p in v.passages[:3]:
+                click.echo(f"  {v.match.doc_id} [{p.b_start}:{p.b_end}] = query [{p.a_start}:{p.a_end}]: {p.excerpt()}")
+            if len(v.passages) > 3:
+                click.echo(f"  {v.match.doc_id}: {len(v.passages) - 3} more passages")
+
+
+def plagiarism_report(cases_path: Path, collection: Path | None, index_dir: Path, methods: str | None, fmt: str) -> None:
+    """``coderiv evaluate --plagiarism``: mean absolute difference per method (paper 001 Table 1).
+
+    Donor documents are read from ``collection`` or, if not given, from the folder or archive
+    the index at ``index_dir`` was built from."""
+    from coderiv.evaluation.plagiarism import PLAGIARISM_METHODS, evaluate_cases, read_cases
+    from coderiv.overlap.verify import DocumentTexts
+
+    if collection is None:
+        from coderiv.index.index import Index
+
+        source = Index.open(index_dir).source
+    else:
+        source = str(collection)
+    cases = read_cases(cases_path)
+    texts = DocumentTexts(source, preload=True)
+    names = [m.strip() for m in methods.split(",") if m.strip()] if methods else list(PLAGIARISM_METHODS)
+    results = evaluate_cases(cases, texts.get, names)
+    if fmt == "json":
+        click.echo(to_json([r.to_dict() for r in results]))
+        return
+    rows = [[r.method, f"{r.mean_abs_diff:.2f}", "" if r.paper is None else f"{r.paper:.2f}", r.pairs] for r in results]
+    headers = ["method", "mean |diff|", "paper 001", "pairs"]
+    click.echo(tsv(headers, rows) if fmt == "tsv" else table(headers, rows, align="<>>>"))
+
+
+COMMANDS = [compare_command, generate_command]

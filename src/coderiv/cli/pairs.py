@@ -1,0 +1,142 @@
+"""``coderiv pairs``, ``coderiv similar`` and ``coderiv groups``: the n-to-n commands (SPEC §8)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from coderiv.cli.main import format_option, friendly_errors, index_option, progress_bar, quiet_option
+from coderiv.errors import CoderivError
+from coderiv.cli.output import fmt_percent, table, to_json, tsv
+from coderiv.pairs.engine import DEFAULT_METHOD, DEFAULT_TOP, METHODS
+
+method_option = click.option(
+    "--method", "-m", type=click.Choice(sorted(METHODS)), default=DEFAULT_METHOD, show_default=True,
+    help="chunks: 5-word chunk similarity (asymmetric); identity5: the identity5 measure; resemblance: 4-shingle resemblance.",
+)
+
+
+def _ensure_store(index_dir: Path, method: str, quiet: bool) -> Any:
+    """Open the index, adding the store ``method`` needs (re-reads the indexed source)."""
+    from coderiv.index.index import Index
+    from coderiv.pairs.engine import require_store
+
+    index = Index.open(index_dir)
+    spec = require_store(index, method)
+    if spec is None:
+        return index
+    source = index.source
+    if not source or not Path(source).exists():
+        raise CoderivError(f"the index has no {spec.name} store and its source {source} is gone; rebuild the index")
+    click.echo(f"adding store {spec.name} to the index (reading {source} again)", err=True)
+    with progress_bar(quiet, "indexing") as bar:
+        Index.update_from(source, index_dir, stores=[spec], progress=bar.update)
+    return Index.open(index_dir)
+
+
+@click.command("pairs")
+@method_option
+@click.option("--top", "-k", type=click.IntRange(1), default=DEFAULT_TOP, show_default=True,
+              help="Similar documents kept per document.")
+@click.option("--max-df", type=click.IntRange(2), default=None,
+              help="Skip keys in more than this many documents as boilerplate [default: max(100, 1% of N)].")
+@click.option("--full", is_flag=True, help="Recompute everything instead of only what the index changes touch.")
+@click.option("--dask", "dask_address", default=None, metavar="local|ADDRESS",
+              help="Run on Dask: 'local' starts a LocalCluster here; an address uses that scheduler.")
+@click.option("--workers", type=click.IntRange(1), default=None, help="LocalCluster workers (default: all cores).")
+@index_option
+@quiet_option
+@friendly_errors
+def pairs_command(
+    method: str, top: int, max_df: int | None, full: bool, dask_address: str | None, workers: int | None,
+    index_dir: Path, quiet: bool,
+) -> None:
+    """Every document's top-k most similar documents, stored in the index.
+
+    After 'coderiv index' added, changed or deleted documents, only what they touch is
+    recomputed. Look rows up with 'coderiv similar', groups with 'coderiv groups'.
+    """
+    from coderiv.pairs.engine import run_pairs, serial_engine
+
+    if workers is not None and dask_address != "local":
+        raise CoderivError("--workers sets the size of a local cluster: use it with --dask local")
+    index = _ensure_store(index_dir, method, quiet)
+    with progress_bar(quiet, f"pairs ({method})") as bar:
+        bar.unit, bar.unit_scale = "block", False
+        if dask_address:
+            from coderiv.pairs.dask_backend import dask_client, dask_engine
+
+            with dask_client(dask_address, workers) as client:
+                report = run_pairs(index, method, top, max_df, full, dask_engine(client), bar.update)
+        else:
+            report = run_pairs(index, method, top, max_df, full, serial_engine, bar.update)
+    if report.mode == "unchanged":
+        click.echo(f"{method} pair table of {index_dir} is up to date ({report.documents} documents)")
+        return
+    detail = f"; {report.reason}" if report.mode == "incremental" else ""
+    click.echo(
+        f"{method}: {report.mode} run, {report.recomputed_rows} of {report.documents} rows computed{detail}; "
+        f"{report.shared_pairs} document pairs share keys; top {top} kept per document"
+    )
+    click.echo(
+        f"boilerplate: {report.skipped_keys} keys in more than {report.max_df} documents skipped "
+        f"({report.skipped_postings} postings)"
+    )
+
+
+@click.command("similar")
+@click.argument("doc_ids", nargs=-1)
+@click.option("--all", "everything", is_flag=True, help="Every document's row (export the whole table).")
+@method_option
+@click.option("--top", "-k", type=click.IntRange(1), default=None, help="Show at most this many per document.")
+@index_option
+@format_option
+@friendly_errors
+def similar_command(doc_ids: tuple[str, ...], everything: bool, method: str, top: int | None, index_dir: Path, fmt: str) -> None:
+    """The stored most similar documents of each DOC_ID (from 'coderiv pairs'), or of all (--all)."""
+    from coderiv.index.index import Index
+    from coderiv.pairs.table import PairTable
+
+    if not doc_ids and not everything:
+        raise CoderivError("give a document id, or --all for the whole table")
+    pairs = PairTable.open(Index.open(index_dir), method)
+    ids = pairs.doc_ids if everything else list(doc_ids)
+    rows = [(doc_id, match) for doc_id in ids for match in pairs.similar(doc_id)[:top]]
+    if fmt == "json":
+        by_doc: dict[str, list[dict[str, Any]]] = {doc_id: [] for doc_id in ids}
+        for doc_id, (rank, pct, other) in rows:
+            by_doc[doc_id].append({"rank": rank, "percent": pct, "doc_id": other})
+        click.echo(to_json({"method": method, "results": [{"doc_id": d, "similar": m} for d, m in by_doc.items()]}))
+    elif fmt == "tsv":
+        click.echo(tsv(["doc_id", "rank", "percent", "similar_id"], [[d, r, f"{p:.4f}", o] for d, (r, p, o) in rows]))
+    else:
+        click.echo(table(["doc_id", "rank", "percent", "similar_id"], [[d, r, fmt_percent(p), o] for d, (r, p, o) in rows], align="<>><"))
+
+
+@click.command("groups")
+@click.option("--min", "min_percent", type=float, required=True, help="Link documents similar at PERCENT or more.")
+@click.option("--mutual", is_flag=True, help="Link only when both directions reach --min (versions, not excerpts).")
+@method_option
+@index_option
+@format_option
+@friendly_errors
+def groups_command(min_percent: float, mutual: bool, method: str, index_dir: Path, fmt: str) -> None:
+    """Groups of coderivative documents (connected components of the pair table), largest first."""
+    from coderiv.pairs.groups import find_groups
+    from coderiv.index.index import Index
+    from coderiv.pairs.table import PairTable
+
+    groups = find_groups(PairTable.open(Index.open(index_dir), method), min_percent, mutual)
+    if fmt == "json":
+        click.echo(to_json([g.to_dict() for g in groups]))
+    elif fmt == "tsv":
+        click.echo(tsv(["group", "size", "doc_id"], [[g.number, len(g.doc_ids), d] for g in groups for d in g.doc_ids]))
+    else:
+        how = "both ways" if mutual else "one way or the other"
+        click.echo(f"{len(groups)} groups of documents similar at {min_percent:g}% or more, {how} ({method})")
+        click.echo(table(["group", "size", "doc_id"], [[g.number, len(g.doc_ids), d] for g in groups for d in g.doc_ids], align=">><"))
+
+
+COMMANDS = (pairs_command, similar_command, groups_command)

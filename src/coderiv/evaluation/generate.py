@@ -1,0 +1,124 @@
+"""The plagiarized-document generator (paper 001 §4.1; SPEC §9).
+
+A case is composed of random whole paragraphs of an *own* document (the part the plagiarist
+wrote, ``own_share`` of the words, 40% by default) and of k *source* documents (the rest,
+shared equally), shuffled. Paragraphs are taken from each donor in random order until its share
+is reached, so whole paragraphs may push a donor above its share, as in the paper. The
+expected similarity to each donor is the share of that donor's words used:
+100 · words used / words in the donor. Words are those of the analyser before stopping
+(:meth:`coderiv.text.analysis.Analyzer.words`).
+
+The size of a case: the own document gives up to half of its words; the whole case is then
+own words / own_share words long, and each source gives its share of that (all of itself if it
+is too short). Output records have the fields of the dev collection's ``cases.jsonl``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from coderiv.text.analysis import Analyzer, split_paragraphs
+from coderiv.text.collection import RawDocument
+from coderiv.errors import InputError
+from coderiv.text.extract import looks_binary, visible_text
+
+#: Share of a case's words written by the plagiarist (paper 001's example: 40%).
+DEFAULT_OWN_SHARE = 0.4
+DEFAULT_SOURCES = 3
+#: Donors need at least this many paragraphs and words.
+MIN_PARAGRAPHS = 2
+MIN_WORDS = 60
+
+
+@dataclass(frozen=True)
+class Donor:
+    """A document usable in a case: its id and paragraphs with their word counts."""
+
+    doc_id: str
+    paragraphs: list[str]
+    words: list[int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.words)
+
+
+def donors(documents: Iterable[RawDocument], analyzer: Analyzer | None = None) -> list[Donor]:
+    """The documents with at least :data:`MIN_PARAGRAPHS` paragraphs and :data:`MIN_WORDS` words."""
+    analyzer = analyzer or Analyzer()
+    out = []
+    for doc in documents:
+        if looks_binary(doc.data):
+            continue
+        paragraphs = split_paragraphs(visible_text(doc.data, doc.doc_id).text)
+        counts = [len(analyzer.words(p)) for p in paragraphs]
+        kept = [(p, c) for p, c in zip(paragraphs, counts) if c > 0]
+        if len(kept) >= MIN_PARAGRAPHS and sum(c for _, c in kept) >= MIN_WORDS:
+            out.append(Donor(doc.doc_id, [p for p, _ in kept], [c for _, c in kept]))
+    return out
+
+
+def _take(donor: Donor, target: float, rng: random.Random) -> list[int]:
+    order = list(range(len(donor.paragraphs)))
+    rng.shuffle(order)
+    used, words = [], 0
+    for i in order:
+        if words >= target:
+            break
+        used.append(i)
+        words += donor.words[i]
+    return used
+
+
+def make_case(case_id: str, own: Donor, sources: list[Donor], own_share: float, rng: random.Random) -> dict[str, Any]:
+    """One case from an own document and its sources (see the module docstring)."""
+    own_used = _take(own, own.total / 2, rng)
+    own_words = sum(own.words[i] for i in own_used)
+    total = own_words / own_share
+    parts: list[tuple[Donor, str, list[int]]] = [(own, "own", own_used)]
+    for source in sources:
+        parts.append((source, "source", _take(source, total * (1 - own_share) / len(sources), rng)))
+    pieces = [(donor.paragraphs[i]) for donor, _, used in parts for i in used]
+    rng.shuffle(pieces)
+    case_words = sum(sum(d.words[i] for i in used) for d, _, used in parts)
+    records = []
+    for donor, role, used in parts:
+        words_used = sum(donor.words[i] for i in used)
+        records.append({
+            "doc_id": donor.doc_id,
+            "role": role,
+            "doc_words": donor.total,
+            "words_used": words_used,
+            "expected_percent": round(100 * words_used / donor.total, 2),
+            "paragraphs_in_doc": len(donor.paragraphs),
+            "paragraphs_used": len(used),
+            "share_of_plagiarized_percent": round(100 * words_used / case_words, 2),
+        })
+    return {"case_id": case_id, "text": "\n\n".join(pieces) + "\n", "words": case_words, "sources": records}
+
+
+def generate_cases(
+    documents: Iterable[RawDocument],
+    count: int,
+    n_sources: int = DEFAULT_SOURCES,
+    own_share: float = DEFAULT_OWN_SHARE,
+    seed: int = 0,
+) -> Iterator[dict[str, Any]]:
+    """``count`` cases, each from n_sources + 1 distinct donors drawn with ``seed``."""
+    if not 0 < own_share < 1:
+        raise InputError(f"own share must be between 0 and 1, exclusive (got {own_share})")
+    if n_sources < 1 or count < 1:
+        raise InputError(f"need at least one source and one case (got {n_sources} sources, {count} cases)")
+    pool = donors(documents)
+    if len(pool) < n_sources + 1:
+        raise InputError(
+            f"only {len(pool)} documents have {MIN_PARAGRAPHS}+ paragraphs and {MIN_WORDS}+ words; "
+            f"a case needs {n_sources + 1}"
+        )
+    rng = random.Random(seed)
+    for number in range(1, count + 1):
+        chosen = rng.sample(pool, n_sources + 1)
+        yield make_case(f"G{number:03d}", chosen[0], chosen[1:], own_share, rng)

@@ -1,0 +1,148 @@
+"""Evaluating overlap methods on generated plagiarism cases (paper 001 §4.2, Table 1; SPEC §9).
+
+Every donor of a case (the own document and each source) is compared with the case text; a
+method's obtained similarity is set against the donor's expected similarity (the share of its
+words the case uses) and the mean absolute difference over all (case, donor) pairs is the
+method's score, in percentage points: 0 is perfect.
+
+Methods, each giving "how much of the donor is in the case":
+
+- ``shingles:w=N``: containment of the donor's shingles in the case's, |S(D)∩S(P)| / |S(D)|;
+- ``chunks``: paper 003's similarity of the donor to the case (5-word chunks);
+- ``matching``: share of the donor covered by exact passages (≥ 60 characters) found in the case;
+- ``patricia``: paper 001 §2 literally: the case is the suspicious document D_p, the donor
+  is scanned, and the counter is divided by the length of D_p. This measures the share of the
+  *case* made of the donor, not of the donor used, which is why it misses the expected value;
+- ``patricia/donor``: the same counter divided by the donor's length instead.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from coderiv.text.analysis import Analyzer
+from coderiv.errors import InputError, UnknownNameError
+from coderiv.overlap.matching import coverage_percent, normalize, shared_passages
+from coderiv.overlap.pairwise import chunk_similarity, patricia_counter, shingles
+
+Similarity = Callable[["Pair"], float]
+
+
+@dataclass
+class Pair:
+    """A donor and a case, prepared once for every method."""
+
+    donor_text: str
+    case_text: str
+    analyzer: Analyzer
+
+    def __post_init__(self) -> None:
+        self.donor_terms = self.analyzer.terms(self.donor_text)
+        self.case_terms = self.analyzer.terms(self.case_text)
+        self.donor_norm = normalize(self.donor_text)
+        self.case_norm = normalize(self.case_text)
+        self._counter: int | None = None
+
+    @property
+    def patricia_counter(self) -> int:
+        if self._counter is None:
+            self._counter = patricia_counter(self.donor_norm, self.case_norm)
+        return self._counter
+
+
+def _shingle_method(w: int) -> Similarity:
+    return lambda pair: 100 * shingles(pair.donor_terms, pair.case_terms, w).a_in_b
+
+
+def _patricia(pair: Pair) -> float:
+    return 100 * pair.patricia_counter / len(pair.case_norm) if len(pair.case_norm) else 0.0
+
+
+def _patricia_donor(pair: Pair) -> float:
+    return 100 * pair.patricia_counter / len(pair.donor_norm) if len(pair.donor_norm) else 0.0
+
+
+def _matching(pair: Pair) -> float:
+    return coverage_percent(pair.donor_norm, shared_passages(pair.donor_norm, pair.case_norm))
+
+
+PLAGIARISM_METHODS: dict[str, Similarity] = {
+    **{f"shingles:w={w}": _shingle_method(w) for w in range(2, 11)},
+    "patricia": _patricia,
+    "patricia/donor": _patricia_donor,
+    "matching": _matching,
+    "chunks": lambda pair: 100 * chunk_similarity(pair.donor_terms, pair.case_terms),
+}
+
+#: Paper 001, Table 1: mean absolute differences (percentage points) on its 900 queries.
+PAPER_TABLE_1 = {
+    "shingles:w=2": 8.97, "shingles:w=3": 6.72, "shingles:w=4": 4.13, "shingles:w=5": 5.04,
+    "shingles:w=6": 7.34, "shingles:w=7": 9.67, "shingles:w=8": 11.42, "shingles:w=9": 12.71,
+    "shingles:w=10": 13.78, "patricia": 7.50,
+}
+
+
+def read_cases(path: str | Path) -> list[dict[str, Any]]:
+    """The cases of a JSONL file (one object with ``case_id``, ``text``, ``sources`` a line)."""
+    try:
+        lines = Path(path).read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    cases = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            case = json.loads(line)
+            ok = isinstance(case["text"], str) and all("doc_id" in s and "expected_percent" in s for s in case["sources"])
+        except (json.JSONDecodeError, KeyError, TypeError):
+            ok = False
+        if not ok:
+            raise InputError(f"{path}:{number}: expected a case with text and sources[doc_id, expected_percent]")
+        cases.append(case)
+    if not cases:
+        raise InputError(f"{path}: no cases")
+    return cases
+
+
+@dataclass(frozen=True)
+class PlagiarismResult:
+    """A method's mean absolute difference (percentage points) over ``pairs`` donor–case pairs."""
+
+    method: str
+    mean_abs_diff: float
+    pairs: int
+    paper: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": self.method, "mean_abs_diff": self.mean_abs_diff, "pairs": self.pairs, "paper": self.paper}
+
+
+def evaluate_cases(
+    cases: list[dict[str, Any]],
+    texts: Callable[[list[str]], dict[str, str]],
+    methods: list[str] | None = None,
+    analyzer: Analyzer | None = None,
+) -> list[PlagiarismResult]:
+    """Mean absolute difference of each method; ``texts(ids)`` returns the donors' texts."""
+    methods = methods or list(PLAGIARISM_METHODS)
+    for name in methods:
+        if name not in PLAGIARISM_METHODS:
+            raise UnknownNameError(f"plagiarism method must be one of {sorted(PLAGIARISM_METHODS)!r} (got {name!r})")
+    analyzer = analyzer or Analyzer()
+    diffs: dict[str, list[float]] = {name: [] for name in methods}
+    for case in cases:
+        donors = texts([s["doc_id"] for s in case["sources"]])
+        for source in case["sources"]:
+            pair = Pair(donors[source["doc_id"]], case["text"], analyzer)
+            for name in methods:
+                diffs[name].append(abs(PLAGIARISM_METHODS[name](pair) - float(source["expected_percent"])))
+    return [
+        PlagiarismResult(name, float(np.mean(d)) if d else 0.0, len(d), PAPER_TABLE_1.get(name)) for name, d in diffs.items()
+    ]

@@ -1,0 +1,100 @@
+"""Analysis variants of an index, kept beside it (the paper's Table 3: stopping × stemming).
+
+Comparing analyses needs one index per analysis. Rather than have the user build four, a
+variant lives in ``<index>/variants/<name>/`` — an ordinary coderiv index of the same source —
+built on first use and brought up to date (incrementally: only added or changed documents are
+analysed) whenever its documents differ from the main index's. The variant with the main
+index's own settings is the main index itself. A variant has the same stores as the main index (fingerprints, chunks), so every
+evaluation method works on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from coderiv.text.analysis import AnalysisSettings
+from coderiv.errors import CoderivError, UnknownNameError
+from coderiv.index.index import Index
+
+VARIANTS_DIR = "variants"
+
+#: name -> (stop, stem), in the order of the paper's Table 3
+ANALYSIS_VARIANTS: dict[str, tuple[bool, bool]] = {
+    "none": (False, False),
+    "stop": (True, False),
+    "stem": (False, True),
+    "stop+stem": (True, True),
+}
+
+
+def variant_name(settings: AnalysisSettings) -> str:
+    """The variant name of an analysis (``stop``, ``stop+stem``, ...)."""
+    for name, (stop, stem) in ANALYSIS_VARIANTS.items():
+        if (settings.stop, settings.stem) == (stop, stem):
+            return name
+    raise AssertionError("every (stop, stem) pair has a name")  # pragma: no cover
+
+
+def expand_variants(spec: str) -> list[str]:
+    """``all`` or comma-separated variant names -> validated names, in order, no repeats."""
+    names: list[str] = []
+    for part in (p.strip() for p in spec.split(",")):
+        for name in (list(ANALYSIS_VARIANTS) if part == "all" else [part] if part else []):
+            if name not in ANALYSIS_VARIANTS:
+                raise UnknownNameError(f"analysis must be 'all' or among {list(ANALYSIS_VARIANTS)!r} (got {name!r})")
+            if name not in names:
+                names.append(name)
+    if not names:
+        raise UnknownNameError("no analysis variant given")
+    return names
+
+
+def variant_settings(index: Index, name: str) -> AnalysisSettings:
+    """The analysis of variant ``name``: its stop/stem switches, the index's stemming language."""
+    stop, stem = ANALYSIS_VARIANTS[name]
+    return AnalysisSettings(stop=stop, stem=stem, language=index.settings.language)
+
+
+def variant_path(index: Index, name: str) -> Path:
+    return index.root / VARIANTS_DIR / name.replace("+", "-")
+
+
+def _covers(variant: Index, index: Index) -> bool:
+    """Whether ``variant`` holds every store and every document of ``index`` (same bytes).
+
+    It may hold more only of the documents ``index`` skipped: a document of stopwords alone is
+    empty, hence skipped, when stopping, but not without.
+    """
+    shas = dict(zip(variant.doc_ids, variant.doc_sha256))
+    skipped = {s["doc_id"] for s in index.manifest.get("skipped", [])}
+    extra = set(shas) - set(index.doc_ids)
+    return set(index.specs) <= set(variant.specs) and extra <= skipped and all(shas.get(d) == sha for d, sha in zip(index.doc_ids, index.doc_sha256))
+
+
+def variant_index(index: Index, name: str, progress: Callable[[int], None] | None = None) -> Index:
+    """The index of ``index``'s documents analysed as variant ``name``, built or updated if needed."""
+    settings = variant_settings(index, name)
+    if settings.to_dict() == index.settings.to_dict():
+        return index
+    path = variant_path(index, name)
+    try:
+        variant: Index | None = Index.open(path)
+    except CoderivError:
+        variant = None
+    if variant is not None and _covers(variant, index):
+        return variant
+    source = index.source
+    if not source or not Path(source).exists():
+        raise CoderivError(
+            f"the analysis variant {name!r} must be built from the indexed source, but {source!r} "
+            "no longer exists; update the index from its new location first"
+        )
+    Index.update_from(source, path, settings=settings, stores=list(index.specs.values()), progress=progress)
+    variant = Index.open(path)
+    if not _covers(variant, index):
+        raise CoderivError(
+            f"the source {source} changed since the index at {index.root} was updated; "
+            "run 'coderiv index' on it first"
+        )
+    return variant

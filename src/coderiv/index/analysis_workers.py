@@ -1,0 +1,176 @@
+"""Turning raw documents into per-store keys, in parallel worker processes.
+
+Analysis is pure Python (regular expressions, stoplist, stemming), so indexing uses every core
+with a process pool; documents travel in batches of a few MB so that memory stays bounded and
+the pool's overhead stays small.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer
+from coderiv.text.collection import RawDocument
+from coderiv.text.extract import MAX_DOCUMENT_BYTES, looks_binary, visible_text
+from coderiv.keys.kinds import KEY_KINDS, StoreSpec
+
+
+@dataclass
+class AnalyzedEntry:
+    """One document ready for the index: its id, content hash, f_d, and keys for each store."""
+
+    doc_id: str
+    sha256: str
+    length: int
+    stores: dict[str, tuple[np.ndarray, np.ndarray]]
+    lossy: bool = False
+
+
+@dataclass
+class AnalyzedBatch:
+    """Analysed documents of one batch, packed as flat arrays (cheap to pass between processes).
+
+    ``stores[name] = (counts, keys, values)``: document i owns the ``counts[i]`` entries after
+    the first ``counts[:i].sum()`` of ``keys``/``values``.
+    """
+
+    ids: list[str] = field(default_factory=list)
+    shas: list[str] = field(default_factory=list)
+    lengths: list[int] = field(default_factory=list)
+    lossy: list[str] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    stores: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    @classmethod
+    def pack(cls, results: list[AnalyzedEntry | Skipped], names: list[str]) -> AnalyzedBatch:
+        batch = cls()
+        entries = []
+        for result in results:
+            if isinstance(result, Skipped):
+                batch.skipped.append(result)
+                continue
+            entries.append(result)
+            batch.ids.append(result.doc_id)
+            batch.shas.append(result.sha256)
+            batch.lengths.append(result.length)
+            if result.lossy:
+                batch.lossy.append(result.doc_id)
+        for name in names:
+            parts = [e.stores[name] for e in entries]
+            counts = np.fromiter((len(k) for k, _ in parts), np.int64, len(parts))
+            keys = np.concatenate([k for k, _ in parts]) if parts else np.empty(0, np.uint64)
+            vals = np.concatenate([v for _, v in parts]) if parts else np.empty(0, np.int32)
+            batch.stores[name] = (counts, keys.astype(np.uint64), vals.astype(np.uint32))
+        return batch
+
+    @property
+    def n_postings(self) -> int:
+        return sum(len(keys) for _, keys, _ in self.stores.values())
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A document left out of the index, and why (``empty``, ``binary``, ``too large``)."""
+
+    doc_id: str
+    reason: str
+
+
+@dataclass
+class _Worker:
+    analyzer: Analyzer
+    specs: list[StoreSpec]
+    extractors: list[Any] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.extractors = [spec.extractor() for spec in self.specs]
+        self.structure = any(spec.needs_structure for spec in self.specs)
+        self.counts_only = all(KEY_KINDS[spec.kind].counts_only for spec in self.specs)
+
+    def run(self, doc: RawDocument) -> AnalyzedEntry | Skipped:
+        size = doc.oversize or len(doc.data)
+        if size > MAX_DOCUMENT_BYTES:
+            return Skipped(doc.doc_id, f"too large ({size} bytes > {MAX_DOCUMENT_BYTES})")
+        if looks_binary(doc.data):
+            return Skipped(doc.doc_id, "binary")
+        decoded = visible_text(doc.data, doc.doc_id)
+        if self.structure:
+            analyzed = self.analyzer.analyze(decoded.text)
+        elif self.counts_only:
+            analyzed = self.analyzer.counts(decoded.text)
+        else:
+            analyzed = AnalyzedDocument(self.analyzer.terms(decoded.text))
+        if not analyzed.length:
+            return Skipped(doc.doc_id, "empty (no words after analysis)")
+        stores = {spec.name: ex(analyzed) for spec, ex in zip(self.specs, self.extractors)}
+        return AnalyzedEntry(doc.doc_id, doc.sha256, analyzed.length, stores, decoded.lossy)
+
+
+_WORKER: _Worker | None = None
+
+
+def _init_worker(settings: dict[str, Any], specs: list[dict[str, Any]]) -> None:
+    global _WORKER
+    _WORKER = _Worker(Analyzer(AnalysisSettings.from_dict(settings)), [StoreSpec.from_dict(s) for s in specs])
+
+
+def _run_batch(batch: list[RawDocument]) -> AnalyzedBatch:
+    assert _WORKER is not None
+    return AnalyzedBatch.pack([_WORKER.run(doc) for doc in batch], [s.name for s in _WORKER.specs])
+
+
+def _batches(docs: Iterable[RawDocument], max_bytes: int, max_docs: int) -> Iterator[list[RawDocument]]:
+    batch: list[RawDocument] = []
+    size = 0
+    for doc in docs:
+        batch.append(doc)
+        size += len(doc.data)
+        if size >= max_bytes or len(batch) >= max_docs:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def default_workers() -> int:
+    """Worker processes for analysis: every core this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def analyze_documents(
+    docs: Iterable[RawDocument],
+    settings: AnalysisSettings,
+    specs: list[StoreSpec],
+    workers: int | None = None,
+) -> Iterator[AnalyzedBatch]:
+    """Analyse documents in worker processes (in-process when ``workers`` is 1), in batches.
+
+    Batches come back in input order; at most ``2 × workers`` are in flight, so memory stays
+    bounded whatever the collection's size.
+    """
+    workers = default_workers() if workers is None else workers
+    settings_dict = settings.to_dict()
+    spec_dicts = [s.to_dict() for s in specs]
+    batches = _batches(docs, max_bytes=2 << 20, max_docs=500)
+    if workers <= 1:
+        _init_worker(settings_dict, spec_dicts)
+        for batch in batches:
+            yield _run_batch(batch)
+        return
+    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(settings_dict, spec_dicts)) as pool:
+        pending: list[Future[AnalyzedBatch]] = []
+        for batch in batches:
+            pending.append(pool.submit(_run_batch, batch))
+            while len(pending) > 2 * workers:
+                yield pending.pop(0).result()
+        for future in pending:
+            yield future.result()

@@ -1,0 +1,358 @@
+"""The persistent index: documents, their analysis settings, and one postings store per key kind.
+
+>>> from coderiv import Index
+>>> report = Index.update_from("corpus/", ".coderiv")      # build, or bring up to date
+>>> index = Index.open(".coderiv")
+>>> index.n_docs, index.settings.describe()
+
+Updating re-analyses only added or changed documents (by SHA-256 of their bytes), drops deleted
+ones, and gives exactly the index a full rebuild would give: documents are numbered in sorted
+id order and every array is rebuilt from the per-document (forward) postings.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from coderiv._version import __version__
+from coderiv.text.analysis import AnalysisSettings, Analyzer
+from coderiv.index.analysis_workers import Skipped, analyze_documents
+from coderiv.text.collection import RawDocument, Source, iter_collection
+from coderiv.errors import AnalysisMismatchError, CoderivError, CorruptIndexError
+from coderiv.keys.kinds import TERMS, StoreSpec
+from coderiv.index.postings import Postings
+from coderiv.index.storage import (
+    MANIFEST,
+    current_generation,
+    new_generation,
+    read_manifest,
+    verify_files,
+    write_lock,
+)
+from coderiv.index.writer import Sources, Spill, cosine_statistics, scratch_folder, write_store
+
+FORMAT = "coderiv-index"
+FORMAT_VERSION = 3
+DEFAULT_INDEX_DIR = ".coderiv"
+INDEX_ENV = "CODERIV_INDEX"
+
+
+def resolve_index_path(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """Where the index lives: ``explicit``, else ``$CODERIV_INDEX``, else ``./.coderiv``."""
+    if explicit:
+        return Path(explicit)
+    return Path(os.environ.get(INDEX_ENV) or DEFAULT_INDEX_DIR)
+
+
+@dataclass
+class UpdateReport:
+    """What an index run did: counts of documents and the files it could not index."""
+
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    lossy: list[str] = field(default_factory=list)
+    rebuilt: str | None = None
+    n_docs: int = 0
+
+    @property
+    def modified(self) -> bool:
+        return bool(self.added or self.changed or self.removed or self.rebuilt)
+
+
+def _doc_table_arrays(ids: list[str], shas: list[str]) -> tuple[bytes, np.ndarray]:
+    blob = "\0".join(ids).encode("utf-8")
+    digest = np.frombuffer(bytes.fromhex("".join(shas)), np.uint8).reshape(len(shas), 32) if shas else np.zeros((0, 32), np.uint8)
+    return blob, digest
+
+
+class Index:
+    """An opened, read-only index generation (memory-mapped arrays)."""
+
+    def __init__(self, root: Path, generation: Path, manifest: dict[str, Any], mmap: bool = True) -> None:
+        self.root = root
+        self.generation = generation
+        self.manifest = manifest
+        self._mmap = mmap
+        if manifest.get("format") != FORMAT:
+            raise CorruptIndexError(f"{generation} is not a coderiv index")
+        if manifest.get("format_version") != FORMAT_VERSION:
+            raise CorruptIndexError(
+                f"index format {manifest.get('format_version')} is not this coderiv's format "
+                f"{FORMAT_VERSION}; rebuild the index with 'coderiv index'"
+            )
+        problems = verify_files(generation, manifest, full=False)
+        if problems:
+            raise CorruptIndexError(f"index at {root} is damaged: {'; '.join(problems[:3])}; rebuild it")
+        self.settings = AnalysisSettings.from_dict(manifest["analysis"])
+        self.specs = {name: StoreSpec.from_dict(d["spec"]) for name, d in manifest["stores"].items()}
+        # Every file is opened (memory-mapped) now, not on first use: an open Index is a snapshot
+        # that keeps working after a writer commits a newer generation and unlinks this one.
+        try:
+            self.doc_ids: list[str] = self._load_ids()
+            self.doc_lengths: np.ndarray = self._array("doc_lengths.npy")
+            self.doc_norms: np.ndarray = self._array("doc_norms.npy")
+            self.term_max_unit: np.ndarray = self._array("term_max_unit.npy")
+            self._sha256: np.ndarray = self._array("doc_sha256.npy")
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            raise CorruptIndexError(f"index at {root} is damaged ({exc}); rebuild it") from exc
+        if not (len(self.doc_ids) == len(self.doc_lengths) == len(self.doc_norms) == manifest["documents"]):
+            raise CorruptIndexError(f"index at {root} has inconsistent document tables; rebuild it")
+        self._stores: dict[str, Postings] = {
+            name: Postings.load(generation / meta["dir"], self.n_docs, mmap) for name, meta in manifest["stores"].items()
+        }
+
+    # -- opening ---------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] | None = None, mmap: bool = True) -> Index:
+        """Open the live generation of the index at ``path`` (see :func:`resolve_index_path`)."""
+        root = resolve_index_path(path)
+        for attempt in range(3):
+            generation = current_generation(root)
+            try:
+                return cls(root, generation, read_manifest(generation), mmap=mmap)
+            except CorruptIndexError:
+                # a writer may have switched generations and removed this one while we opened it
+                if attempt == 2 or current_generation(root) == generation:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _array(self, name: str) -> np.ndarray:
+        return np.load(self.generation / name, mmap_mode="r" if self._mmap else None, allow_pickle=False)
+
+    def _load_ids(self) -> list[str]:
+        blob = (self.generation / "doc_ids.bin").read_bytes().decode("utf-8")
+        return blob.split("\0") if blob else []
+
+    # -- contents ----------------------------------------------------------------------------
+    @property
+    def n_docs(self) -> int:
+        return len(self.doc_ids)
+
+    @cached_property
+    def analyzer(self) -> Analyzer:
+        """The analyser every query of this index must go through."""
+        return Analyzer(self.settings)
+
+    @cached_property
+    def doc_numbers(self) -> dict[str, int]:
+        """Document id → internal number (position in sorted id order)."""
+        return {doc_id: i for i, doc_id in enumerate(self.doc_ids)}
+
+    @cached_property
+    def doc_sha256(self) -> list[str]:
+        """SHA-256 of every document's bytes, as hex (change detection of incremental runs)."""
+        return [bytes(row).hex() for row in np.asarray(self._sha256)]
+
+    def store(self, name: str = "terms") -> Postings:
+        """The postings store called ``name`` (``terms``, or a fingerprint/chunk store)."""
+        if name not in self.specs:
+            raise CoderivError(f"this index has no store {name!r}; it has {sorted(self.specs)!r}")
+        return self._stores[name]
+
+    @property
+    def terms(self) -> Postings:
+        return self.store("terms")
+
+    def check_settings(self, settings: AnalysisSettings) -> None:
+        """Refuse a query analysed with settings other than the index's."""
+        if settings.to_dict() != self.settings.to_dict():
+            raise AnalysisMismatchError(
+                f"query analysis ({settings.describe()}) differs from the index's "
+                f"({self.settings.describe()}); query with the index's settings or rebuild it"
+            )
+
+    def verify(self) -> list[str]:
+        """Full check of every file against the manifest's SHA-256 checksums."""
+        return verify_files(self.generation, self.manifest, full=True)
+
+    @property
+    def source(self) -> str | None:
+        """The folder or archive the index was built from (absolute path)."""
+        return self.manifest.get("source")
+
+    def info(self) -> dict[str, Any]:
+        """Statistics and settings, as ``coderiv info`` prints them."""
+        terms = self.terms
+        total_bytes = sum(meta["bytes"] for meta in self.manifest.get("files", {}).values())
+        return {
+            "index": str(self.root),
+            "generation": self.generation.name,
+            "format_version": self.manifest["format_version"],
+            "created": self.manifest.get("created"),
+            "coderiv_version": self.manifest.get("coderiv_version"),
+            "source": self.source,
+            "documents": self.n_docs,
+            "analysis": self.settings.describe(),
+            "distinct_terms": len(terms.keys),
+            "term_occurrences": int(np.asarray(self.doc_lengths).sum()),
+            "postings": terms.n_postings,
+            "source_bytes": self.manifest.get("source_bytes"),
+            "index_bytes": total_bytes,
+            "stores": {name: {"keys": d["keys"], "postings": d["postings"]} for name, d in self.manifest["stores"].items()},
+            "skipped": self.manifest.get("skipped", []),
+        }
+
+    # -- building and updating ---------------------------------------------------------------
+    @classmethod
+    def update_from(
+        cls,
+        source: Source,
+        path: str | os.PathLike[str] | None = None,
+        settings: AnalysisSettings | None = None,
+        stores: list[StoreSpec] | None = None,
+        workers: int | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> UpdateReport:
+        """Build the index of ``source`` (folder, tar, or iterable of RawDocument) at ``path``,
+        or bring an existing one up to date.
+
+        ``settings``/``stores`` left as None keep the existing index's (or the defaults for a
+        new index). Settings that differ from the existing index's rebuild it entirely.
+        """
+        root = resolve_index_path(path)
+        with write_lock(root):
+            old: Index | None = None
+            try:
+                old = cls.open(root)
+            except CoderivError:
+                if (root / "CURRENT").exists():
+                    old = None  # a damaged index is rebuilt from scratch, never patched
+            report = UpdateReport()
+            if old is not None:
+                settings = settings or old.settings
+                wanted = {s.name: s for s in [*old.specs.values(), *(stores or [])]}
+                if settings.to_dict() != old.settings.to_dict():
+                    report.rebuilt = f"analysis changed from {old.settings.describe()} to {settings.describe()}"
+                elif set(wanted) != set(old.specs):
+                    report.rebuilt = f"stores added: {sorted(set(wanted) - set(old.specs))}"
+            else:
+                settings = settings or AnalysisSettings()
+                wanted = {s.name: s for s in [TERMS, *(stores or [])]}
+            reuse = old if (old is not None and report.rebuilt is None) else None
+            specs = [wanted["terms"], *sorted((s for n, s in wanted.items() if n != "terms"), key=lambda s: s.name)]
+            _write(root, source, settings, specs, reuse, report, workers, progress)
+            return report
+
+
+def _write(
+    root: Path,
+    source: Source,
+    settings: AnalysisSettings,
+    specs: list[StoreSpec],
+    old: Index | None,
+    report: UpdateReport,
+    workers: int | None,
+    progress: Callable[[int], None] | None,
+) -> None:
+    """Analyse what changed and write the next generation in bounded memory (:mod:`.writer`)."""
+    old_sha = dict(zip(old.doc_ids, old.doc_sha256)) if old is not None else {}
+    seen: set[str] = set()
+    kept: dict[str, int] = {}
+    source_bytes = 0
+
+    def to_analyse() -> Iterator[RawDocument]:
+        nonlocal source_bytes
+        for raw in iter_collection(source):
+            if raw.doc_id in seen:
+                continue
+            seen.add(raw.doc_id)
+            source_bytes += len(raw.data)
+            if progress is not None:
+                progress(len(raw.data))
+            if old is not None and old_sha.get(raw.doc_id) == raw.sha256:
+                kept[raw.doc_id] = old.doc_numbers[raw.doc_id]
+                continue
+            yield raw
+
+    scratch = scratch_folder(root)
+    try:
+        spill = Spill(scratch, [spec.name for spec in specs])
+        fresh_sha: dict[str, str] = {}
+        fresh_length: dict[str, int] = {}
+        for batch in analyze_documents(to_analyse(), settings, specs, workers):
+            report.skipped.extend(batch.skipped)
+            report.lossy.extend(batch.lossy)
+            for doc_id, sha, length in zip(batch.ids, batch.shas, batch.lengths):
+                fresh_sha[doc_id] = sha
+                fresh_length[doc_id] = length
+                (report.changed if doc_id in old_sha else report.added).append(doc_id)
+            spill.add(batch)
+        spill.flush()
+        report.removed = sorted(set(old_sha) - set(kept) - set(fresh_sha))
+        report.unchanged = len(kept)
+        ids = sorted([*kept, *fresh_sha])
+        report.n_docs = len(ids)
+        if old is not None and not report.modified:
+            return
+        if not ids:
+            where = source if isinstance(source, (str, os.PathLike)) else "the given documents"
+            raise CoderivError(f"no indexable documents in {where}")
+
+        number_of = {doc_id: i for i, doc_id in enumerate(ids)}
+        old_to_new = np.full(old.n_docs if old is not None else 0, -1, np.int64)
+        for doc_id, old_number in kept.items():
+            old_to_new[old_number] = number_of[doc_id]
+        sources = Sources(
+            runs=spill.runs,
+            run_numbers=[np.array([number_of[d] for d in run.ids], np.int64) for run in spill.runs],
+            old={spec.name: old.store(spec.name) for spec in specs} if old is not None and kept else {},
+            old_to_new=old_to_new,
+        )
+        lengths = np.zeros(len(ids), np.int64)
+        for doc_id, length in fresh_length.items():
+            lengths[number_of[doc_id]] = length
+        if old is not None and kept:
+            lengths[old_to_new[old_to_new >= 0]] = np.asarray(old.doc_lengths)[old_to_new >= 0]
+
+        with new_generation(root) as staging:
+            shas = [fresh_sha[d] if d in fresh_sha else old_sha[d] for d in ids]
+            blob, digest = _doc_table_arrays(ids, shas)
+            (staging / "doc_ids.bin").write_bytes(blob)
+            np.save(staging / "doc_sha256.npy", digest)
+            np.save(staging / "doc_lengths.npy", lengths)
+            stores_meta = {}
+            for number, spec in enumerate(specs):
+                folder = f"store-{number}"
+                postings = write_store(sources, spec.name, len(ids), lengths, staging / folder, scratch, workers=workers)
+                stores_meta[spec.name] = {
+                    "dir": folder,
+                    "spec": spec.to_dict(),
+                    "keys": len(postings.keys),
+                    "postings": postings.n_postings,
+                }
+                if spec.name == "terms":
+                    norms, max_unit = cosine_statistics(postings, len(ids))
+                    np.save(staging / "doc_norms.npy", norms)
+                    np.save(staging / "term_max_unit.npy", max_unit)
+                del postings
+            sources.old.clear()
+            old_lossy = set(old.manifest.get("lossy", [])) & set(kept) if old is not None else set()
+            manifest = {
+                "format": FORMAT,
+                "format_version": FORMAT_VERSION,
+                "coderiv_version": __version__,
+                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                "source": str(Path(source).resolve()) if isinstance(source, (str, os.PathLike)) else None,
+                "source_bytes": source_bytes,
+                "documents": len(ids),
+                "analysis": settings.to_dict(),
+                "stores": stores_meta,
+                "skipped": [{"doc_id": s.doc_id, "reason": s.reason} for s in report.skipped],
+                "lossy": sorted(set(report.lossy) | old_lossy),
+            }
+            (staging / MANIFEST).write_text(json.dumps(manifest), "utf-8")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

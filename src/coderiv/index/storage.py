@@ -1,0 +1,149 @@
+"""Atomic, checksummed index generations on disk.
+
+An index folder holds numbered generations (``gen-000007/``) and a ``CURRENT`` file naming the
+live one. A writer builds a new generation in a temporary folder, fsyncs every file, renames the
+folder into place and only then replaces ``CURRENT`` (write aside, fsync, rename): a crash at any
+point leaves the previous generation intact and queryable. Writers take an exclusive lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
+
+CURRENT = "CURRENT"
+MANIFEST = "manifest.json"
+LOCK = "lock"
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file, read in 1 MB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _fsync_path(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def current_generation(root: Path) -> Path:
+    """The live generation folder of the index at ``root``."""
+    pointer = root / CURRENT
+    if not pointer.is_file():
+        if root.exists() and any(root.iterdir()):
+            raise CorruptIndexError(f"{root} is not a coderiv index (no {CURRENT} file)")
+        raise IndexNotFoundError(
+            f"no index at {root}: build one with 'coderiv index FOLDER' (or pass --index DIR)"
+        )
+    name = pointer.read_text("utf-8").strip()
+    generation = root / name
+    if not name.startswith("gen-") or not (generation / MANIFEST).is_file():
+        raise CorruptIndexError(f"index at {root} names a missing generation {name!r}; rebuild it")
+    return generation
+
+
+def read_manifest(generation: Path) -> dict[str, Any]:
+    """The parsed manifest of a generation; damaged JSON is a corrupt index."""
+    try:
+        return json.loads((generation / MANIFEST).read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CorruptIndexError(f"index manifest {generation / MANIFEST} is damaged ({exc})") from exc
+
+
+@contextlib.contextmanager
+def write_lock(root: Path) -> Iterator[None]:
+    """Exclusive writer lock on an index folder (a second writer gets a clear error)."""
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / LOCK, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise CoderivError(f"another coderiv process is writing the index at {root}") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def new_generation(root: Path) -> Iterator[Path]:
+    """A temporary folder to write a generation into; committed atomically on success.
+
+    The caller writes its files (all but the manifest) and ``manifest.json`` last; checksums of
+    every file are added to the manifest here.
+    """
+    root.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix="tmp-", dir=root))
+    try:
+        yield staging
+        commit(root, staging)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def commit(root: Path, staging: Path) -> Path:
+    """Checksum, fsync and publish ``staging`` as the next generation; drop older ones."""
+    manifest_path = staging / MANIFEST
+    manifest = json.loads(manifest_path.read_text("utf-8"))
+    files = {}
+    for path in sorted(staging.rglob("*")):
+        if path.is_file() and path.name != MANIFEST:
+            files[path.relative_to(staging).as_posix()] = {
+                "bytes": path.stat().st_size,
+                "sha256": file_sha256(path),
+            }
+            _fsync_path(path)
+    manifest["files"] = files
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True), "utf-8")
+    _fsync_path(manifest_path)
+    for folder in sorted({p.parent for p in staging.rglob("*")} | {staging}):
+        _fsync_path(folder)
+
+    previous = [p for p in root.glob("gen-*") if p.is_dir()]
+    number = max((int(p.name[4:]) for p in previous if p.name[4:].isdigit()), default=0) + 1
+    generation = root / f"gen-{number:06d}"
+    os.rename(staging, generation)
+    _fsync_path(root)
+    pointer_tmp = root / (CURRENT + ".tmp")
+    pointer_tmp.write_text(generation.name + "\n", "utf-8")
+    _fsync_path(pointer_tmp)
+    os.replace(pointer_tmp, root / CURRENT)
+    _fsync_path(root)
+    for old in previous:  # open readers keep their memory maps: unlinked files live on
+        shutil.rmtree(old, ignore_errors=True)
+    for stale in root.glob("tmp-*"):
+        if stale != staging:
+            shutil.rmtree(stale, ignore_errors=True)
+    return generation
+
+
+def verify_files(generation: Path, manifest: dict[str, Any], full: bool) -> list[str]:
+    """Problems with a generation's files: missing, wrong size, or (``full``) wrong checksum."""
+    problems = []
+    for rel, meta in manifest.get("files", {}).items():
+        path = generation / rel
+        if not path.is_file():
+            problems.append(f"missing file {rel}")
+        elif path.stat().st_size != meta["bytes"]:
+            problems.append(f"{rel}: {path.stat().st_size} bytes, manifest says {meta['bytes']}")
+        elif full and file_sha256(path) != meta["sha256"]:
+            problems.append(f"{rel}: checksum mismatch")
+    return problems

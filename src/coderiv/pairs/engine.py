@@ -1,0 +1,591 @@
+"""All-pairs top-k similarities through the inverted index (SPEC §8; paper 003 §2.2–2.4).
+
+Every document's k most similar documents, never by comparing all N² pairs: each key (chunk id
+or term) of the index's postings emits the pairs of documents it contains, the pairs are counted
+per block of keys, the blocks' counts are summed, and each document keeps its top k.
+
+Methods (:data:`METHODS`):
+
+- ``chunks`` (default): chunk similarity of paper 003, 5-word chunks; asymmetric,
+  sim(A→B) = |chunks of A also in B| / |chunks of A|; both directions are kept.
+- ``resemblance``: Broder's resemblance of 4-word shingles, |S(A)∩S(B)| / |S(A)∪S(B)|.
+- ``identity5``: the identity5 measure of SPEC §3 on the terms store, percentage of the row
+  document's self-score.
+
+**Boilerplate.** Keys in more than M documents (templates, licence headers, standard phrases)
+are skipped, like MOSS's ``-m``; they would make pair counting explode. M defaults to
+max(100, 1% of N), well above a family of 10–20 releases. A skipped key is ignored entirely, as
+if no document had it: it is left out of the shared counts *and* of each document's own size or
+self-score, so that a copy still scores exactly 100% (SPEC §3's self-score rule).
+
+**Exact sums.** Pair weights are integers: 1 per shared key for the set methods, and for
+identity5 each term's contribution N/f_t · 1/(1 + |f_dt − f_qt|) in fixed point (units of
+2⁻⁴⁰, N taken as 1: N multiplies S(q,d) and S(q,q) alike, so it cancels in the percentage).
+Integer sums do not depend on the order of addition, so blocks computed in any order, on one
+process or on a Dask cluster, and incremental runs give bit-identical tables.
+
+**Incremental runs** (paper 003 §2.4): after the index changed, only the rows of added or changed
+documents, of documents whose effective keys changed (a key crossing M; for identity5 a term
+whose f_t changed), and of truncated rows that lost an entry are recomputed; every other row is
+updated by merging the fresh pairs into its kept entries (both directions of every affected
+pair). The result equals a full recomputation (``tests/test_pairs.py`` checks it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from coderiv.keys import chunks  # noqa: F401  (registers the "chunks" key kind)
+from coderiv.errors import UnknownNameError
+from coderiv.keys.kinds import TERMS, StoreSpec
+from coderiv.index.postings import Postings
+from coderiv.ranking.measures import get_measure
+
+if TYPE_CHECKING:
+    from coderiv.index.index import Index
+    from coderiv.pairs.table import PairTable
+
+DEFAULT_TOP = 100
+DEFAULT_METHOD = "chunks"
+MIN_MAX_DF = 100
+MAX_DF_FRACTION = 0.01
+#: Fixed-point unit of identity5 weights (2⁻⁴⁰): sums stay exact integers in int64.
+SCALE = float(1 << 40)
+#: Pairs emitted per block of keys: bounds the memory of one task (about 16 bytes per pair).
+BLOCK_PAIRS = 4_000_000
+
+
+@dataclass(frozen=True)
+class PairMethod:
+    """An n-to-n similarity: the index store it reads, and the measure weighting its keys.
+
+    ``measure`` is None for set methods (each shared key counts 1).
+    """
+
+    name: str
+    store: StoreSpec
+    measure: str | None
+    description: str
+
+
+METHODS: dict[str, PairMethod] = {
+    m.name: m
+    for m in (
+        PairMethod("chunks", StoreSpec.create("chunks", n=5), None,
+                   "chunk similarity, 5-word chunks, asymmetric (paper 003)"),
+        PairMethod("identity5", TERMS, "identity5", "identity5 measure on terms (SPEC §3)"),
+        PairMethod("resemblance", StoreSpec.create("chunks", n=4), None,
+                   "resemblance of 4-word shingles (Broder; SPEC §6)"),
+    )
+}
+
+
+def get_method(name: str) -> PairMethod:
+    """The pair method called ``name``, or a clear error listing the known ones."""
+    try:
+        return METHODS[name]
+    except KeyError:
+        raise UnknownNameError(f"pair method must be one of {sorted(METHODS)!r} (got {name!r})") from None
+
+
+def default_max_df(n_docs: int) -> int:
+    """M, the boilerplate threshold: the larger of 100 and 1% of N."""
+    return max(MIN_MAX_DF, math.ceil(MAX_DF_FRACTION * n_docs))
+
+
+# -- the block kernel (runs on a worker) ------------------------------------------------------
+
+def key_weights(measure: str, f_dt: np.ndarray, f_qt: np.ndarray, f_t: np.ndarray) -> np.ndarray:
+    """Fixed-point weight of a term shared by two documents (N = 1, see the module docstring)."""
+    term = get_measure(measure).term
+    raw = term(f_dt.astype(np.float64), f_qt.astype(np.float64), f_t.astype(np.float64), 1.0)
+    return np.rint(raw * SCALE).astype(np.int64)
+
+
+def aggregate(codes: np.ndarray, weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Sum the weights (1 each when None) of equal pair codes: (sorted unique codes, int64 sums)."""
+    if len(codes) == 0:
+        return np.empty(0, np.uint64), np.empty(0, np.int64)
+    order = np.argsort(codes, kind="stable")
+    codes = codes[order]
+    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+    if weights is None:
+        sums = np.diff(np.append(starts, len(codes))).astype(np.int64)
+    else:
+        sums = np.add.reduceat(weights[order].astype(np.int64), starts)
+    return codes[starts], sums
+
+
+def count_block(
+    lens: np.ndarray,
+    docs: np.ndarray,
+    vals: np.ndarray | None,
+    n_docs: int,
+    measure: str | None = None,
+    rows: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of documents sharing the keys of one block, with their summed weights.
+
+    ``lens[i]`` documents of key i follow each other in ``docs`` (ascending); ``vals`` are their
+    values (f_dt), needed only with a ``measure``. A pair (a, b), a < b, is coded a·N + b. With
+    ``rows`` (a boolean mask over documents) only pairs with an end in ``rows`` are kept.
+    """
+    lens = np.asarray(lens, np.int64)
+    starts = np.concatenate(([0], np.cumsum(lens)[:-1])) if len(lens) else lens
+    pieces: list[tuple[np.ndarray, np.ndarray | None]] = []
+    for f in np.unique(lens):
+        f = int(f)
+        if f < 2:
+            continue
+        keys = np.flatnonzero(lens == f)
+        a, b = np.triu_indices(f, 1)
+        step = max(1, BLOCK_PAIRS // len(a))
+        for lo in range(0, len(keys), step):
+            at = starts[keys[lo : lo + step], None] + np.arange(f)
+            matrix = docs[at]
+            first, second = matrix[:, a].ravel(), matrix[:, b].ravel()
+            keep = None if rows is None else rows[first] | rows[second]
+            weights = None
+            if measure is not None:
+                values = vals[at]
+                weights = key_weights(measure, values[:, b].ravel(), values[:, a].ravel(), np.full(first.size, f))
+                weights = weights if keep is None else weights[keep]
+            if keep is not None:
+                first, second = first[keep], second[keep]
+            codes = first.astype(np.uint64) * np.uint64(n_docs) + second.astype(np.uint64)
+            pieces.append(aggregate(codes, weights))
+    if not pieces:
+        return np.empty(0, np.uint64), np.empty(0, np.int64)
+    return aggregate(np.concatenate([c for c, _ in pieces]), np.concatenate([w for _, w in pieces]))
+
+
+# -- planning the blocks (the key space partition) --------------------------------------------
+
+@dataclass(frozen=True)
+class BlockTask:
+    """One part of the key space: its keys' postings, ready for :func:`count_block`."""
+
+    number: int
+    lens: np.ndarray
+    docs: np.ndarray
+    vals: np.ndarray | None
+    n_docs: int
+    measure: str | None
+    rows: np.ndarray | None
+
+    def run(self) -> tuple[int, np.ndarray, np.ndarray]:
+        codes, sums = count_block(self.lens, self.docs, self.vals, self.n_docs, self.measure, self.rows)
+        return self.number, codes, sums
+
+
+def plan_blocks(
+    store: Postings,
+    positions: np.ndarray,
+    measure: str | None,
+    rows: np.ndarray | None,
+    budget: int | None = None,
+) -> Iterator[BlockTask]:
+    """Cut the keys at ``positions`` (ascending) into consecutive blocks of about ``budget`` pairs
+    (default :data:`BLOCK_PAIRS`)."""
+    budget = budget or BLOCK_PAIRS
+    f = np.asarray(store.ptr[positions + 1] - store.ptr[positions], np.int64)
+    work = np.cumsum(f * (f - 1) // 2 + 1)
+    bounds = np.searchsorted(work, np.arange(budget, int(work[-1]) + budget, budget), side="right") if len(work) else []
+    lo = 0
+    for number, hi in enumerate(np.unique(np.append(bounds, len(positions)))):
+        hi = int(hi)
+        if hi <= lo:
+            continue
+        docs, vals, _ = store.gather(positions[lo:hi])
+        yield BlockTask(
+            number, f[lo:hi], np.asarray(docs, np.uint32),
+            None if measure is None else np.asarray(vals), store.n_docs, measure, rows,
+        )
+        lo = hi
+
+
+Engine = Callable[[Iterable[BlockTask]], Iterator[tuple[int, np.ndarray, np.ndarray]]]
+
+
+def serial_engine(tasks: Iterable[BlockTask]) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """Run the blocks one after the other in this process."""
+    for task in tasks:
+        yield task.run()
+
+
+# -- from shared weights to ranked rows -------------------------------------------------------
+
+@dataclass
+class KeyView:
+    """A store as one run sees it: M, which keys count, and each document's own size."""
+
+    max_df: int
+    used: np.ndarray  # per key: f_t ≤ M
+    sizes: np.ndarray  # per document: used keys (set methods) or fixed-point self-sum (identity5)
+    skipped_keys: np.ndarray  # the keys with f_t > M (sorted)
+    skipped_postings: int
+
+
+#: Postings read at once by whole-store passes (bounds their memory).
+POSTINGS_STEP = 8_000_000
+
+
+def key_ranges(store: Postings, step: int | None = None) -> Iterator[tuple[int, int]]:
+    """Consecutive key ranges of about ``step`` postings each (default POSTINGS_STEP)."""
+    ptr = np.asarray(store.ptr)
+    cuts = np.searchsorted(ptr, np.arange(0, int(ptr[-1]), step or POSTINGS_STEP), side="right") - 1
+    bounds = np.unique(np.concatenate((cuts, [len(ptr) - 1])))
+    yield from ((int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]))
+
+
+def key_view(store: Postings, max_df: int, measure: str | None) -> KeyView:
+    """Which keys a run uses, and the documents' sizes over those keys."""
+    f = store.doc_freqs
+    used = f <= max_df
+    sizes = np.zeros(store.n_docs, np.int64)
+    for a, b in key_ranges(store):
+        keep = np.repeat(used[a:b], f[a:b])
+        lo, hi = int(store.ptr[a]), int(store.ptr[b])
+        docs = np.asarray(store.docs[lo:hi])[keep]
+        if measure is None:
+            sizes += np.bincount(docs, minlength=store.n_docs)
+        else:
+            vals = np.asarray(store.vals[lo:hi])[keep]
+            np.add.at(sizes, docs, key_weights(measure, vals, vals, np.repeat(f[a:b], f[a:b])[keep]))
+    skipped = ~used
+    return KeyView(max_df, used, sizes, np.asarray(store.keys)[skipped], int(f[skipped].sum()))
+
+
+def keys_holding(store: Postings, docs_mask: np.ndarray) -> np.ndarray:
+    """Per key: does any document of ``docs_mask`` hold it."""
+    found = np.zeros(len(store.keys), bool)
+    ptr = np.asarray(store.ptr)
+    for a, b in key_ranges(store):
+        hit = docs_mask[np.asarray(store.docs[ptr[a] : ptr[b]])]
+        found[a:b] = np.logical_or.reduceat(hit, ptr[a:b] - ptr[a])
+    return found
+
+
+def directed_values(
+    method: PairMethod,
+    src: np.ndarray,
+    dst: np.ndarray,
+    shared: np.ndarray,
+    sizes: np.ndarray,
+    lengths: np.ndarray | None,
+) -> np.ndarray:
+    """Percentage of each pair read from ``src`` to ``dst`` (the row document is ``src``)."""
+    s1 = sizes[src].astype(np.float64)
+    c = shared.astype(np.float64)
+    if method.name == "resemblance":
+        return 100.0 * c / (s1 + sizes[dst].astype(np.float64) - c)
+    if method.measure is None:
+        return 100.0 * c / s1
+    assert lengths is not None
+    doc = get_measure(method.measure).doc
+    l1 = lengths[src].astype(np.float64)
+    l2 = lengths[dst].astype(np.float64)
+    ones = np.ones(len(c))
+    # S(q,d) = doc(f_d, f_q) · Σ; self-score S(q,q) = doc(f_q, f_q) · own sum
+    return 100.0 * c * doc(l2, l1, ones) / (s1 * doc(l1, l1, ones))
+
+
+@dataclass
+class SharedPairs:
+    """Summed weights of unordered pairs, readable row by row in both directions.
+
+    ``first < second``, sorted by (first, second); ``by_second`` orders them by second, so
+    the entries of rows r0…r1 are two slices, and the top-k never holds every directed entry
+    of the collection in memory at once.
+    """
+
+    first: np.ndarray
+    second: np.ndarray
+    shared: np.ndarray
+    by_second: np.ndarray
+    second_sorted: np.ndarray
+
+    @classmethod
+    def from_codes(cls, codes: np.ndarray, shared: np.ndarray, n: int) -> SharedPairs:
+        first = (codes // np.uint64(n)).astype(np.uint32)
+        second = (codes % np.uint64(n)).astype(np.uint32)
+        by_second = np.argsort(second, kind="stable")
+        return cls(first, second, shared, by_second, second[by_second])
+
+    def row_counts(self, n: int) -> np.ndarray:
+        return np.bincount(self.first, minlength=n) + np.bincount(self.second, minlength=n)
+
+    def rows(self, r0: int, r1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(src, dst, shared) of the directed entries whose source is in r0…r1−1."""
+        f0, f1 = np.searchsorted(self.first, [r0, r1])
+        b0, b1 = np.searchsorted(self.second_sorted, [r0, r1])
+        back = self.by_second[b0:b1]
+        return (
+            np.concatenate((self.first[f0:f1], self.second[back])),
+            np.concatenate((self.second[f0:f1], self.first[back])),
+            np.concatenate((self.shared[f0:f1], self.shared[back])),
+        )
+
+
+#: Directed entries ranked at once when building rows (bounds the top-k's memory).
+ROW_ENTRIES = 8_000_000
+
+
+def row_ranges(counts: np.ndarray, budget: int | None = None) -> list[tuple[int, int]]:
+    """Consecutive row ranges holding about ``budget`` entries each (default ROW_ENTRIES)."""
+    budget = budget or ROW_ENTRIES
+    n = len(counts)
+    cumulative = np.cumsum(counts)
+    cuts = np.searchsorted(cumulative, np.arange(budget, int(cumulative[-1]) + budget, budget), side="right") if n else []
+    bounds = np.unique(np.concatenate(([0], np.minimum(np.asarray(cuts, np.int64) + 1, n), [n])))
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def select_top(src: np.ndarray, dst: np.ndarray, val: np.ndarray, k: int, n_docs: int) -> tuple[np.ndarray, ...]:
+    """Each source's k best entries, ranked by value, ties by document number (= id order).
+
+    Returns (row_ptr, targets, values, truncated): rows in CSR form; ``truncated[d]`` is true
+    when document d had more than k candidates.
+    """
+    order = np.lexsort((dst, -val, src))
+    src, dst, val = src[order], dst[order], val[order]
+    counts = np.bincount(src, minlength=n_docs)
+    first = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    rank = np.arange(len(src)) - np.repeat(first, counts)
+    keep = rank < k
+    row_ptr = np.zeros(n_docs + 1, np.int64)
+    np.cumsum(np.minimum(counts, k), out=row_ptr[1:])
+    return row_ptr, dst[keep].astype(np.uint32), val[keep], counts > k
+
+
+def join_rows(pieces: list[tuple[np.ndarray, ...]]) -> tuple[np.ndarray, ...]:
+    """Concatenate the CSR rows of consecutive row ranges."""
+    offsets = np.cumsum([0] + [len(p[1]) for p in pieces[:-1]])
+    row_ptr = np.concatenate([[0]] + [p[0][1:] + off for p, off in zip(pieces, offsets)]).astype(np.int64)
+    targets = np.concatenate([p[1] for p in pieces]) if pieces else np.empty(0, np.uint32)
+    values = np.concatenate([p[2] for p in pieces]) if pieces else np.empty(0)
+    truncated = np.concatenate([p[3] for p in pieces]) if pieces else np.empty(0, bool)
+    return row_ptr, targets, values, truncated
+
+
+# -- the run --------------------------------------------------------------------------------
+
+@dataclass
+class RunReport:
+    """What a ``pairs`` run did."""
+
+    method: str
+    mode: str  # "full", "incremental" or "unchanged"
+    documents: int
+    recomputed_rows: int
+    blocks: int
+    shared_pairs: int
+    max_df: int
+    skipped_keys: int
+    skipped_postings: int
+    reason: str = ""
+
+
+def compute_pairs(
+    index: Index,
+    method: str = DEFAULT_METHOD,
+    top: int = DEFAULT_TOP,
+    max_df: int | None = None,
+    previous: PairTable | None = None,
+    engine: Engine = serial_engine,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[PairTable, RunReport]:
+    """The pair table of ``index`` (incrementally from ``previous`` when it can be reused)."""
+    from coderiv.pairs.table import PairTable
+
+    pm = get_method(method)
+    store = index.store(pm.store.name)
+    n = index.n_docs
+    m = max_df if max_df is not None else default_max_df(n)
+    view = key_view(store, m, pm.measure)
+    lengths = np.asarray(index.doc_lengths) if pm.measure else None
+
+    plan = None if previous is None else previous.incremental_plan(index, pm.name, top, max_df, store, view)
+    if plan is not None and plan.unchanged:
+        assert previous is not None
+        return previous, RunReport(
+            pm.name, "unchanged", n, 0, 0, 0, m, len(view.skipped_keys), view.skipped_postings, plan.reason
+        )
+    rows = None if plan is None else plan.rows
+    f = store.doc_freqs
+    eligible = view.used & (f >= 2)
+    if rows is not None:  # only keys holding a recomputed document
+        eligible &= keys_holding(store, rows)
+    positions = np.flatnonzero(eligible)
+    results = []
+    for number, codes, sums in engine(plan_blocks(store, positions, pm.measure, rows)):
+        results.append((number, codes, sums))
+        if progress is not None:
+            progress(1)
+    results.sort(key=lambda r: r[0])
+    blocks = len(results)
+    codes, shared = aggregate(
+        np.concatenate([r[1] for r in results]) if results else np.empty(0, np.uint64),
+        np.concatenate([r[2] for r in results]) if results else None,
+    )
+    shared_pairs = len(codes)
+    del results
+    pairs = SharedPairs.from_codes(codes, shared, n)
+    del codes, shared
+    counts = pairs.row_counts(n)
+    if plan is not None:
+        counts += np.bincount(plan.kept_src, minlength=n)
+    pieces = []
+    for r0, r1 in row_ranges(counts):
+        src, dst, weight = pairs.rows(r0, r1)
+        val = directed_values(pm, src, dst, weight, view.sizes, lengths)
+        if plan is None:
+            pieces.append(select_top(src - r0, dst, val, top, r1 - r0))
+        else:
+            pieces.append(plan.merge(src, dst, val, top, r0, r1))
+    row_ptr, targets, values, truncated = join_rows(pieces)
+    recomputed, mode = (n, "full") if plan is None else (int(plan.rows.sum()), "incremental")
+    table = PairTable.create(index, pm, top, max_df, view, row_ptr, targets, values, truncated)
+    report = RunReport(
+        pm.name, mode, n, recomputed, blocks, shared_pairs, m,
+        len(view.skipped_keys), view.skipped_postings, "" if plan is None else plan.reason,
+    )
+    return table, report
+
+
+def _docs_with_keys(store: Postings, keys: np.ndarray) -> np.ndarray:
+    """Boolean mask of the documents holding any of ``keys`` (keys absent from the store ignored)."""
+    mask = np.zeros(store.n_docs, bool)
+    pos = store.lookup(keys)
+    pos = pos[pos >= 0]
+    if len(pos):
+        docs, _, _ = store.gather(pos)
+        mask[np.asarray(docs)] = True
+    return mask
+
+
+@dataclass
+class IncrementalPlan:
+    """Which rows an incremental run recomputes, and the kept entries of the others."""
+
+    rows: np.ndarray  # mask over new documents: rows recomputed from scratch
+    kept_src: np.ndarray
+    kept_dst: np.ndarray
+    kept_val: np.ndarray
+    kept_truncated: np.ndarray  # per new document: its old row was truncated
+    reason: str = ""
+    unchanged: bool = False
+
+    def merge(self, src: np.ndarray, dst: np.ndarray, val: np.ndarray, k: int, r0: int, r1: int) -> tuple[np.ndarray, ...]:
+        """Rows r0…r1−1: recomputed ones from fresh entries; the others from kept + fresh ones."""
+        lo, hi = np.searchsorted(self.kept_src, [r0, r1])  # kept entries are in row order
+        all_src = np.concatenate((src, self.kept_src[lo:hi])).astype(np.int64) - r0
+        all_dst = np.concatenate((dst, self.kept_dst[lo:hi]))
+        all_val = np.concatenate((val, self.kept_val[lo:hi]))
+        # an entry may be both kept and fresh (an unchanged pair found again): keep one
+        pair = all_src.astype(np.uint64) * np.uint64(1 << 32) + all_dst.astype(np.uint64)
+        _, first = np.unique(pair, return_index=True)
+        row_ptr, targets, values, truncated = select_top(all_src[first], all_dst[first], all_val[first], k, r1 - r0)
+        return row_ptr, targets, values, truncated | (self.kept_truncated[r0:r1] & ~self.rows[r0:r1])
+
+
+def plan_incremental(
+    old_ids: list[str],
+    old_sha: list[str],
+    old_rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    old_skipped: np.ndarray,
+    old_df: tuple[np.ndarray, np.ndarray] | None,
+    index: Index,
+    store: Postings,
+    view: KeyView,
+    measure: str | None,
+) -> IncrementalPlan:
+    """Compare the old table's documents and keys with the index's, and plan the update."""
+    n = index.n_docs
+    new_number = index.doc_numbers
+    new_sha = index.doc_sha256
+    old_to_new = np.full(len(old_ids), -1, np.int64)
+    unchanged = np.zeros(n, bool)
+    for i, (doc_id, sha) in enumerate(zip(old_ids, old_sha)):
+        j = new_number.get(doc_id)
+        if j is not None and new_sha[j] == sha:
+            old_to_new[i] = j
+            unchanged[j] = True
+    dirty = ~unchanged  # added or changed documents
+    # documents whose effective keys changed: a key crossed M ...
+    dirty |= _docs_with_keys(store, np.setxor1d(old_skipped, view.skipped_keys))
+    if measure is not None and old_df is not None:  # ... or (identity5) a used term's f_t changed
+        stored = store.lookup(old_df[0])
+        f_old = np.ones(len(store.keys), np.int64)
+        f_old[stored[stored >= 0]] = old_df[1][stored >= 0]
+        changed = (store.doc_freqs != f_old) & view.used
+        f = store.doc_freqs
+        for a, b in key_ranges(store):
+            keep = np.repeat(changed[a:b], f[a:b])
+            dirty[np.asarray(store.docs[int(store.ptr[a]) : int(store.ptr[b])])[keep]] = True
+
+    row_ptr, targets, values, truncated = old_rows
+    lengths = np.diff(row_ptr)
+    src = old_to_new[np.repeat(np.arange(len(old_ids)), lengths)]
+    dst = old_to_new[np.asarray(targets, np.int64)]
+    live = (src >= 0) & (dst >= 0)
+    live[live] &= ~dirty[src[live]] & ~dirty[dst[live]]
+    dropped = np.zeros(n, np.int64)
+    np.add.at(dropped, src[(src >= 0) & ~live], 1)
+    kept_truncated = np.zeros(n, bool)
+    kept_truncated[old_to_new[old_to_new >= 0]] = np.asarray(truncated)[old_to_new >= 0]
+    rows = dirty | (kept_truncated & (dropped > 0))  # a truncated row that lost an entry
+    live[live] &= ~rows[src[live]]
+    kept_ids = sum(1 for doc_id in old_ids if doc_id in new_number)
+    changed_docs = kept_ids - int(unchanged.sum())
+    reason = (
+        f"{n - kept_ids} added, {changed_docs} changed, {len(old_ids) - kept_ids} removed; "
+        f"{int(rows.sum())} rows recomputed"
+    )
+    return IncrementalPlan(
+        rows=rows,
+        kept_src=src[live],
+        kept_dst=dst[live],
+        kept_val=np.asarray(values)[live],
+        kept_truncated=kept_truncated,
+        reason=reason,
+    )
+
+
+def similar(index: Index, doc_id: str, method: str = DEFAULT_METHOD) -> list[tuple[int, float, str]]:
+    """(rank, percent, doc_id) of the stored most similar documents of ``doc_id``."""
+    from coderiv.pairs.table import PairTable
+
+    return PairTable.open(index, method).similar(doc_id)
+
+
+def run_pairs(
+    index: Index,
+    method: str = DEFAULT_METHOD,
+    top: int = DEFAULT_TOP,
+    max_df: int | None = None,
+    full: bool = False,
+    engine: Engine = serial_engine,
+    progress: Callable[[int], None] | None = None,
+) -> RunReport:
+    """Compute (or bring up to date) and save the pair table of ``index`` for ``method``."""
+    from coderiv.pairs.table import PairTable
+
+    pm = get_method(method)
+    with PairTable.lock(index, pm.name):
+        previous = None if full else PairTable.load_previous(index, pm.name)
+        table, report = compute_pairs(index, pm.name, top, max_df, previous, engine, progress)
+        if report.mode != "unchanged":
+            table.save(index, pm.name)
+    return report
+
+
+def require_store(index: Index, method: str) -> StoreSpec | None:
+    """The store ``method`` needs when the index lacks it (None when present)."""
+    spec = get_method(method).store
+    return None if spec.name in index.specs else spec

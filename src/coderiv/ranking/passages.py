@@ -1,0 +1,184 @@
+"""Passage matching (paper 004, "Further experiments"; SPEC §7).
+
+Documents are split into passages of 50 words overlapping by 25. Every passage of the query is
+ranked against every passage of the collection with a ranking measure of
+:mod:`coderiv.ranking.measures` (statistics N and f_t counted over passages, percentages by the
+self-score rule); a query passage *matches* a document when one of the document's passages
+reaches ``threshold`` percent. A document's passage score is the number of query passages it
+matches, and its percentage is that number over the query's passage count: a copy of the query
+scores 100%, and a document holding one copied paragraph of a long query scores the share of
+the query that paragraph spans, where a whole-document measure would dilute it.
+
+The paper counts "chunks that had high similarity in each pair of documents"; counting query
+passages rather than (query passage, document passage) pairs keeps the score ideal (a document
+that repeats a passage cannot pass 100%).
+
+:class:`PassageIndex` holds a collection's passages in one postings store and streams the query
+passages through it; ``passages[:MEASURE]`` makes it an evaluation method over a whole index.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from coderiv.errors import CoderivError
+from coderiv.evaluation.evaluate import MethodFactory, PercentagesFn, register_family, register_method
+from coderiv.index.index import Index
+from coderiv.keys.kinds import counted_keys, term_key
+from coderiv.index.postings import from_forward
+from coderiv.ranking.search import percent
+from coderiv.ranking.measures import DEFAULT_MEASURE, document_norms, get_measure, self_score
+
+PASSAGE_WORDS = 50
+PASSAGE_STEP = 25
+#: A query passage matches a document passage at this percentage or more.
+DEFAULT_PASSAGE_THRESHOLD = 50.0
+
+
+def split_passages(terms: Sequence[str], size: int = PASSAGE_WORDS, step: int = PASSAGE_STEP) -> list[list[str]]:
+    """Passages of ``size`` terms starting every ``step`` terms; the last reaches the end.
+
+    A document of at most ``size`` terms is one passage; an empty one has none.
+    """
+    if size < 1 or not 1 <= step <= size:
+        raise ValueError(f"need size ≥ 1 and 1 ≤ step ≤ size (got size={size}, step={step})")
+    terms = list(terms)
+    if not terms:
+        return []
+    starts = list(range(0, max(len(terms) - size, 0) + 1, step))
+    if starts[-1] + size < len(terms):
+        starts.append(len(terms) - size)
+    return [terms[s : s + size] for s in starts]
+
+
+@dataclass(frozen=True)
+class PassageScore:
+    """How many of the query's passages a document matches, and the percentage that makes."""
+
+    doc: int
+    matched: int
+    query_passages: int
+
+    @property
+    def percent(self) -> float:
+        return float(percent(self.matched, self.query_passages))
+
+
+class PassageIndex:
+    """The passages of a collection of documents (term lists) in one in-memory postings store,
+    with the per-passage statistics the measures need (N, f_t, lengths, cosine norms)."""
+
+    def __init__(self, documents: Sequence[Sequence[str]], size: int = PASSAGE_WORDS, step: int = PASSAGE_STEP) -> None:
+        self.size, self.step, self.n_docs = size, step, len(documents)
+        pieces, owners = [], []
+        for number, terms in enumerate(documents):
+            for passage in split_passages(terms, size, step):
+                pieces.append(counted_keys(Counter(passage), term_key))
+                owners.append(number)
+        self.owners = np.asarray(owners, np.int64)
+        self.n = len(pieces)
+        self.store = from_forward(pieces)
+        self.f_t = self.store.doc_freqs.astype(np.float64)
+        self.lengths = np.array([int(v.sum()) for _, v in pieces], np.float64)
+        docs, vals, owner = self.store.gather(np.arange(len(self.store.keys)))
+        self.norms = document_norms(docs.astype(np.int64), np.asarray(vals), self.f_t[owner], self.n)
+
+    def rows(self, query_terms: Sequence[str], measure: str = DEFAULT_MEASURE) -> Iterator[np.ndarray]:
+        """For each passage of the query, its percentage against every passage of the collection."""
+        m = get_measure(measure)
+        for passage in split_passages(query_terms, self.size, self.step):
+            keys, f_qt = counted_keys(Counter(passage), term_key)
+            pos = self.store.lookup(keys)
+            present = pos >= 0
+            pos, f_qt = pos[present], f_qt[present].astype(np.float64)
+            if len(pos) == 0:
+                yield np.zeros(self.n)
+                continue
+            f_t = self.f_t[pos]
+            own = self_score(m, f_qt, f_t, self.n, len(passage))
+            p_docs, p_vals, p_owner = self.store.gather(pos)
+            p_docs = p_docs.astype(np.int64)
+            contributions = m.term(p_vals.astype(np.float64), f_qt[p_owner], f_t[p_owner], float(self.n))
+            sums = np.bincount(p_docs, weights=contributions, minlength=self.n)
+            touched = np.flatnonzero(sums)
+            row = np.zeros(self.n)
+            row[touched] = sums[touched] * m.doc(self.lengths[touched], float(len(passage)), self.norms[touched])
+            yield percent(row, own)
+
+    def matched(
+        self, query_terms: Sequence[str], measure: str = DEFAULT_MEASURE, threshold: float = DEFAULT_PASSAGE_THRESHOLD
+    ) -> tuple[np.ndarray, int]:
+        """Per document, how many query passages it matches; and the query's passage count."""
+        counts = np.zeros(self.n_docs, np.int64)
+        n_query = 0
+        for row in self.rows(query_terms, measure):
+            n_query += 1
+            counts[np.unique(self.owners[row >= threshold])] += 1
+        return counts, n_query
+
+    def percentages(
+        self, query_terms: Sequence[str], measure: str = DEFAULT_MEASURE, threshold: float = DEFAULT_PASSAGE_THRESHOLD
+    ) -> np.ndarray:
+        """Every document's passage percentage: 100 · matched query passages / query passages."""
+        counts, n_query = self.matched(query_terms, measure, threshold)
+        return percent(counts.astype(np.float64), float(n_query))
+
+
+def passage_matrix(
+    query_terms: Sequence[str],
+    documents: Sequence[Sequence[str]],
+    measure: str = DEFAULT_MEASURE,
+    size: int = PASSAGE_WORDS,
+    step: int = PASSAGE_STEP,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentages of every query passage (rows) against every collection passage (columns),
+    and the document number of each column (for a few documents: the matrix is dense)."""
+    index = PassageIndex(documents, size, step)
+    rows = list(index.rows(query_terms, measure))
+    return (np.vstack(rows) if rows else np.zeros((0, index.n))), index.owners
+
+
+def passage_scores(
+    query_terms: Sequence[str],
+    documents: Sequence[Sequence[str]],
+    measure: str = DEFAULT_MEASURE,
+    threshold: float = DEFAULT_PASSAGE_THRESHOLD,
+    size: int = PASSAGE_WORDS,
+    step: int = PASSAGE_STEP,
+) -> list[PassageScore]:
+    """Each document's passage score against the query (documents given as term lists)."""
+    counts, n_query = PassageIndex(documents, size, step).matched(query_terms, measure, threshold)
+    return [PassageScore(d, int(counts[d]), n_query) for d in range(len(documents))]
+
+
+def passages_method(params: str) -> MethodFactory:
+    """Evaluation method ``passages[:MEASURE]``: every document's passage percentage against
+    the query (SPEC §7), over the passages of the whole indexed collection, re-read from its
+    source and analysed as the index (built once per evaluation)."""
+    measure = params.strip() or DEFAULT_MEASURE
+    get_measure(measure)  # refuse an unknown measure before any index is opened
+
+    def factory(index: Index) -> PercentagesFn:
+        from coderiv.overlap.verify import DocumentTexts
+
+        texts = DocumentTexts(index.source, preload=True).get(index.doc_ids)
+        terms = [index.analyzer.terms(texts[doc_id]) for doc_id in index.doc_ids]
+        passages = PassageIndex(terms)
+
+        def percentages(doc_id: str) -> np.ndarray:
+            number = index.doc_numbers.get(doc_id)
+            if number is None:
+                raise CoderivError(f"no document {doc_id!r} in the index")
+            return passages.percentages(terms[number], measure)
+
+        return percentages
+
+    return factory
+
+
+register_method("passages", passages_method(""))
+register_family("passages", passages_method)

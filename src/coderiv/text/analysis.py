@@ -1,0 +1,188 @@
+"""Text analysis (SPEC §1): words, case folding, stopping, stemming, sentences, paragraphs.
+
+The same :class:`Analyzer` is applied to the collection and to every query; its settings are
+recorded in the index (:meth:`AnalysisSettings.to_dict`) so that a query analysed differently is
+refused instead of silently mismatching.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import snowballstemmer
+
+from coderiv.errors import AnalysisMismatchError, UnknownNameError
+
+#: A word is a maximal run of Unicode letters and digits (``\w`` without the underscore).
+WORD_RE = re.compile(r"[^\W_]+")
+#: Same words, found faster: ``\w+`` on the text with underscores turned into spaces.
+_FAST_WORD_RE = re.compile(r"\w+")
+_PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t\r\f\v]*\n\s*")
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])(?:\s+|$)")
+
+
+@lru_cache(maxsize=1)
+def default_stoplist() -> frozenset[str]:
+    """The shipped English stoplist (``coderiv/data/stoplist_en.txt``)."""
+    text = resources.files("coderiv").joinpath("data/stoplist_en.txt").read_text("utf-8")
+    return frozenset(w.strip() for w in text.splitlines() if w.strip() and not w.startswith("#"))
+
+
+def stoplist_checksum(words: frozenset[str]) -> str:
+    """A short, order-independent digest of a stoplist, stored in the index manifest."""
+    return hashlib.sha256("\n".join(sorted(words)).encode()).hexdigest()[:16]
+
+
+def stemming_languages() -> list[str]:
+    """Languages the Snowball stemmer knows."""
+    return sorted(snowballstemmer.algorithms())
+
+
+@dataclass(frozen=True)
+class AnalysisSettings:
+    """How text becomes terms: stopping (default on) and stemming (default off), as SPEC §1."""
+
+    stop: bool = True
+    stem: bool = False
+    language: str = "english"
+
+    def __post_init__(self) -> None:
+        if self.stem and self.language not in stemming_languages():
+            raise UnknownNameError(
+                f"stemming language must be one of {stemming_languages()!r} (got {self.language!r})"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as stored in an index manifest."""
+        return {
+            "stop": self.stop,
+            "stem": self.stem,
+            "language": self.language if self.stem else None,
+            "stoplist": stoplist_checksum(default_stoplist()) if self.stop else None,
+            "words": WORD_RE.pattern,
+            "case_folding": "casefold",
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AnalysisSettings:
+        """Settings read back from a manifest; refuses a manifest made with another stoplist."""
+        settings = cls(
+            stop=bool(data["stop"]), stem=bool(data["stem"]), language=data.get("language") or "english"
+        )
+        if settings.to_dict() != data:
+            raise AnalysisMismatchError(
+                "the index was built with analysis settings this version of coderiv does not "
+                f"reproduce ({data}); rebuild the index"
+            )
+        return settings
+
+    def describe(self) -> str:
+        """Human-readable form, e.g. ``stopping, no stemming``."""
+        stop = "stopping" if self.stop else "no stopping"
+        stem = f"stemming ({self.language})" if self.stem else "no stemming"
+        return f"{stop}, {stem}"
+
+
+@dataclass
+class AnalyzedDocument:
+    """A document after analysis: its terms, and where its sentences and paragraphs start.
+
+    ``sentence_starts`` and ``paragraph_starts`` are indexes into ``terms`` (sorted, first 0 when
+    the document has any term); a sentence or paragraph whose words were all stopped is absent.
+    """
+
+    terms: list[str]
+    sentence_starts: list[int] = field(default_factory=list)
+    paragraph_starts: list[int] = field(default_factory=list)
+    #: term → count, when only counts were computed (:meth:`Analyzer.counts`; ``terms`` is empty)
+    counts: Counter[str] | None = None
+
+    @property
+    def length(self) -> int:
+        """f_d: the number of term occurrences after stopping."""
+        return len(self.terms) if self.counts is None else sum(self.counts.values())
+
+    def term_counts(self) -> Counter[str]:
+        """f_{d,t} for every term of the document."""
+        return Counter(self.terms) if self.counts is None else self.counts
+
+
+class Analyzer:
+    """Turns text into terms by the given :class:`AnalysisSettings`."""
+
+    def __init__(self, settings: AnalysisSettings | None = None) -> None:
+        self.settings = settings or AnalysisSettings()
+        self._stoplist = default_stoplist() if self.settings.stop else frozenset()
+        self._stemmer = (
+            snowballstemmer.stemmer(self.settings.language) if self.settings.stem else None
+        )
+        self._stems: dict[str, str] = {}
+
+    def words(self, text: str) -> list[str]:
+        """Case-folded words of ``text``, before stopping and stemming."""
+        return _FAST_WORD_RE.findall(text.casefold().replace("_", " "))
+
+    def _finish(self, words: list[str]) -> list[str]:
+        stop = self._stoplist
+        if stop:
+            words = [w for w in words if w not in stop]
+        if self._stemmer is not None:
+            stems = self._stems
+            missing = [w for w in set(words) if w not in stems]
+            if missing:
+                stems.update(zip(missing, self._stemmer.stemWords(missing)))
+            words = [stems[w] for w in words]
+        return words
+
+    def terms(self, text: str) -> list[str]:
+        """The terms of ``text`` in order: words, stopped and stemmed as the settings say."""
+        return self._finish(self.words(text))
+
+    def counts(self, text: str) -> AnalyzedDocument:
+        """Only the term counts of ``text`` (no sequence): stopwords are dropped from the distinct
+        words rather than from every occurrence, the fast path when only counts are indexed."""
+        counts = Counter(self.words(text))
+        for word in self._stoplist.intersection(counts):
+            del counts[word]
+        if self._stemmer is not None:
+            stems = self._stems
+            missing = [w for w in counts if w not in stems]
+            if missing:
+                stems.update(zip(missing, self._stemmer.stemWords(missing)))
+            stemmed: Counter[str] = Counter()
+            for word, count in counts.items():
+                stemmed[stems[word]] += count
+            counts = stemmed
+        return AnalyzedDocument([], counts=counts)
+
+    def analyze(self, text: str) -> AnalyzedDocument:
+        """Terms with sentence and paragraph boundaries (for fingerprint strategies)."""
+        terms: list[str] = []
+        sentence_starts: list[int] = []
+        paragraph_starts: list[int] = []
+        for paragraph in _PARAGRAPH_BREAK_RE.split(text):
+            para_start = len(terms)
+            for sentence in _SENTENCE_END_RE.split(paragraph):
+                sentence_terms = self.terms(sentence)
+                if sentence_terms:
+                    sentence_starts.append(len(terms))
+                    terms.extend(sentence_terms)
+            if len(terms) > para_start:
+                paragraph_starts.append(para_start)
+        return AnalyzedDocument(terms, sentence_starts, paragraph_starts)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text``: split after ``.``, ``!`` or ``?`` followed by space or the end."""
+    return [s for s in _SENTENCE_END_RE.split(text) if s.strip()]
+
+
+def split_paragraphs(text: str) -> list[str]:
+    """Paragraphs of ``text``: split at blank lines."""
+    return [p for p in _PARAGRAPH_BREAK_RE.split(text) if p.strip()]
