@@ -11,10 +11,9 @@ import shutil
 import tarfile
 from pathlib import Path
 
-from common import latency_summary, machine, peak_rss_mb, timed
-
 from coderiv import MEASURES, Index, Searcher
 from coderiv.text.extract import visible_text
+from common import latency_summary, machine, peak_rss_mb, timed
 
 
 def main() -> None:

@@ -10,11 +10,10 @@ import argparse
 import shutil
 from pathlib import Path
 
-from common import machine, timed
-
 from coderiv import MEASURES, Index
 from coderiv.evaluation.evaluate import Topics, evaluate_method
 from coderiv.evaluation.variants import ANALYSIS_VARIANTS, variant_index
+from common import machine, timed
 
 
 def main() -> None:

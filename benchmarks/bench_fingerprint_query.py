@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 from coderiv import FingerprintSearcher, Index, Searcher
-from coderiv.text.collection import read_member
 from coderiv.evaluation.evaluate import read_queries
+from coderiv.text.collection import read_member
 from coderiv.text.extract import visible_text
 
 REPEATS = 5

@@ -14,9 +14,9 @@ import sys
 import time
 from pathlib import Path
 
+from coderiv.overlap.matching import matching_statistics, matching_statistics_many, maximal_matches, normalize
 from coderiv.text.collection import iter_collection
 from coderiv.text.extract import visible_text
-from coderiv.overlap.matching import matching_statistics, matching_statistics_many, maximal_matches, normalize
 
 
 def main() -> None:

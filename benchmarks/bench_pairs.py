@@ -20,13 +20,13 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from common import machine, peak_rss_mb, timed
 
 from coderiv import Index
-from coderiv.pairs.groups import find_groups
-from coderiv.pairs.engine import METHODS, compute_pairs, run_pairs
-from coderiv.pairs.table import PairTable
 from coderiv.evaluation.synthetic import SyntheticCollection
+from coderiv.pairs.engine import METHODS, compute_pairs, run_pairs
+from coderiv.pairs.groups import find_groups
+from coderiv.pairs.table import PairTable
+from common import machine, peak_rss_mb, timed
 
 
 def phase_build(args: argparse.Namespace, n_docs: int) -> dict:

@@ -15,12 +15,11 @@ import csv
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from common import machine, peak_rss_mb, timed
-
 from coderiv import Index
-from coderiv.pairs.groups import find_groups
 from coderiv.pairs.engine import METHODS, run_pairs
+from coderiv.pairs.groups import find_groups
 from coderiv.pairs.table import PairTable
+from common import machine, peak_rss_mb, timed
 
 
 def families(corpus: Path) -> dict[str, tuple[str, str]]:

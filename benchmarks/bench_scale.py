@@ -19,10 +19,9 @@ import sys
 import tarfile
 from pathlib import Path
 
-from common import AnonymousPeak, latency_summary, machine, peak_rss_mb, timed
-
 from coderiv import Index, Searcher
 from coderiv.evaluation.synthetic import SyntheticCollection, doc_id
+from common import AnonymousPeak, latency_summary, machine, peak_rss_mb, timed
 
 
 def query_ids(docs: int, queries: int) -> set[str]:

@@ -61,7 +61,7 @@ class AnonymousPeak:
             self.peak_mb = max(self.peak_mb, self.current_mb())
             self._stop.wait(self.interval)
 
-    def __enter__(self) -> "AnonymousPeak":
+    def __enter__(self) -> AnonymousPeak:
         self._thread.start()
         return self
 

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
-from coderiv.index.index import Index
-from coderiv.ranking.passages import PassageIndex
 from coderiv.evaluation.plagiarism import read_cases
-from coderiv.ranking.search import Searcher, top_k
+from coderiv.index.index import Index
 from coderiv.overlap.verify import DocumentTexts
+from coderiv.ranking.passages import PassageIndex
+from coderiv.ranking.search import Searcher, top_k
 
 TOP = 10
 

@@ -12,9 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from coderiv.text.analysis import AnalysisSettings, Analyzer
 from coderiv.evaluation.plagiarism import PAPER_TABLE_1, evaluate_cases, read_cases
 from coderiv.overlap.verify import DocumentTexts
+from coderiv.text.analysis import AnalysisSettings, Analyzer
 
 
 def main() -> None:

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coderiv.text.analysis import WORD_RE, AnalysisSettings, Analyzer, default_stoplist, split_paragraphs, split_sentences
 from coderiv.errors import AnalysisMismatchError, UnknownNameError
+from coderiv.text.analysis import WORD_RE, AnalysisSettings, Analyzer, default_stoplist, split_paragraphs, split_sentences
 from coderiv.text.extract import decode, html_to_text, looks_binary, visible_text
 
 
@@ -72,7 +72,7 @@ def test_undecodable_bytes_are_replaced_and_reported():
 
 def test_binary_detection():
     assert looks_binary(b"\x89PNG\r\n\x1a\n\x00\x00")
-    assert not looks_binary("plain text\n".encode())
+    assert not looks_binary(b"plain text\n")
     assert not looks_binary(b"")
 
 

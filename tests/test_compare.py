@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from coderiv.text.analysis import AnalysisSettings, Analyzer
-from coderiv.overlap.compare import COMPARE_METHODS, compare_texts
 from coderiv.errors import UnknownNameError
+from coderiv.overlap.compare import COMPARE_METHODS, compare_texts
+from coderiv.text.analysis import AnalysisSettings, Analyzer
 
 ROSA = "uma rosa é uma rosa é uma rosa."
 NUNCA = "nunca uma rosa é uma rosa é uma violeta."

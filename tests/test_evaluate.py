@@ -33,9 +33,8 @@ from coderiv.evaluation.evaluate import (
     write_qrels,
     write_run,
 )
-from coderiv.ranking.measures import MEASURES
 from coderiv.evaluation.variants import expand_variants, variant_index, variant_path
-
+from coderiv.ranking.measures import MEASURES
 from conftest import write_docs
 
 T, F = True, False

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coderiv import FingerprintSearcher, Index, StoreSpec
-from coderiv.text.analysis import AnalysisSettings, Analyzer, AnalyzedDocument
 from coderiv.cli.main import main
 from coderiv.errors import CoderivError, InputError, UnknownNameError
 from coderiv.evaluation.evaluate import get_method
+from coderiv.index.postings import from_forward
 from coderiv.keys.fingerprint import (
     ANCHORS,
     STRATEGIES,
@@ -27,8 +27,7 @@ from coderiv.keys.fingerprint import (
     span_hashes,
 )
 from coderiv.ranking.fingerprint_search import fingerprint_stores, rarest_keys, rarest_selection
-from coderiv.index.postings import from_forward
-
+from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer
 from conftest import write_docs
 
 RAW = Analyzer(AnalysisSettings(stop=False))

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from coderiv.text.collection import iter_collection
 from coderiv.errors import InputError
 from coderiv.evaluation.generate import generate_cases
+from coderiv.text.collection import iter_collection
 from conftest import write_docs
 
 

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from coderiv import Index, Searcher
-from coderiv.text.analysis import AnalysisSettings
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError, InputError
 from coderiv.index.index import resolve_index_path
 from coderiv.keys.kinds import StoreSpec
+from coderiv.text.analysis import AnalysisSettings
 from conftest import write_docs
 
 DOCS = {

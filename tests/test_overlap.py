@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coderiv.text.analysis import Analyzer
 from coderiv.overlap.matching import normalize
 from coderiv.overlap.pairwise import chunk_set, chunk_similarity, patricia, patricia_counter, shingle_set, shingles
+from coderiv.text.analysis import Analyzer
 
 ANALYZER = Analyzer()
 

@@ -14,13 +14,19 @@ from hypothesis import strategies as st
 
 from coderiv import Index
 from coderiv.cli.main import main
-from coderiv.pairs.groups import find_groups
 from coderiv.pairs.engine import (
-    METHODS, aggregate, compute_pairs, count_block, default_max_df, key_ranges, row_ranges, run_pairs,
+    METHODS,
+    aggregate,
+    compute_pairs,
+    count_block,
+    default_max_df,
+    key_ranges,
+    row_ranges,
+    run_pairs,
 )
+from coderiv.pairs.groups import find_groups
 from coderiv.pairs.table import PairTable, StalePairsError
 from coderiv.ranking.search import Searcher
-
 from conftest import write_docs
 
 ALL_STORES = [m.store for m in METHODS.values()]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from coderiv.text.analysis import AnalysisSettings, Analyzer
 from coderiv.errors import InputError, UnknownNameError
 from coderiv.evaluation.plagiarism import PAPER_TABLE_1, PLAGIARISM_METHODS, evaluate_cases, read_cases
+from coderiv.text.analysis import AnalysisSettings, Analyzer
 
 P1 = "alpha beta gamma delta epsilon zeta eta theta iota kappa"
 P2 = "lambda mu nu xi omicron pi rho sigma tau upsilon"

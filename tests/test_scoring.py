@@ -15,7 +15,6 @@ import pytest
 from coderiv import Index, Searcher
 from coderiv.errors import UnknownNameError
 from coderiv.ranking.measures import MEASURES, get_measure
-
 from conftest import write_docs
 
 L1 = 1 / (1 + log(1 + abs(3 - 2)))  # L(q, d1): |f_d1 − f_q| = 1

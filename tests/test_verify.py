@@ -11,8 +11,8 @@ import pytest
 from coderiv.errors import CoderivError, UnknownNameError
 from coderiv.evaluation.evaluate import Topics, evaluate_method, get_method
 from coderiv.index.index import Index
-from coderiv.ranking.search import Searcher
 from coderiv.overlap.verify import DocumentTexts, verify_result
+from coderiv.ranking.search import Searcher
 from conftest import write_docs
 
 SENTENCE = "Configuration files are read from the project folder before any plugin is loaded."

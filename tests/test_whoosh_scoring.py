@@ -6,9 +6,9 @@ import pytest
 from whoosh import index as whoosh_index
 
 from coderiv import Index, Searcher
-from coderiv.text.analysis import Analyzer
 from coderiv.ranking.measures import MEASURES
 from coderiv.ranking.whoosh_models import coderiv_schema, document_query, weighting_for
+from coderiv.text.analysis import Analyzer
 from conftest import write_docs
 
 TEXTS = {

@@ -13,10 +13,6 @@ Fingerprints (:mod:`coderiv.ranking.fingerprint_search`), exact overlap (:mod:`c
 """
 
 from coderiv._version import __version__
-
-from coderiv.keys import chunks  # noqa: E402,F401  (registers the "chunks" key kind)
-from coderiv.keys import fingerprint  # noqa: E402,F401  (registers the "fingerprint" key kind)
-from coderiv.text.analysis import AnalysisSettings, Analyzer  # noqa: E402
 from coderiv.errors import (  # noqa: E402
     AnalysisMismatchError,
     CoderivError,
@@ -26,13 +22,18 @@ from coderiv.errors import (  # noqa: E402
     UnknownNameError,
 )
 from coderiv.index.index import Index, UpdateReport, resolve_index_path  # noqa: E402
-from coderiv.ranking.fingerprint_search import FingerprintSearcher  # noqa: E402  (registers fingerprint evaluation)
+from coderiv.keys import (
+    chunks,  # noqa: E402,F401  (registers the "chunks" key kind)
+    fingerprint,  # noqa: E402,F401  (registers the "fingerprint" key kind)
+)
 from coderiv.keys.kinds import StoreSpec  # noqa: E402
-from coderiv.ranking.search import Match, QueryResult, Searcher, search  # noqa: E402
-from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, Measure, get_measure  # noqa: E402
 from coderiv.overlap.compare import compare_texts  # noqa: E402
 from coderiv.overlap.matching import Passage, normalize, shared_passages  # noqa: E402
 from coderiv.overlap.verify import verify_result  # noqa: E402  (registers the "verified:" evaluation family)
+from coderiv.ranking.fingerprint_search import FingerprintSearcher  # noqa: E402  (registers fingerprint evaluation)
+from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, Measure, get_measure  # noqa: E402
+from coderiv.ranking.search import Match, QueryResult, Searcher, search  # noqa: E402
+from coderiv.text.analysis import AnalysisSettings, Analyzer  # noqa: E402
 
 __all__ = [
     "DEFAULT_MEASURE",

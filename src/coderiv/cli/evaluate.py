@@ -12,10 +12,20 @@ from typing import Any
 
 import click
 
-from coderiv.cli.main import format_option, friendly_errors, index_option, progress_bar, quiet_option
-from coderiv.errors import CoderivError
-from coderiv.evaluation.evaluate import METHOD_GROUPS, MethodResult, Topics, evaluate_method, evaluate_run, expand_methods, read_run, write_qrels, write_run
+from coderiv.cli.options import format_option, friendly_errors, index_option, progress_bar, quiet_option
 from coderiv.cli.output import fmt_percent, table, to_json, tsv
+from coderiv.errors import CoderivError
+from coderiv.evaluation.evaluate import (
+    METHOD_GROUPS,
+    MethodResult,
+    Topics,
+    evaluate_method,
+    evaluate_run,
+    expand_methods,
+    read_run,
+    write_qrels,
+    write_run,
+)
 from coderiv.ranking.measures import DEFAULT_MEASURE
 
 SUMMARY_HEADERS = ["method", "queries", "P(s)", "R(20)", "HFM", "Sep.", "Sep./HFM"]
@@ -26,8 +36,8 @@ def collect_results(
     index_dir: Path, methods: str, analysis: str | None, topics: Topics, keep_rankings: bool, quiet: bool,
 ) -> list[MethodResult]:
     """Evaluate every method (× every analysis variant, if asked) over the index."""
-    from coderiv.index.index import Index
     from coderiv.evaluation.variants import expand_variants, variant_index, variant_name
+    from coderiv.index.index import Index
 
     index = Index.open(index_dir)
     names = expand_methods(methods)
@@ -138,3 +148,5 @@ def evaluate_command(
         from coderiv.evaluation.plot import plot_separation
 
         plot_separation(results, plot_file)
+
+COMMANDS = [evaluate_command]

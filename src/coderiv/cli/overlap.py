@@ -9,12 +9,19 @@ from typing import Any
 
 import click
 
-from coderiv.ranking import passages as _passages  # noqa: F401  (registers the "passages" evaluation method)
-from coderiv.overlap import verify as _verify  # noqa: F401  (registers the "verified:" evaluation family)
-from coderiv.cli.main import _read_query, analysis_options, format_option, friendly_errors, index_option, settings_from
-from coderiv.overlap.compare import COMPARE_METHODS
-from coderiv.errors import CoderivError
+from coderiv.cli.options import (
+    analysis_options,
+    format_option,
+    friendly_errors,
+    index_option,
+    read_query_reporting,
+    settings_from,
+)
 from coderiv.cli.output import fmt_percent, table, to_json, tsv
+from coderiv.errors import CoderivError
+from coderiv.overlap import verify as _verify  # noqa: F401  (registers the "verified:" evaluation family)
+from coderiv.overlap.compare import COMPARE_METHODS
+from coderiv.ranking import passages as _passages  # noqa: F401  (registers the "passages" evaluation method)
 
 
 @click.command("compare")
@@ -37,13 +44,13 @@ def compare_command(
 ) -> None:
     """How much of A is in B and of B in A, by each overlap method, and the exact passages
     they share (character offsets into each file and an excerpt)."""
-    from coderiv.text.analysis import Analyzer
     from coderiv.overlap.compare import compare_texts
+    from coderiv.text.analysis import Analyzer
 
     if a == "-" and b == "-":
         raise CoderivError("only one of A and B can be standard input")
-    label_a, text_a = _read_query(a)
-    label_b, text_b = _read_query(b)
+    doc_a, doc_b = read_query_reporting(a), read_query_reporting(b)
+    label_a, text_a, label_b, text_b = doc_a.label, doc_a.text, doc_b.label, doc_b.text
     analyzer = Analyzer(settings_from(stop, stem, language))
     for label, text in ((label_a, text_a), (label_b, text_b)):
         if not analyzer.words(text):
@@ -85,8 +92,8 @@ def generate_command(
     object per line with each donor's expected similarity (SPEC §9)."""
     import json
 
-    from coderiv.text.collection import iter_collection
     from coderiv.evaluation.generate import generate_cases
+    from coderiv.text.collection import iter_collection
 
     if collection is None:
         from coderiv.index.index import Index

@@ -7,9 +7,9 @@ from typing import Any
 
 import click
 
-from coderiv.cli.main import format_option, friendly_errors, index_option, progress_bar, quiet_option
-from coderiv.errors import CoderivError
+from coderiv.cli.options import format_option, friendly_errors, index_option, progress_bar, quiet_option
 from coderiv.cli.output import fmt_percent, table, to_json, tsv
+from coderiv.errors import CoderivError
 from coderiv.pairs.engine import DEFAULT_METHOD, DEFAULT_TOP, METHODS
 
 method_option = click.option(
@@ -124,8 +124,8 @@ def similar_command(doc_ids: tuple[str, ...], everything: bool, method: str, top
 @friendly_errors
 def groups_command(min_percent: float, mutual: bool, method: str, index_dir: Path, fmt: str) -> None:
     """Groups of coderivative documents (connected components of the pair table), largest first."""
-    from coderiv.pairs.groups import find_groups
     from coderiv.index.index import Index
+    from coderiv.pairs.groups import find_groups
     from coderiv.pairs.table import PairTable
 
     groups = find_groups(PairTable.open(Index.open(index_dir), method), min_percent, mutual)

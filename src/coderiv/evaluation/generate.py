@@ -20,9 +20,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from coderiv.errors import InputError
 from coderiv.text.analysis import Analyzer, split_paragraphs
 from coderiv.text.collection import RawDocument
-from coderiv.errors import InputError
 from coderiv.text.extract import looks_binary, visible_text
 
 #: Share of a case's words written by the plagiarist (paper 001's example: 40%).

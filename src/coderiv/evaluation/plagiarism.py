@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from coderiv.text.analysis import Analyzer
 from coderiv.errors import InputError, UnknownNameError
 from coderiv.overlap.matching import coverage_percent, normalize, shared_passages
 from coderiv.overlap.pairwise import chunk_similarity, patricia_counter, shingles
+from coderiv.text.analysis import Analyzer
 
 Similarity = Callable[["Pair"], float]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from coderiv.text.analysis import AnalysisSettings
 from coderiv.errors import CoderivError, UnknownNameError
 from coderiv.index.index import Index
+from coderiv.text.analysis import AnalysisSettings
 
 VARIANTS_DIR = "variants"
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from coderiv.keys.kinds import KEY_KINDS, StoreSpec
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer
 from coderiv.text.collection import RawDocument
 from coderiv.text.extract import MAX_DOCUMENT_BYTES, looks_binary, visible_text
-from coderiv.keys.kinds import KEY_KINDS, StoreSpec
 
 
 @dataclass

@@ -16,20 +16,17 @@ import datetime as _dt
 import json
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from coderiv._version import __version__
-from coderiv.text.analysis import AnalysisSettings, Analyzer
-from coderiv.index.analysis_workers import Skipped, analyze_documents
-from coderiv.text.collection import RawDocument, Source, iter_collection
 from coderiv.errors import AnalysisMismatchError, CoderivError, CorruptIndexError
-from coderiv.keys.kinds import TERMS, StoreSpec
+from coderiv.index.analysis_workers import Skipped, analyze_documents
 from coderiv.index.postings import Postings
 from coderiv.index.storage import (
     MANIFEST,
@@ -40,6 +37,9 @@ from coderiv.index.storage import (
     write_lock,
 )
 from coderiv.index.writer import Sources, Spill, cosine_statistics, scratch_folder, write_store
+from coderiv.keys.kinds import TERMS, StoreSpec
+from coderiv.text.analysis import AnalysisSettings, Analyzer
+from coderiv.text.collection import RawDocument, Source, iter_collection
 
 FORMAT = "coderiv-index"
 FORMAT_VERSION = 3

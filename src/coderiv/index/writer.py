@@ -19,8 +19,8 @@ from __future__ import annotations
 import multiprocessing
 import shutil
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,8 +28,8 @@ import numpy as np
 from numpy.lib.format import open_memmap
 
 from coderiv.index.analysis_workers import AnalyzedBatch, default_workers
-from coderiv.keys.kinds import StoreSpec
 from coderiv.index.postings import Postings, group_by_key, narrow
+from coderiv.keys.kinds import StoreSpec
 from coderiv.ranking.measures import idf_weight, tf_weight
 
 RANGE_POSTINGS = 16_000_000

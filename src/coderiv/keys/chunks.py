@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from coderiv.text.analysis import AnalyzedDocument
 from coderiv.keys.kinds import KeyKind, mix64, presence_keys, register_kind, term_keys
+from coderiv.text.analysis import AnalyzedDocument
 
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 

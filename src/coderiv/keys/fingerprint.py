@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from coderiv.text.analysis import AnalyzedDocument
 from coderiv.errors import InputError, UnknownNameError
 from coderiv.keys.kinds import Extractor, KeyKind, StoreSpec, presence_keys, register_kind
+from coderiv.text.analysis import AnalyzedDocument
 
 MASK32 = 0xFFFFFFFF
 _FEW_SPANS = 32  # below this many spans, finishing them in Python beats an array operation

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from coderiv.text.analysis import AnalyzedDocument
 from coderiv.errors import UnknownNameError
+from coderiv.text.analysis import AnalyzedDocument
 
 _MULTIPLIER = np.uint64(0x100000001B3)
 _SEED = np.uint64(0xCBF29CE484222325)

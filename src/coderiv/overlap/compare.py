@@ -17,11 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from coderiv.text.analysis import Analyzer
 from coderiv.errors import UnknownNameError
 from coderiv.overlap.matching import DEFAULT_THRESHOLD, Passage, coverage_percent, normalize, shared_passages
 from coderiv.overlap.pairwise import DEFAULT_CHUNK_WORDS, DEFAULT_SHINGLE_WIDTH, chunk_similarity, patricia, shingles
 from coderiv.ranking.passages import passage_scores
+from coderiv.text.analysis import Analyzer
 
 COMPARE_METHODS = ("shingles", "containment", "chunks", "patricia", "matching", "passages")
 

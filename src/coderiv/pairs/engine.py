@@ -40,10 +40,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from coderiv.keys import chunks  # noqa: F401  (registers the "chunks" key kind)
 from coderiv.errors import UnknownNameError
-from coderiv.keys.kinds import TERMS, StoreSpec
 from coderiv.index.postings import Postings
+from coderiv.keys import chunks  # noqa: F401  (registers the "chunks" key kind)
+from coderiv.keys.kinds import TERMS, StoreSpec
 from coderiv.ranking.measures import get_measure
 
 if TYPE_CHECKING:

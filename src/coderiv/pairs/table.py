@@ -25,12 +25,20 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from coderiv.errors import CoderivError, CorruptIndexError
-from coderiv.index.storage import MANIFEST, current_generation, file_sha256, new_generation, read_manifest, verify_files, write_lock
+from coderiv.index.storage import (
+    MANIFEST,
+    current_generation,
+    file_sha256,
+    new_generation,
+    read_manifest,
+    verify_files,
+    write_lock,
+)
 
 if TYPE_CHECKING:
     from coderiv.index.index import Index
-    from coderiv.pairs.engine import IncrementalPlan, KeyView, PairMethod
     from coderiv.index.postings import Postings
+    from coderiv.pairs.engine import IncrementalPlan, KeyView, PairMethod
 
 PAIRS_DIR = "pairs"
 FORMAT = "coderiv-pairs"

@@ -28,16 +28,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument
-from coderiv.text.collection import read_member
 from coderiv.errors import CoderivError, InputError, UnknownNameError
 from coderiv.evaluation.evaluate import MethodFactory, PercentagesFn, register_family
-from coderiv.text.extract import visible_text
-from coderiv.keys.fingerprint import STRATEGIES, fingerprint_function, normalize_params, parse_params
 from coderiv.index.index import Index
-from coderiv.keys.kinds import StoreSpec
 from coderiv.index.postings import Postings, from_forward
+from coderiv.keys.fingerprint import STRATEGIES, fingerprint_function, normalize_params, parse_params
+from coderiv.keys.kinds import StoreSpec
 from coderiv.ranking.search import Match, QueryResult, percent, top_k
+from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument
+from coderiv.text.collection import read_member
+from coderiv.text.extract import visible_text
 
 
 def fingerprint_stores(index: Index) -> list[StoreSpec]:

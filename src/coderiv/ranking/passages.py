@@ -28,10 +28,10 @@ import numpy as np
 from coderiv.errors import CoderivError
 from coderiv.evaluation.evaluate import MethodFactory, PercentagesFn, register_family, register_method
 from coderiv.index.index import Index
-from coderiv.keys.kinds import counted_keys, term_key
 from coderiv.index.postings import from_forward
-from coderiv.ranking.search import percent
+from coderiv.keys.kinds import counted_keys, term_key
 from coderiv.ranking.measures import DEFAULT_MEASURE, document_norms, get_measure, self_score
+from coderiv.ranking.search import percent
 
 PASSAGE_WORDS = 50
 PASSAGE_STEP = 25

@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from coderiv.text.analysis import AnalysisSettings
 from coderiv.errors import CoderivError
 from coderiv.index.index import Index
 from coderiv.keys.kinds import term_keys
 from coderiv.ranking.measures import DEFAULT_MEASURE, Measure, get_measure, self_score
+from coderiv.text.analysis import AnalysisSettings
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,8 @@ from whoosh import fields, query
 from whoosh.analysis import Token, Tokenizer
 from whoosh.scoring import BaseScorer, WeightingModel
 
-from coderiv.text.analysis import AnalysisSettings, Analyzer
 from coderiv.ranking.measures import Measure, cosine_weight, get_measure, self_score
+from coderiv.text.analysis import AnalysisSettings, Analyzer
 
 LENGTH_FIELD = "length"
 CONTENT_FIELD = "content"

@@ -70,6 +70,24 @@ class AnalysisSettings:
         }
 
     @classmethod
+    def from_flags(
+        cls, stop: bool | None, stem: bool | None, language: str | None, base: AnalysisSettings | None = None
+    ) -> AnalysisSettings | None:
+        """Settings from optional flags, unset ones taken from ``base`` (or the defaults); None
+        when no flag is set, meaning "as the index says". A language alone turns stemming on."""
+        if stop is None and stem is None and language is None:
+            return None
+        base = base or cls()
+        use_stem = base.stem if stem is None else stem
+        if language is not None and stem is None:
+            use_stem = True
+        return cls(
+            stop=base.stop if stop is None else stop,
+            stem=use_stem,
+            language=language or (base.language if use_stem else "english"),
+        )
+
+    @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AnalysisSettings:
         """Settings read back from a manifest; refuses a manifest made with another stoplist."""
         settings = cls(

@@ -1,0 +1,107 @@
+"""``coderiv index`` and ``coderiv info``: building, updating and inspecting an index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from coderiv.cli.options import (
+    analysis_options,
+    format_option,
+    friendly_errors,
+    index_option,
+    progress_bar,
+    quiet_option,
+    settings_from,
+)
+from coderiv.cli.output import table, to_json, tsv
+from coderiv.errors import CoderivError
+
+
+@click.command("index")
+@click.argument("source", type=click.Path(exists=True, path_type=Path))
+@index_option
+@analysis_options
+@click.option("--workers", type=click.IntRange(1), default=None, help="Analysis processes (default: all cores).")
+@click.option(
+    "--fingerprint", "fingerprints", multiple=True, metavar="STRATEGY[:g=G,r=R,...]",
+    help="Also keep a fingerprint store, e.g. anchor:g=4 or first-r-sliding:g=4,r=15 (repeatable).",
+)
+@quiet_option
+@friendly_errors
+def index_command(
+    source: Path, index_dir: Path, stop: bool | None, stem: bool | None, language: str | None,
+    workers: int | None, fingerprints: tuple[str, ...], quiet: bool,
+) -> None:
+    """Build the index of SOURCE (a folder or a tar/tar.gz), or bring it up to date.
+
+    Only added or changed files are analysed again; deleted ones are dropped.
+    """
+    from coderiv.index.index import Index
+    from coderiv.keys.fingerprint import parse_fingerprint
+
+    settings = settings_from(stop, stem, language)
+    stores = [parse_fingerprint(f) for f in fingerprints] or None
+    with progress_bar(quiet, "indexing") as bar:
+        report = Index.update_from(
+            source, index_dir, settings=settings, stores=stores, workers=workers, progress=bar.update
+        )
+    if report.rebuilt:
+        click.echo(f"full rebuild: {report.rebuilt}")
+    click.echo(
+        f"{report.n_docs} documents in {index_dir} "
+        f"(added {len(report.added)}, changed {len(report.changed)}, removed {len(report.removed)}, "
+        f"unchanged {report.unchanged})"
+    )
+    for skipped in report.skipped:
+        click.echo(f"skipped {skipped.doc_id}: {skipped.reason}", err=True)
+    for doc_id in report.lossy:
+        click.echo(f"warning: {doc_id}: undecodable bytes replaced (not valid UTF-8)", err=True)
+
+
+@click.command("info")
+@index_option
+@click.option("--verify", is_flag=True, help="Check every file's SHA-256 against the manifest.")
+@format_option
+@friendly_errors
+def info_command(index_dir: Path, verify: bool, fmt: str) -> None:
+    """Statistics and settings of the index."""
+    from coderiv.index.index import Index
+
+    index = Index.open(index_dir)
+    info = index.info()
+    from coderiv.pairs.table import describe_table, tables_info
+
+    info["pair_tables"] = tables_info(index)
+    if verify:
+        problems = index.verify()
+        info["verified"] = not problems
+        if problems:
+            raise CoderivError(f"index at {index_dir} is damaged: {'; '.join(problems)}")
+    if fmt == "json":
+        click.echo(to_json(info))
+        return
+    rows = []
+    for key, value in info.items():
+        if key == "stores":
+            for name, meta in value.items():
+                rows.append([f"store {name}", f"{meta['keys']} keys, {meta['postings']} postings"])
+        elif key == "skipped":
+            rows.append(["skipped", len(value)])
+        elif key == "pair_tables":
+            rows.extend([f"pairs {t['method']}", describe_table(t)] for t in value)
+        else:
+            rows.append([key, value])
+    if info.get("source_bytes"):
+        rows.append(["index / source", f"{100 * info['index_bytes'] / info['source_bytes']:.1f}%"])
+    if fmt == "tsv":
+        click.echo(tsv(["key", "value"], rows))
+    else:
+        click.echo(table(["key", "value"], rows))
+        for s in info["skipped"]:
+            click.echo(f"  skipped {s['doc_id']}: {s['reason']}")
+
+
+
+COMMANDS = [index_command, info_command]

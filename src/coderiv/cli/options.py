@@ -1,0 +1,79 @@
+"""Options and error handling shared by every ``coderiv`` command."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from coderiv.cli.output import FORMATS
+from coderiv.errors import CoderivError
+from coderiv.text.analysis import AnalysisSettings
+from coderiv.text.reading import QueryDocument, read_query
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def friendly_errors(func: F) -> F:
+    """Turn coderiv's own errors (and unreadable files) into a one-line message, exit 1."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except CoderivError as exc:
+            raise click.ClickException(str(exc)) from None
+        except MemoryError:
+            raise click.ClickException("out of memory; try a smaller input") from None
+        except KeyboardInterrupt:
+            click.echo("interrupted: any index being written was left as it was before", err=True)
+            sys.exit(130)
+
+    return wrapper  # type: ignore[return-value]
+
+
+index_option = click.option(
+    "--index",
+    "index_dir",
+    envvar="CODERIV_INDEX",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=".coderiv",
+    show_default=True,
+    help="Index folder (also $CODERIV_INDEX).",
+)
+format_option = click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+quiet_option = click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+
+
+def analysis_options(func: F) -> F:
+    """--stop/--no-stop, --stem/--no-stem, --language; unset means 'as the index says'."""
+    func = click.option("--language", default=None, help="Snowball stemming language (default english).")(func)
+    func = click.option("--stem/--no-stem", default=None, help="Snowball stemming (default off).")(func)
+    func = click.option("--stop/--no-stop", default=None, help="Drop stopwords (default on).")(func)
+    return func
+
+
+def progress_bar(quiet: bool, desc: str) -> Any:
+    """A tqdm bar on stderr counting bytes; silent with --quiet or when not on a terminal."""
+    from tqdm import tqdm
+
+    return tqdm(desc=desc, unit="B", unit_scale=True, disable=quiet or not sys.stderr.isatty(), file=sys.stderr)
+
+
+def read_query_reporting(path: str) -> QueryDocument:
+    """:func:`read_query`, with undecodable bytes reported on standard error."""
+    document = read_query(path)
+    if document.lossy:
+        click.echo(f"warning: {document.label}: undecodable bytes replaced (not valid UTF-8)", err=True)
+    return document
+
+
+def settings_from(
+    stop: bool | None, stem: bool | None, language: str | None, base: AnalysisSettings | None = None
+) -> AnalysisSettings | None:
+    """Analysis settings from the CLI flags (see :meth:`AnalysisSettings.from_flags`)."""
+    return AnalysisSettings.from_flags(stop, stem, language, base)
