@@ -25,3 +25,7 @@ class UnknownNameError(CoderivError, ValueError):
 
 class InputError(CoderivError):
     """A document or folder that cannot be read as text."""
+
+
+class MissingExtraError(CoderivError, ImportError):
+    """A feature needs an optional dependency group (an extra) that is not installed."""

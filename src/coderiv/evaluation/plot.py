@@ -8,6 +8,7 @@ from pathlib import Path
 
 from coderiv.cli.output import fmt_percent
 from coderiv.errors import CoderivError
+from coderiv.extras import require
 from coderiv.evaluation.evaluate import MethodResult
 
 MAX_LABELS = 170
@@ -16,8 +17,7 @@ MAX_LABELS = 170
 def plot_separation(results: Sequence[MethodResult], path: str | Path) -> None:
     """Write a PNG: green dots = relevant documents' percentages, red bar = HFM, and a line
     from the HFM to the lowest relevant document (green when separated, red when not)."""
-    import matplotlib
-
+    matplotlib = require("matplotlib", "plot", "--plot")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from coderiv.errors import CoderivError
+from coderiv.extras import require
 from coderiv.pairs.engine import BlockTask, Engine
 
 
@@ -56,10 +57,8 @@ def dask_engine(client: Any, window: int | None = None) -> Engine:
 @contextlib.contextmanager
 def dask_client(address: str, workers: int | None = None, processes: bool = True) -> Iterator[Any]:
     """A client of a new local cluster (``local``) or of the scheduler at ``address``."""
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:  # pragma: no cover - dask is a dependency
-        raise CoderivError("--dask needs the 'distributed' package: pip install 'dask[distributed]'") from None
+    distributed = require("distributed", "dask", "--dask")
+    Client, LocalCluster = distributed.Client, distributed.LocalCluster
     if address == "local":
         with LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=processes,

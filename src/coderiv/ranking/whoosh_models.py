@@ -27,12 +27,17 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-from whoosh import fields, query
-from whoosh.analysis import Token, Tokenizer
-from whoosh.scoring import BaseScorer, WeightingModel
 
-from coderiv.ranking.measures import Measure, cosine_weight, get_measure, self_score
-from coderiv.text.analysis import AnalysisSettings, Analyzer
+from coderiv.extras import require
+
+require("whoosh", "whoosh", "the whoosh WeightingModels (coderiv.ranking.whoosh_models)")
+
+from whoosh import fields, query  # noqa: E402
+from whoosh.analysis import Token, Tokenizer  # noqa: E402
+from whoosh.scoring import BaseScorer, WeightingModel  # noqa: E402
+
+from coderiv.ranking.measures import Measure, cosine_weight, get_measure, self_score  # noqa: E402
+from coderiv.text.analysis import AnalysisSettings, Analyzer  # noqa: E402
 
 LENGTH_FIELD = "length"
 CONTENT_FIELD = "content"
