@@ -30,7 +30,7 @@ from numpy.lib.format import open_memmap
 from coderiv.index.analysis_workers import AnalyzedBatch, default_workers
 from coderiv.index.postings import Postings, group_by_key, narrow
 from coderiv.keys.kinds import StoreSpec
-from coderiv.ranking.measures import idf_weight, tf_weight
+from coderiv.weights import document_norms, idf_weight, tf_weight
 
 RANGE_POSTINGS = 16_000_000
 RUN_POSTINGS = 8_000_000
@@ -248,10 +248,7 @@ def cosine_statistics(store: Postings, n_docs: int, chunk: int | None = None) ->
     """W_d for every document and, for every term, max_d x_dt / W_d (cosine, and the bound
     that lets cosine queries prune): two passes over the terms store, a key range at a time."""
     chunk = chunk or RANGE_POSTINGS
-    squares = np.zeros(n_docs)
-    for _, _, docs, x in _cosine_components(store, n_docs, chunk):
-        squares += np.bincount(docs, weights=x * x, minlength=n_docs)
-    norms = np.sqrt(squares)
+    norms = document_norms(((docs, x) for _, _, docs, x in _cosine_components(store, n_docs, chunk)), n_docs)
     max_unit = np.zeros(len(store.keys))
     ptr = np.asarray(store.ptr)
     for key, end, docs, x in _cosine_components(store, n_docs, chunk):

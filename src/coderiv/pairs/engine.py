@@ -44,7 +44,7 @@ from coderiv.errors import UnknownNameError
 from coderiv.index.postings import Postings
 from coderiv.keys import chunks  # noqa: F401  (registers the "chunks" key kind)
 from coderiv.keys.kinds import TERMS, StoreSpec
-from coderiv.ranking.measures import get_measure
+from coderiv.ranking.measures import get_measure, percent_of_self
 
 if TYPE_CHECKING:
     from coderiv.index.index import Index
@@ -287,12 +287,11 @@ def directed_values(
     if method.measure is None:
         return 100.0 * c / s1
     assert lengths is not None
-    doc = get_measure(method.measure).doc
+    # pair methods use measures whose document part needs no W_d (identity5), so norms are 1
+    ones = np.ones(len(c))
     l1 = lengths[src].astype(np.float64)
     l2 = lengths[dst].astype(np.float64)
-    ones = np.ones(len(c))
-    # S(q,d) = doc(f_d, f_q) · Σ; self-score S(q,q) = doc(f_q, f_q) · own sum
-    return 100.0 * c * doc(l2, l1, ones) / (s1 * doc(l1, l1, ones))
+    return percent_of_self(get_measure(method.measure), c, s1, l2, l1, ones, ones)
 
 
 @dataclass

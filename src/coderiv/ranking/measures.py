@@ -18,28 +18,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coderiv.errors import UnknownNameError
+from coderiv.registry import Registry
+from coderiv.weights import cosine_weight, idf_weight, tf_weight
 
 Array = np.ndarray
 TermPart = Callable[[Array, Array, Array, float], Array]
 DocPart = Callable[[Array, float, Array], Array]
 
-
-def idf_weight(f_t: Array, n_docs: float) -> Array:
-    """w_t = ln(1 + N / f_t)."""
-    return np.log1p(n_docs / f_t)
+#: Where the measures come from (cited by every formula below).
+HOAD_ZOBEL = "Hoad & Zobel, Methods for identifying versioned and plagiarized documents, JASIST 54(3), 2003"
 
 
-def tf_weight(f: Array) -> Array:
-    """1 + ln f (f ≥ 1)."""
-    return 1.0 + np.log(f)
-
-
-def cosine_weight(f: Array, f_t: Array, n_docs: float) -> Array:
-    """x_{y,t} = (1 + ln f_{y,t}) · w_t, the cosine measure's component."""
-    return tf_weight(f) * idf_weight(f_t, n_docs)
-
-
+# -- shared pieces --------------------------------------------------------------------------------
 def length_factor(f_d: Array, f_q: float) -> Array:
     """L(q,d) = 1 / (1 + ln(1 + |f_d − f_q|)), the identity measures' length penalty."""
     return 1.0 / (1.0 + np.log1p(np.abs(f_d - f_q)))
@@ -50,8 +40,89 @@ def closeness(f_dt: Array, f_qt: Array) -> Array:
     return 1.0 / (1.0 + np.abs(f_dt - f_qt))
 
 
-def _ones(f_d: Array, f_q: float, norms: Array) -> Array:
+# -- term parts: evaluated on each posting a document shares with the query, summed per document --
+def inner_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array:
+    """(1 + ln f_dt) · w_t
+
+    Inner product of the query's presence vector with the document's tf·idf vector (Hoad &
+    Zobel 2003, JASIST 54(3), §3 "inner product"); f_qt plays no part.
+    """
+    return tf_weight(f_dt) * idf_weight(f_t, n_docs)
+
+
+def cosine_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array:
+    """x_qt · x_dt, x_yt = (1 + ln f_yt) · w_t
+
+    The cosine measure's numerator (Hoad & Zobel 2003, JASIST 54(3), §3, after Salton): the dot
+    product of the query's and the document's tf·idf vectors.
+    """
+    return cosine_weight(f_dt, f_t, n_docs) * cosine_weight(f_qt, f_t, n_docs)
+
+
+def identity_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array:
+    """w_t / (1 + |f_dt − f_qt|)
+
+    Identity measures 1 and 2 (Hoad & Zobel 2003, JASIST 54(3), §4): a shared term counts its
+    weight, less the more its counts in q and d differ.
+    """
+    return idf_weight(f_t, n_docs) * closeness(f_dt, f_qt)
+
+
+def identity3_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array:
+    """(f_dt + f_qt) · w_t / (1 + |f_dt − f_qt|)
+
+    Identity measure 3 (Hoad & Zobel 2003, JASIST 54(3), §4): frequent shared terms count more.
+    """
+    return (f_dt + f_qt) * idf_weight(f_t, n_docs) * closeness(f_dt, f_qt)
+
+
+def identity4_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array:
+    """ln(N/f_t) / (1 + |f_dt − f_qt|)
+
+    Identity measure 4 (Hoad & Zobel 2003, JASIST 54(3), §4): the plain ln(N/f_t) weight, which
+    is 0 for a term in every document.
+    """
+    return np.log(n_docs / f_t) * closeness(f_dt, f_qt)
+
+
+def identity5_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array:
+    """(N/f_t) / (1 + |f_dt − f_qt|)
+
+    Identity measure 5 (Hoad & Zobel 2003, JASIST 54(3), §4), their best at finding versions:
+    rare shared terms weigh N/f_t, far more than under a logarithm.
+    """
+    return (n_docs / f_t) * closeness(f_dt, f_qt)
+
+
+# -- document parts: applied once per document ---------------------------------------------------
+def no_document_factor(f_d: Array, f_q: float, norms: Array) -> Array:
+    """1"""
     return np.ones(np.shape(f_d))
+
+
+def length_normalization(f_d: Array, f_q: float, norms: Array) -> Array:
+    """1/sqrt(f_d)"""
+    return 1.0 / np.sqrt(np.maximum(f_d, 1))
+
+
+def cosine_normalization(f_d: Array, f_q: float, norms: Array) -> Array:
+    """1/W_d"""
+    return 1.0 / np.where(norms > 0, norms, 1.0)
+
+
+def length_difference(f_d: Array, f_q: float, norms: Array) -> Array:
+    """1/(1 + |f_d − f_q|)"""
+    return 1.0 / (1.0 + np.abs(f_d - f_q))
+
+
+def identity_length(f_d: Array, f_q: float, norms: Array) -> Array:
+    """L(q,d)"""
+    return length_factor(f_d, f_q)
+
+
+def formula(part: Callable[..., Array]) -> str:
+    """The formula a part's docstring opens with."""
+    return (part.__doc__ or part.__name__).strip().splitlines()[0]
 
 
 @dataclass(frozen=True)
@@ -70,10 +141,15 @@ class Measure:
     term: TermPart
     doc: DocPart
     ideal: bool
-    description: str
     bound: Callable[[Array, Array, float, Array], Array]
     doc_bound: float | None = 1.0
     unit_bound: Callable[[Array, Array, float, Array], Array] | None = None
+
+    @property
+    def description(self) -> str:
+        """S(q,d) written out, from the formulas of the two parts' docstrings."""
+        factor = formula(self.doc)
+        return f"Σ {formula(self.term)}" if factor == "1" else f"{factor} · Σ {formula(self.term)}"
 
     def final_bound(self, f_qt: Array, f_t: Array, n_docs: float, max_f_dt: Array, max_unit: Array) -> Array | None:
         """Upper bound of each query term's contribution to any document's final score, or
@@ -85,21 +161,17 @@ class Measure:
         return None
 
 
-MEASURES: dict[str, Measure] = {}
+MEASURES: Registry[Measure] = Registry("measure")
 
 
 def register(measure: Measure) -> Measure:
     """Add a measure to the registry; the CLI's choices come from it."""
-    MEASURES[measure.name] = measure
-    return measure
+    return MEASURES.add(measure.name, measure)
 
 
 def get_measure(name: str) -> Measure:
     """The registered measure called ``name``, or a clear error listing the known ones."""
-    try:
-        return MEASURES[name]
-    except KeyError:
-        raise UnknownNameError(f"measure must be one of {sorted(MEASURES)!r} (got {name!r})") from None
+    return MEASURES.get(name)
 
 
 def _identity_bound(f_qt: Array, f_t: Array, n: float, max_f_dt: Array) -> Array:
@@ -107,79 +179,31 @@ def _identity_bound(f_qt: Array, f_t: Array, n: float, max_f_dt: Array) -> Array
 
 
 register(Measure(
-    "inner",
-    term=lambda f_dt, f_qt, f_t, n: tf_weight(f_dt) * idf_weight(f_t, n),
-    doc=_ones,
-    ideal=False,
-    description="Σ (1 + ln f_dt) · w_t",
+    "inner", inner_term, no_document_factor, ideal=False,
     bound=lambda f_qt, f_t, n, mx: tf_weight(mx) * idf_weight(f_t, n),
 ))
 register(Measure(
-    "normalized",
-    term=lambda f_dt, f_qt, f_t, n: tf_weight(f_dt) * idf_weight(f_t, n),
-    doc=lambda f_d, f_q, norms: 1.0 / np.sqrt(np.maximum(f_d, 1)),
-    ideal=False,
-    description="inner(q,d) / sqrt(f_d)",
+    "normalized", inner_term, length_normalization, ideal=False,
     bound=lambda f_qt, f_t, n, mx: tf_weight(mx) * idf_weight(f_t, n),
 ))
 register(Measure(
-    "cosine",
-    term=lambda f_dt, f_qt, f_t, n: cosine_weight(f_dt, f_t, n) * cosine_weight(f_qt, f_t, n),
-    doc=lambda f_d, f_q, norms: 1.0 / np.where(norms > 0, norms, 1.0),
-    ideal=True,
-    description="Σ x_qt · x_dt / W_d, x_yt = (1 + ln f_yt) · w_t",
+    "cosine", cosine_term, cosine_normalization, ideal=True,
     bound=lambda f_qt, f_t, n, mx: cosine_weight(mx, f_t, n) * cosine_weight(f_qt, f_t, n),
     doc_bound=None,
     unit_bound=lambda f_qt, f_t, n, max_unit: cosine_weight(f_qt, f_t, n) * max_unit,
 ))
+register(Measure("identity1", identity_term, length_difference, ideal=True, bound=_identity_bound))
+register(Measure("identity2", identity_term, identity_length, ideal=True, bound=_identity_bound))
 register(Measure(
-    "identity1",
-    term=lambda f_dt, f_qt, f_t, n: idf_weight(f_t, n) * closeness(f_dt, f_qt),
-    doc=lambda f_d, f_q, norms: 1.0 / (1.0 + np.abs(f_d - f_q)),
-    ideal=True,
-    description="1/(1 + |f_d − f_q|) · Σ w_t / (1 + |f_dt − f_qt|)",
-    bound=_identity_bound,
-))
-register(Measure(
-    "identity2",
-    term=lambda f_dt, f_qt, f_t, n: idf_weight(f_t, n) * closeness(f_dt, f_qt),
-    doc=lambda f_d, f_q, norms: length_factor(f_d, f_q),
-    ideal=True,
-    description="L(q,d) · Σ w_t / (1 + |f_dt − f_qt|)",
-    bound=_identity_bound,
-))
-register(Measure(
-    "identity3",
-    term=lambda f_dt, f_qt, f_t, n: (f_dt + f_qt) * idf_weight(f_t, n) * closeness(f_dt, f_qt),
-    doc=lambda f_d, f_q, norms: length_factor(f_d, f_q),
-    ideal=True,
-    description="L(q,d) · Σ (f_dt + f_qt) · w_t / (1 + |f_dt − f_qt|)",
+    "identity3", identity3_term, identity_length, ideal=True,
     bound=lambda f_qt, f_t, n, mx: 2.0 * f_qt * idf_weight(f_t, n),
 ))
 register(Measure(
-    "identity4",
-    term=lambda f_dt, f_qt, f_t, n: np.log(n / f_t) * closeness(f_dt, f_qt),
-    doc=lambda f_d, f_q, norms: length_factor(f_d, f_q),
-    ideal=True,
-    description="L(q,d) · Σ ln(N/f_t) / (1 + |f_dt − f_qt|)",
-    bound=lambda f_qt, f_t, n, mx: np.log(n / f_t),
+    "identity4", identity4_term, identity_length, ideal=True, bound=lambda f_qt, f_t, n, mx: np.log(n / f_t),
 ))
-register(Measure(
-    "identity5",
-    term=lambda f_dt, f_qt, f_t, n: (n / f_t) * closeness(f_dt, f_qt),
-    doc=lambda f_d, f_q, norms: length_factor(f_d, f_q),
-    ideal=True,
-    description="L(q,d) · Σ (N/f_t) / (1 + |f_dt − f_qt|)  (default)",
-    bound=lambda f_qt, f_t, n, mx: n / f_t,
-))
+register(Measure("identity5", identity5_term, identity_length, ideal=True, bound=lambda f_qt, f_t, n, mx: n / f_t))
 
 DEFAULT_MEASURE = "identity5"
-
-
-def document_norms(docs: Array, f_dt: Array, f_t: Array, n_docs: int) -> Array:
-    """W_d = sqrt(Σ_{t∈d} x_dt²) for every document, from postings (docs, f_dt, f_t) (cosine)."""
-    x = cosine_weight(f_dt.astype(np.float64), f_t.astype(np.float64), n_docs)
-    return np.sqrt(np.bincount(docs, weights=x * x, minlength=n_docs))
 
 
 def self_score(measure: Measure, f_qt: Array, f_t: Array, n_docs: int, f_q: int) -> float:
@@ -192,3 +216,13 @@ def self_score(measure: Measure, f_qt: Array, f_t: Array, n_docs: int, f_q: int)
     total = float(np.sum(measure.term(f_qt, f_qt, f_t, float(n_docs))))
     factor = float(measure.doc(np.array([float(f_q)]), float(f_q), np.array([norm_q]))[0])
     return total * factor
+
+
+def percent_of_self(
+    measure: Measure, shared_sums: Array, own_sums: Array, f_d: Array, f_q: Array, norms_d: Array, norms_q: Array
+) -> Array:
+    """100 · S(q,d) / S(q,q) from the two sums of term parts (over the shared terms, and the
+    query's own), by the self-score rule: S(q,d) = doc(f_d, f_q, W_d) · shared, S(q,q) =
+    doc(f_q, f_q, W_q) · own. Vectorized over pairs (n-to-n tables)."""
+    f_q = np.asarray(f_q, np.float64)
+    return 100.0 * shared_sums * measure.doc(f_d, f_q, norms_d) / (own_sums * measure.doc(f_q, f_q, norms_q))  # type: ignore[arg-type]

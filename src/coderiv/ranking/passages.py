@@ -30,7 +30,8 @@ from coderiv.evaluation.evaluate import MethodFactory, PercentagesFn, register_f
 from coderiv.index.index import Index
 from coderiv.index.postings import from_forward
 from coderiv.keys.kinds import counted_keys, term_key
-from coderiv.ranking.measures import DEFAULT_MEASURE, document_norms, get_measure, self_score
+from coderiv.ranking.measures import DEFAULT_MEASURE, get_measure, self_score
+from coderiv.weights import posting_norms
 from coderiv.ranking.search import percent
 
 PASSAGE_WORDS = 50
@@ -85,7 +86,7 @@ class PassageIndex:
         self.f_t = self.store.doc_freqs.astype(np.float64)
         self.lengths = np.array([int(v.sum()) for _, v in pieces], np.float64)
         docs, vals, owner = self.store.gather(np.arange(len(self.store.keys)))
-        self.norms = document_norms(docs.astype(np.int64), np.asarray(vals), self.f_t[owner], self.n)
+        self.norms = posting_norms(docs.astype(np.int64), np.asarray(vals), self.f_t[owner], self.n)
 
     def rows(self, query_terms: Sequence[str], measure: str = DEFAULT_MEASURE) -> Iterator[np.ndarray]:
         """For each passage of the query, its percentage against every passage of the collection."""

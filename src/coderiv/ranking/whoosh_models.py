@@ -36,8 +36,9 @@ from whoosh import fields, query  # noqa: E402
 from whoosh.analysis import Token, Tokenizer  # noqa: E402
 from whoosh.scoring import BaseScorer, WeightingModel  # noqa: E402
 
-from coderiv.ranking.measures import Measure, cosine_weight, get_measure, self_score  # noqa: E402
+from coderiv.ranking.measures import Measure, get_measure, self_score  # noqa: E402
 from coderiv.text.analysis import AnalysisSettings, Analyzer  # noqa: E402
+from coderiv.weights import posting_norms  # noqa: E402
 
 LENGTH_FIELD = "length"
 CONTENT_FIELD = "content"
@@ -136,12 +137,16 @@ class CoderivWeighting(WeightingModel):
         if key not in self._norms:
             reader = searcher.reader()
             n = reader.doc_count_all()
-            squares = np.zeros(n)
+            docs: list[int] = []
+            f_dts: list[float] = []
+            f_ts: list[int] = []
             for text in reader.lexicon(self.field):
                 f_t = reader.doc_frequency(self.field, text)
                 for docnum, f_dt in reader.postings(self.field, text).items_as("weight"):
-                    squares[docnum] += float(cosine_weight(np.float64(f_dt), np.float64(f_t), n)) ** 2
-            self._norms[key] = np.sqrt(squares)
+                    docs.append(docnum)
+                    f_dts.append(f_dt)
+                    f_ts.append(f_t)
+            self._norms[key] = posting_norms(np.array(docs, np.int64), np.array(f_dts), np.array(f_ts), n)
         return self._norms[key]
 
     def final(self, searcher: Any, docnum: int, score: float) -> float:

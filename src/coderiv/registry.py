@@ -1,0 +1,48 @@
+"""One small registry type for every set of named things (measures, key kinds, fingerprint
+strategies, pair methods, evaluation methods): a read-only mapping from name to value whose
+``get`` raises an error naming the bad value and the choices (attrs' validator style). The CLI
+takes its choices and help from the same registries, so a name is never listed in two places."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Generic, TypeVar
+
+from coderiv.errors import UnknownNameError
+
+T = TypeVar("T")
+
+
+class Registry(Mapping[str, T], Generic[T]):
+    """Named values of one kind; ``what`` names the kind in error messages ("measure")."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self._items: dict[str, T] = {}
+
+    def add(self, name: str, value: T) -> T:
+        """Register ``value`` under ``name`` (a repeated name is a programming error)."""
+        if name in self._items:
+            raise ValueError(f"{self.what} {name!r} is registered twice")
+        self._items[name] = value
+        return value
+
+    def get(self, name: str) -> T:  # type: ignore[override]
+        """The value called ``name``, or :class:`UnknownNameError` listing the choices."""
+        try:
+            return self._items[name]
+        except KeyError:
+            raise UnknownNameError(f"{self.what} must be one of {self.names()!r} (got {name!r})") from None
+
+    def names(self) -> list[str]:
+        """The registered names, sorted (the CLI's choices)."""
+        return sorted(self._items)
+
+    def __getitem__(self, name: str) -> T:
+        return self._items[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
