@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coderiv import Index, Searcher
+from coderiv.ranking.kernel import top_k
 from coderiv.ranking.measures import MEASURES
-from coderiv.ranking.search import top_k
 from conftest import write_docs
 from strategies import WORDS, collection, document
 

@@ -32,7 +32,8 @@ from coderiv.overlap.matching import Passage, normalize, shared_passages  # noqa
 from coderiv.overlap.verify import verify_result  # noqa: E402  (registers the "verified:" evaluation family)
 from coderiv.ranking.fingerprint_search import FingerprintSearcher  # noqa: E402  (registers fingerprint evaluation)
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, Measure, get_measure  # noqa: E402
-from coderiv.ranking.search import Match, QueryResult, Searcher, search  # noqa: E402
+from coderiv.ranking.results import Match, QueryResult  # noqa: E402
+from coderiv.ranking.search import Searcher, search  # noqa: E402
 from coderiv.text.analysis import AnalysisSettings, Analyzer  # noqa: E402
 
 __all__ = [

@@ -33,8 +33,9 @@ import numpy as np
 
 from coderiv.errors import CoderivError, InputError, UnknownNameError
 from coderiv.index.index import Index
+from coderiv.ranking.kernel import PreparedQuery, top_k
 from coderiv.ranking.measures import MEASURES
-from coderiv.ranking.search import PreparedQuery, Searcher, top_k
+from coderiv.ranking.search import Searcher
 
 PercentagesFn = Callable[[str], np.ndarray]
 MethodFactory = Callable[[Index], PercentagesFn]

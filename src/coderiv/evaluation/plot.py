@@ -8,8 +8,8 @@ from pathlib import Path
 
 from coderiv.cli.output import fmt_percent
 from coderiv.errors import CoderivError
-from coderiv.extras import require
 from coderiv.evaluation.evaluate import MethodResult
+from coderiv.extras import require
 
 MAX_LABELS = 170
 

@@ -27,8 +27,9 @@ from coderiv.errors import CoderivError, InputError, UnknownNameError
 from coderiv.evaluation.evaluate import PercentagesFn, get_method, register_family
 from coderiv.index.index import Index
 from coderiv.overlap.matching import DEFAULT_THRESHOLD, NormalizedText, Passage, coverage_percent, normalize, shared_passages
+from coderiv.ranking.kernel import top_k
 from coderiv.ranking.measures import DEFAULT_MEASURE
-from coderiv.ranking.search import Match, QueryResult, top_k
+from coderiv.ranking.results import Match, QueryResult
 from coderiv.text.collection import is_archive, iter_archive, read_member
 from coderiv.text.extract import visible_text
 

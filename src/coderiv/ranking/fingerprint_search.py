@@ -34,7 +34,9 @@ from coderiv.index.index import Index
 from coderiv.index.postings import Postings, from_forward
 from coderiv.keys.fingerprint import STRATEGIES, fingerprint_function, normalize_params, parse_params
 from coderiv.keys.kinds import StoreSpec
-from coderiv.ranking.search import Match, QueryResult, percent, top_k
+from coderiv.ranking.kernel import top_k
+from coderiv.ranking.percent import meets_threshold, percent
+from coderiv.ranking.results import Match, QueryResult
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument
 from coderiv.text.collection import read_member
 from coderiv.text.extract import visible_text
@@ -225,7 +227,7 @@ class FingerprintSearcher:
         ``min_percent`` keeps only documents at or above that percentage."""
         scores, own = self.scores(prepared)
         if min_percent > 0:
-            scores = np.where(percent(scores, own) >= min_percent, scores, 0.0)
+            scores = np.where(meets_threshold(percent(scores, own), min_percent), scores, 0.0)
         ranked = top_k(scores, top)
         matches = [
             Match(rank=i + 1, percent=float(percent(scores[d], own)), score=float(scores[d]), doc_id=self.index.doc_ids[d])

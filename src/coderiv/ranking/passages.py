@@ -30,9 +30,10 @@ from coderiv.evaluation.evaluate import MethodFactory, PercentagesFn, register_f
 from coderiv.index.index import Index
 from coderiv.index.postings import from_forward
 from coderiv.keys.kinds import counted_keys, term_key
+from coderiv.ranking.kernel import document_scores, store_contributions
 from coderiv.ranking.measures import DEFAULT_MEASURE, get_measure, self_score
+from coderiv.ranking.percent import percent
 from coderiv.weights import posting_norms
-from coderiv.ranking.search import percent
 
 PASSAGE_WORDS = 50
 PASSAGE_STEP = 25
@@ -101,13 +102,8 @@ class PassageIndex:
                 continue
             f_t = self.f_t[pos]
             own = self_score(m, f_qt, f_t, self.n, len(passage))
-            p_docs, p_vals, p_owner = self.store.gather(pos)
-            p_docs = p_docs.astype(np.int64)
-            contributions = m.term(p_vals.astype(np.float64), f_qt[p_owner], f_t[p_owner], float(self.n))
-            sums = np.bincount(p_docs, weights=contributions, minlength=self.n)
-            touched = np.flatnonzero(sums)
-            row = np.zeros(self.n)
-            row[touched] = sums[touched] * m.doc(self.lengths[touched], float(len(passage)), self.norms[touched])
+            docs, contributions = store_contributions(self.store, pos, f_qt, f_t, self.n, m)
+            row = document_scores(m, docs.astype(np.int64), contributions, len(passage), self.lengths, self.norms)
             yield percent(row, own)
 
     def matched(

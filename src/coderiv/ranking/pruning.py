@@ -12,15 +12,11 @@ times (partial score + remaining bounds) falls below θ.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
+from coderiv.index.index import Index
+from coderiv.ranking.kernel import PreparedQuery, all_scores, term_contributions, top_k
 from coderiv.ranking.measures import Measure
-
-if TYPE_CHECKING:
-    from coderiv.index.index import Index
-    from coderiv.ranking.search import PreparedQuery
 
 #: Relative slack so that floating-point rounding never prunes a document tied with the k-th.
 _SLACK = 1e-9
@@ -65,8 +61,6 @@ def pruned_top_k(
 
     A floor — "everything above 10%" — is the strongest pruning there is: θ starts at it.
     """
-    from coderiv.ranking.search import all_scores, term_contributions, top_k
-
     n = index.n_docs
     store = index.terms
     f_t = prepared.f_t.astype(np.float64)

@@ -1,0 +1,132 @@
+"""The one scoring kernel every term-based searcher shares (SPEC §3).
+
+A query is prepared once (its terms looked up: positions, f_qt, f_t, f_q). Scoring gathers the
+postings of its terms, evaluates the measure's term part on each posting, sums per document
+(``np.bincount``) and applies the document part once per document. The full ranking pass
+(:func:`all_scores`), exact top-k pruning (:mod:`coderiv.ranking.pruning`) and passage matching
+(:mod:`coderiv.ranking.passages`, over a store of 50-word windows) all go through
+:func:`term_contributions` and :func:`document_scores`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from coderiv.index.index import Index
+from coderiv.index.postings import Postings
+from coderiv.keys.kinds import term_keys
+from coderiv.ranking.measures import Measure
+
+
+@dataclass
+class PreparedQuery:
+    """A query's terms looked up in the index: positions, f_qt, f_t and f_q."""
+
+    positions: np.ndarray  # positions in the terms store of query terms present in the collection
+    f_qt: np.ndarray
+    f_t: np.ndarray
+    f_q: int
+    n_terms: int
+
+    @property
+    def length(self) -> int:
+        """The query's length after analysis (f_q), as fingerprint queries name it too."""
+        return self.f_q
+
+    @classmethod
+    def from_terms(cls, index: Index, terms: list[str]) -> PreparedQuery:
+        counts = Counter(terms)
+        keys = term_keys(list(counts))
+        f_qt = np.fromiter(counts.values(), np.int64, len(counts))
+        store = index.terms
+        pos = store.lookup(keys)
+        present = pos >= 0
+        positions = pos[present]
+        order = np.argsort(positions)
+        positions = positions[order]
+        return cls(
+            positions=positions,
+            f_qt=f_qt[present][order],
+            f_t=np.asarray(store.ptr[positions + 1] - store.ptr[positions]),
+            f_q=len(terms),
+            n_terms=len(counts),
+        )
+
+
+def term_contributions(index: Index, prepared: PreparedQuery, measure: Measure, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(docs, contributions) of the postings of query terms ``which`` (indexes into prepared)."""
+    positions = prepared.positions[which]
+    return store_contributions(index.terms, positions, prepared.f_qt[which], prepared.f_t[which], index.n_docs, measure)
+
+
+def store_contributions(
+    store: Postings, positions: np.ndarray, f_qt: np.ndarray, f_t: np.ndarray, n_docs: int, measure: Measure
+) -> tuple[np.ndarray, np.ndarray]:
+    """(docs, contributions) of the postings at ``positions`` of ``store``, for query terms with
+    counts ``f_qt`` and document frequencies ``f_t`` among ``n_docs`` documents.
+
+    A term's contribution depends only on its f_dt, a small integer, so the measure's term part
+    is evaluated once per (term, possible f_dt) into a table, and each posting just looks its
+    value up: one table lookup per posting instead of several float passes.
+    """
+    docs, vals, lengths = store.slices(positions)
+    top = np.asarray(store.maxvals[positions], np.int64)
+    offsets = np.concatenate(([0], np.cumsum(top + 1)[:-1]))
+    width = int(top.sum() + len(top))
+    row = np.repeat(np.arange(len(positions)), top + 1)
+    f_dt = np.arange(width) - offsets[row]
+    table = measure.term(
+        np.maximum(f_dt, 1).astype(np.float64),
+        np.asarray(f_qt)[row].astype(np.float64),
+        np.asarray(f_t)[row].astype(np.float64),
+        float(n_docs),
+    )
+    return docs, table[np.repeat(offsets, lengths) + vals]
+
+
+def all_scores(index: Index, prepared: PreparedQuery, measure: Measure) -> np.ndarray:
+    """S(q,d) for every document (zeros where no term is shared): the full vectorized pass."""
+    n = index.n_docs
+    if len(prepared.positions) == 0:
+        return np.zeros(n)
+    docs, contributions = term_contributions(index, prepared, measure, np.arange(len(prepared.positions)))
+    return document_scores(measure, docs, contributions, prepared.f_q, index.doc_lengths, index.doc_norms)
+
+
+def document_scores(
+    measure: Measure, docs: np.ndarray, contributions: np.ndarray, f_q: int, lengths: np.ndarray, norms: np.ndarray
+) -> np.ndarray:
+    """S(q,d) for every document: the contributions summed per document, times the document part
+    (zeros where nothing is shared). ``lengths`` and ``norms`` are every document's f_d and W_d."""
+    n = len(lengths)
+    sums = np.bincount(docs, weights=contributions, minlength=n)
+    touched = np.flatnonzero(sums)
+    scores = np.zeros(n)
+    f_d = np.asarray(lengths, np.float64)[touched]
+    scores[touched] = sums[touched] * measure.doc(f_d, float(f_q), np.asarray(norms)[touched])
+    return scores
+
+
+def top_k(scores: np.ndarray, k: int | None) -> np.ndarray:
+    """Document numbers of the k best scores, ties broken by document id (= number) ascending.
+
+    Scores equal to 12 significant digits count as tied: summing the same contributions in
+    another order (pruned or full pass, another machine) must not reorder equal documents.
+    """
+    candidates = np.flatnonzero(scores > 0)
+    if not len(candidates):
+        return candidates
+    values = scores[candidates]
+    key = np.round(values / values.max() * 1e12)
+    if k is not None and len(candidates) > k:
+        # keep everything tied with the k-th best so that the tie-break is by id, not by chance
+        kth = np.partition(key, len(key) - k)[len(key) - k]
+        keep = key >= kth
+        candidates, key = candidates[keep], key[keep]
+    ranked = candidates[np.lexsort((candidates, -key))]
+    return ranked if k is None else ranked[:k]
+
+
