@@ -1,0 +1,53 @@
+"""The one protocol every 1-to-n method implements (a ranking measure, fingerprints, passages,
+and wrappers such as exact-passage verification): prepare a text or an indexed document once,
+then rank the collection or give every document's absolute percentage.
+
+The CLI, the evaluation method table, the report and the web app use searchers only through
+this protocol, never by testing method names.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, TypeVar, runtime_checkable
+
+import numpy as np
+
+from coderiv.ranking.results import QueryResult
+
+
+class Prepared(Protocol):
+    """A query ready to be scored; ``length`` is its length after analysis (0: no words)."""
+
+    @property
+    def length(self) -> int: ...
+
+
+P = TypeVar("P", bound=Prepared)
+
+
+@runtime_checkable
+class DocumentSearcher(Protocol[P]):
+    """Ranks an index's documents against whole query documents.
+
+    ``method`` is the method's full name (``identity5``, ``fingerprint:anchor,g=4``,
+    ``passages:cosine``…); ``unit`` names what ``QueryResult.matched_terms`` counts
+    (``terms``, ``minutiae``, ``passages``)."""
+
+    method: str
+    unit: str
+
+    def prepare(self, text: str) -> P:
+        """A query document's text, analysed as the index was."""
+        ...
+
+    def prepare_doc(self, doc_id: str) -> P:
+        """A document of the index as the query."""
+        ...
+
+    def rank(self, prepared: P, top: int | None = 10, label: str = "", min_percent: float = 0.0) -> QueryResult:
+        """The top documents (``top=None``: every scoring one) at or above ``min_percent``."""
+        ...
+
+    def percentages(self, prepared: P) -> np.ndarray:
+        """Every document's absolute percentage, in document-number order (for evaluation)."""
+        ...
