@@ -15,24 +15,19 @@ from coderiv import CoderivError, Index, StoreSpec, UnknownNameError
 from coderiv.cli.main import main
 from coderiv.errors import InputError
 from coderiv.evaluation.evaluate import (
-    EVALUATION_METHODS,
-    METHOD_FAMILIES,
     MethodResult,
     QueryMetrics,
     Topics,
     evaluate_method,
     evaluate_run,
-    expand_methods,
-    get_method,
     query_metrics,
     read_qrels,
     read_queries,
     read_run,
-    register_family,
-    register_method,
     write_qrels,
     write_run,
 )
+from coderiv.evaluation.methods import EVALUATION_METHODS, METHOD_FAMILIES, expand_methods, get_method, register_family, register_method
 from coderiv.evaluation.variants import expand_variants, variant_index, variant_path
 from coderiv.ranking.measures import MEASURES
 from conftest import write_docs

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from coderiv import FingerprintSearcher, Index, StoreSpec
 from coderiv.cli.main import main
 from coderiv.errors import CoderivError, InputError, UnknownNameError
-from coderiv.evaluation.evaluate import get_method
+from coderiv.evaluation.methods import get_method
 from coderiv.index.postings import from_forward
 from coderiv.keys.fingerprint import (
     ANCHORS,

@@ -17,14 +17,13 @@ from coderiv.cli.main import main
 from coderiv.pairs.engine import (
     METHODS,
     aggregate,
-    compute_pairs,
     count_block,
     default_max_df,
     key_ranges,
     row_ranges,
-    run_pairs,
 )
 from coderiv.pairs.groups import find_groups
+from coderiv.pairs.run import compute_pairs, run_pairs
 from coderiv.pairs.table import PairTable, StalePairsError
 from coderiv.ranking.search import Searcher
 from conftest import write_docs

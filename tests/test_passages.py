@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from coderiv.errors import UnknownNameError
-from coderiv.evaluation.evaluate import get_method
+from coderiv.evaluation.methods import get_method
 from coderiv.index.index import Index
 from coderiv.ranking.passages import passage_matrix, passage_scores, split_passages
 from conftest import write_docs

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from coderiv.errors import CoderivError, UnknownNameError
-from coderiv.evaluation.evaluate import Topics, evaluate_method, get_method
+from coderiv.evaluation.evaluate import Topics, evaluate_method
+from coderiv.evaluation.methods import get_method
 from coderiv.index.index import Index
 from coderiv.overlap.verify import DocumentTexts, verify_result
 from coderiv.ranking.search import Searcher

@@ -5,15 +5,16 @@ takes its choices and help from the same registries, so a name is never listed i
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Generic, TypeVar
+from collections.abc import Iterator, MutableMapping
+from typing import Any, Generic, TypeVar
 
 from coderiv.errors import UnknownNameError
 
 T = TypeVar("T")
+_REQUIRED: Any = object()
 
 
-class Registry(Mapping[str, T], Generic[T]):
+class Registry(MutableMapping[str, T], Generic[T]):
     """Named values of one kind; ``what`` names the kind in error messages ("measure")."""
 
     def __init__(self, what: str) -> None:
@@ -27,11 +28,14 @@ class Registry(Mapping[str, T], Generic[T]):
         self._items[name] = value
         return value
 
-    def get(self, name: str) -> T:  # type: ignore[override]
-        """The value called ``name``, or :class:`UnknownNameError` listing the choices."""
+    def get(self, name: str, default: Any = _REQUIRED) -> Any:
+        """The value called ``name``, or :class:`UnknownNameError` listing the choices (with a
+        ``default``, that instead, as ``dict.get``)."""
         try:
             return self._items[name]
         except KeyError:
+            if default is not _REQUIRED:
+                return default
             raise UnknownNameError(f"{self.what} must be one of {self.names()!r} (got {name!r})") from None
 
     def names(self) -> list[str]:
@@ -40,6 +44,13 @@ class Registry(Mapping[str, T], Generic[T]):
 
     def __getitem__(self, name: str) -> T:
         return self._items[name]
+
+    def __setitem__(self, name: str, value: T) -> None:
+        """Replace or add an entry (tests; plug-ins should use :meth:`add`)."""
+        self._items[name] = value
+
+    def __delitem__(self, name: str) -> None:
+        del self._items[name]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._items)

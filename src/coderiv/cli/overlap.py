@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -21,6 +20,7 @@ from coderiv.cli.output import fmt_percent, table, to_json, tsv
 from coderiv.errors import CoderivError
 from coderiv.overlap import verify as _verify  # noqa: F401  (registers the "verified:" evaluation family)
 from coderiv.overlap.compare import COMPARE_METHODS
+from coderiv.overlap.verify import VerifiedResult
 from coderiv.ranking import passages as _passages  # noqa: F401  (registers the "passages" evaluation method)
 
 
@@ -114,30 +114,11 @@ def generate_command(
         click.echo(f"{len(lines)} cases written to {output}", err=True)
 
 
-def verified_results(
-    results: list[Any], query_texts: list[str | None], source: str | None, threshold: int = 60
-) -> tuple[list[list[Any]], list[str | None]]:
-    """Verify every result of ``coderiv query``; a query text of None is the indexed document
-    named by the result's label (``--doc``). One archive pass reads every document needed.
-    Returns the verified matches and a note per query (None, or why everything is 0%)."""
-    from coderiv.overlap.matching import normalize, self_covered
-    from coderiv.overlap.verify import DocumentTexts, verify_result
-
-    texts = DocumentTexts(source)
-    needed = {m.doc_id for r in results for m in r.matches}
-    needed.update(r.query for r, q in zip(results, query_texts) if q is None)
-    texts.get(sorted(needed))
-    verified, notes = [], []
-    for result, text in zip(results, query_texts):
-        text = text if text is not None else texts.get([result.query])[result.query]
-        verified.append(verify_result(result, text, texts, threshold))
-        short = self_covered(normalize(text), threshold) == 0
-        notes.append(f"the query has no passage of {threshold}+ characters: every verified percentage is 0" if short else None)
-    return verified, notes
-
-
-def print_verified(results: list[Any], verified: list[list[Any]], notes: list[str | None], fmt: str) -> None:
+def print_verified(checked_results: list[VerifiedResult], fmt: str) -> None:
     """Ranked results with each match's verified percentage and exact passages."""
+    results = [c.result for c in checked_results]
+    verified = [c.matches for c in checked_results]
+    notes = [c.note for c in checked_results]
     if fmt == "json":
         data = []
         for result, checked, note in zip(results, verified, notes):
@@ -170,23 +151,10 @@ def print_verified(results: list[Any], verified: list[list[Any]], notes: list[st
 
 
 def plagiarism_report(cases_path: Path, collection: Path | None, index_dir: Path, methods: str | None, fmt: str) -> None:
-    """``coderiv evaluate --plagiarism``: mean absolute difference per method (paper 001 Table 1).
+    """``coderiv evaluate --plagiarism``: mean absolute difference per method (paper 001 Table 1)."""
+    from coderiv.evaluation.plagiarism import evaluate_case_file
 
-    Donor documents are read from ``collection`` or, if not given, from the folder or archive
-    the index at ``index_dir`` was built from."""
-    from coderiv.evaluation.plagiarism import PLAGIARISM_METHODS, evaluate_cases, read_cases
-    from coderiv.overlap.verify import DocumentTexts
-
-    if collection is None:
-        from coderiv.index.index import Index
-
-        source = Index.open(index_dir).source
-    else:
-        source = str(collection)
-    cases = read_cases(cases_path)
-    texts = DocumentTexts(source, preload=True)
-    names = [m.strip() for m in methods.split(",") if m.strip()] if methods else list(PLAGIARISM_METHODS)
-    results = evaluate_cases(cases, texts.get, names)
+    results = evaluate_case_file(cases_path, collection, index_dir, methods)
     if fmt == "json":
         click.echo(to_json([r.to_dict() for r in results]))
         return

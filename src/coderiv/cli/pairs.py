@@ -19,21 +19,11 @@ method_option = click.option(
 
 
 def _ensure_store(index_dir: Path, method: str, quiet: bool) -> Any:
-    """Open the index, adding the store ``method`` needs (re-reads the indexed source)."""
-    from coderiv.index.index import Index
-    from coderiv.pairs.engine import require_store
+    """Open the index, adding the store ``method`` needs, with a notice and a progress bar."""
+    from coderiv.pairs.run import open_with_store
 
-    index = Index.open(index_dir)
-    spec = require_store(index, method)
-    if spec is None:
-        return index
-    source = index.source
-    if not source or not Path(source).exists():
-        raise CoderivError(f"the index has no {spec.name} store and its source {source} is gone; rebuild the index")
-    click.echo(f"adding store {spec.name} to the index (reading {source} again)", err=True)
     with progress_bar(quiet, "indexing") as bar:
-        Index.update_from(source, index_dir, stores=[spec], progress=bar.update)
-    return Index.open(index_dir)
+        return open_with_store(index_dir, method, bar.update, lambda message: click.echo(message, err=True))
 
 
 @click.command("pairs")
@@ -58,7 +48,8 @@ def pairs_command(
     After 'coderiv index' added, changed or deleted documents, only what they touch is
     recomputed. Look rows up with 'coderiv similar', groups with 'coderiv groups'.
     """
-    from coderiv.pairs.engine import run_pairs, serial_engine
+    from coderiv.pairs.engine import serial_engine
+    from coderiv.pairs.run import run_pairs
 
     if workers is not None and dask_address != "local":
         raise CoderivError("--workers sets the size of a local cluster: use it with --dask local")

@@ -18,15 +18,16 @@ from coderiv.cli.options import (
 from coderiv.cli.output import fmt_percent, table, to_json, tsv
 from coderiv.errors import CoderivError
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES
+from coderiv.ranking.searchers import DEFAULT_QUERY_METHOD, QUERY_METHODS
 
 
 @click.command("query")
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--doc", "doc_ids", multiple=True, help="Use a document of the index as the query (repeatable).")
-@click.option("--measure", "-m", type=click.Choice(sorted(MEASURES)), default=DEFAULT_MEASURE, show_default=True)
+@click.option("--measure", "-m", type=click.Choice(MEASURES.names()), default=DEFAULT_MEASURE, show_default=True)
 @click.option("--top", "-k", type=click.IntRange(1), default=10, show_default=True, help="How many results.")
 @click.option("--min-percent", type=click.FloatRange(0), default=0.0, help="Only documents at or above this percentage (also much faster).")
-@click.option("--method", type=click.Choice(["ranking", "fingerprint"]), default="ranking", show_default=True)
+@click.option("--method", type=click.Choice(QUERY_METHODS.names()), default=DEFAULT_QUERY_METHOD, show_default=True)
 @click.option("--strategy", default=None, help="Fingerprint store: STRATEGY[:g=G,...] (needed if there are several).")
 @click.option("--full-query", is_flag=True, help="Fingerprint the query with every phrase (full strategy).")
 @index_option
@@ -46,55 +47,27 @@ def query_command(
     of the query they cover (a term-statistics or hash false match falls to 0%).
     """
     from coderiv.index.index import Index
-    from coderiv.ranking.search import Searcher
+    from coderiv.ranking.searchers import QueryOptions, make_searcher, rank_queries
 
     if not files and not doc_ids:
         raise CoderivError("give a query file, '-' for standard input, or --doc ID")
     index = Index.open(index_dir)
-    settings = settings_from(stop, stem, language, index.settings)
-    engine: Any
-    if method == "fingerprint":
-        from coderiv.ranking.fingerprint_search import FingerprintSearcher
-
-        engine = FingerprintSearcher(index, strategy, full_query, settings)
-
-        def rank(prepared: Any, label: str) -> Any:
-            return engine.rank(prepared, top, label, min_percent=min_percent)
-    else:
-        if strategy is not None or full_query:
-            raise CoderivError("--strategy and --full-query apply to --method fingerprint")
-        engine = Searcher(index, settings)
-
-        def rank(prepared: Any, label: str) -> Any:
-            return engine.rank(prepared, measure, top, label, min_percent=min_percent)
-
-    query_texts: dict[str, str] = {}
-    results = []
-    for path in files:
-        document = read_query_reporting(path)
-        label, text = document.label, document.text
-        query_texts[label] = text
-        prepared = engine.prepare(text)
-        if prepared.length == 0:
-            raise CoderivError(f"{label} has no words after analysis ({index.settings.describe()})")
-        results.append(rank(prepared, label))
-    results += [rank(engine.prepare_doc(doc_id), doc_id) for doc_id in doc_ids]
-    _output(results, fmt, verify, query_texts, index)
-
-
-def _output(results: list[Any], fmt: str, verify: bool, query_texts: dict[str, str], index: Any) -> None:
-    """Print query results; with --verify, re-checked by exact passages first."""
+    options = QueryOptions(measure, strategy, full_query, settings_from(stop, stem, language, index.settings))
+    searcher = make_searcher(index, method, options)
+    documents = [read_query_reporting(path) for path in files]
+    texts = [(d.label, d.text) for d in documents]
+    results = rank_queries(index, searcher, texts, list(doc_ids), top, min_percent)
     if not verify:
-        _print_results(results, fmt)
+        _print_results(results, fmt, searcher.unit)
         return
-    from coderiv.cli.overlap import print_verified, verified_results
+    from coderiv.cli.overlap import print_verified
+    from coderiv.overlap.verify import verify_results
 
-    texts = [query_texts.get(r.query) for r in results]
-    verified, notes = verified_results(results, texts, index.source)
-    print_verified(results, verified, notes, fmt)
+    query_texts = dict(texts)
+    print_verified(verify_results(results, [query_texts.get(r.query) for r in results], index.source_texts()), fmt)
 
 
-def _print_results(results: list[Any], fmt: str) -> None:
+def _print_results(results: list[Any], fmt: str, unit: str) -> None:
     if fmt == "json":
         click.echo(to_json([r.to_dict() for r in results]))
         return
@@ -108,7 +81,7 @@ def _print_results(results: list[Any], fmt: str) -> None:
             click.echo()
         click.echo(
             f"{result.query}: {result.measure}, {result.matched_terms} of {result.query_terms} distinct "
-            f"{'minutiae' if result.measure.startswith('fingerprint') else 'terms'} in the collection, "
+            f"{unit} in the collection, "
             f"self-score {result.self_score:.6g} = 100%"
         )
         if result.note:

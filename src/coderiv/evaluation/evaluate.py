@@ -24,115 +24,20 @@ measure of :data:`coderiv.ranking.measures.MEASURES` is registered here under it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from coderiv.errors import CoderivError, InputError, UnknownNameError
+from coderiv.errors import CoderivError, InputError
+from coderiv.evaluation.methods import get_method
 from coderiv.index.index import Index
-from coderiv.ranking.kernel import PreparedQuery, top_k
-from coderiv.ranking.measures import MEASURES
-from coderiv.ranking.search import Searcher
-
-PercentagesFn = Callable[[str], np.ndarray]
-MethodFactory = Callable[[Index], PercentagesFn]
-FamilyMaker = Callable[[str], MethodFactory]
-
-#: name -> factory(index) -> (query doc id -> percentages over all documents)
-EVALUATION_METHODS: dict[str, MethodFactory] = {}
-#: prefix -> maker(params) -> factory, for names of the form ``prefix:params``
-METHOD_FAMILIES: dict[str, FamilyMaker] = {}
-#: name -> method names it stands for on the command line (``all``: every ranking measure)
-METHOD_GROUPS: dict[str, list[str]] = {}
+from coderiv.ranking.kernel import top_k
 
 RECALL_DEPTH = 20
 PERCENT_DECIMALS = 8
-
-
-# -- the method registry ------------------------------------------------------------------------
-def register_method(name: str, factory: MethodFactory) -> MethodFactory:
-    """Make ``name`` evaluable: ``factory(index)`` returns ``doc_id -> percentages``."""
-    EVALUATION_METHODS[name] = factory
-    return factory
-
-
-def register_family(prefix: str, maker: FamilyMaker) -> FamilyMaker:
-    """Make every ``prefix:params`` name evaluable; ``maker(params)`` returns the factory.
-
-    ``maker`` raises :class:`UnknownNameError` for parameters it does not understand.
-    """
-    METHOD_FAMILIES[prefix] = maker
-    return maker
-
-
-def register_group(name: str, members: Iterable[str]) -> None:
-    """A shorthand for several methods on the command line (e.g. ``all``)."""
-    METHOD_GROUPS[name] = list(members)
-
-
-def get_method(name: str) -> MethodFactory:
-    """The factory of a registered method or family member, or a clear error."""
-    if name in EVALUATION_METHODS:
-        return EVALUATION_METHODS[name]
-    prefix, sep, params = name.partition(":")
-    if sep and prefix in METHOD_FAMILIES:
-        return METHOD_FAMILIES[prefix](params)
-    known = sorted(EVALUATION_METHODS) + [f"{p}:..." for p in sorted(METHOD_FAMILIES)]
-    raise UnknownNameError(f"method must be one of {known!r} or a group {sorted(METHOD_GROUPS)!r} (got {name!r})")
-
-
-def _split_methods(spec: str) -> list[str]:
-    """Split at commas, except inside a family member's parameters: in
-    ``fingerprint:anchor,g=4,cosine`` the piece ``g=4`` (no registered name, no ``:``) continues
-    ``fingerprint:anchor``."""
-    parts: list[str] = []
-    for piece in (p.strip() for p in spec.split(",")):
-        if not piece:
-            continue
-        known = piece in EVALUATION_METHODS or piece in METHOD_GROUPS or ":" in piece
-        if not known and parts and parts[-1].partition(":")[0] in METHOD_FAMILIES and ":" in parts[-1]:
-            parts[-1] += "," + piece
-        else:
-            parts.append(piece)
-    return parts
-
-
-def expand_methods(spec: str) -> list[str]:
-    """Comma-separated method names and groups -> validated method names, in order, no repeats."""
-    names: list[str] = []
-    for part in _split_methods(spec):
-        for name in METHOD_GROUPS.get(part, [part]):
-            get_method(name)  # validates
-            if name not in names:
-                names.append(name)
-    if not names:
-        raise UnknownNameError("no method given")
-    return names
-
-
-def ranking_method(measure: str) -> MethodFactory:
-    """The factory evaluating the ranking measure ``measure`` (SPEC §3) over an index."""
-
-    def factory(index: Index) -> PercentagesFn:
-        searcher = Searcher(index)
-        prepared: dict[str, PreparedQuery] = {}
-
-        def percentages(doc_id: str) -> np.ndarray:
-            if doc_id not in prepared:
-                prepared[doc_id] = searcher.prepare_doc(doc_id)
-            return searcher.percentages(prepared[doc_id], measure)
-
-        return percentages
-
-    return factory
-
-
-for _name in MEASURES:
-    register_method(_name, ranking_method(_name))
-register_group("all", list(MEASURES))
 
 
 # -- metrics ------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from coderiv.errors import InputError, UnknownNameError
 from coderiv.overlap.matching import coverage_percent, normalize, shared_passages
 from coderiv.overlap.pairwise import chunk_similarity, patricia_counter, shingles
 from coderiv.text.analysis import Analyzer
+from coderiv.text.sources import DocumentTexts
 
 Similarity = Callable[["Pair"], float]
 
@@ -146,3 +147,18 @@ def evaluate_cases(
     return [
         PlagiarismResult(name, float(np.mean(d)) if d else 0.0, len(d), PAPER_TABLE_1.get(name)) for name, d in diffs.items()
     ]
+
+
+def evaluate_case_file(
+    cases_path: str | Path, collection: str | Path | None, index_dir: str | Path | None, methods: str | None
+) -> list[Any]:
+    """Evaluate the overlap methods (comma-separated names, default all) on the cases of a JSONL
+    file. Donor documents are read from ``collection`` or, if not given, from the folder or
+    archive the index at ``index_dir`` was built from."""
+    from coderiv.index.index import Index
+
+    source = str(collection) if collection is not None else Index.open(index_dir).source
+    cases = read_cases(cases_path)
+    texts = DocumentTexts(source, preload=True)
+    names = [m.strip() for m in methods.split(",") if m.strip()] if methods else list(PLAGIARISM_METHODS)
+    return evaluate_cases(cases, texts.get, names)

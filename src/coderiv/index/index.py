@@ -40,6 +40,7 @@ from coderiv.index.writer import Sources, Spill, cosine_statistics, scratch_fold
 from coderiv.keys.kinds import TERMS, StoreSpec
 from coderiv.text.analysis import AnalysisSettings, Analyzer
 from coderiv.text.collection import RawDocument, Source, iter_collection
+from coderiv.text.sources import DocumentTexts
 
 FORMAT = "coderiv-index"
 FORMAT_VERSION = 3
@@ -150,6 +151,17 @@ class Index:
     def doc_numbers(self) -> dict[str, int]:
         """Document id → internal number (position in sorted id order)."""
         return {doc_id: i for i, doc_id in enumerate(self.doc_ids)}
+
+    def number(self, doc_id: str) -> int:
+        """The internal number of ``doc_id``, or a one-line error if the index lacks it."""
+        number = self.doc_numbers.get(doc_id)
+        if number is None:
+            raise CoderivError(f"no document {doc_id!r} in the index")
+        return number
+
+    def source_texts(self, preload: bool = False) -> DocumentTexts:
+        """The indexed documents' visible texts, re-read from the recorded source on demand."""
+        return DocumentTexts(self.source, preload=preload)
 
     @cached_property
     def doc_sha256(self) -> list[str]:

@@ -7,7 +7,8 @@ statistics, :mod:`coderiv.overlap.matching`) it shares with the query. Its **ver
 the share of the query covered by those passages, by the self-score rule (the query against
 itself is 100%): a false match shares no long passage and falls to 0%.
 
-The family ``verified:BASE[,top=K]`` registers the combination with ``coderiv evaluate``: the
+:class:`VerifiedSearcher` makes the combination evaluable as ``verified:BASE[,top=K]`` (see
+:mod:`coderiv.evaluation.methods`): the
 top K documents (default 20) of any evaluable method BASE (a ranking measure, or a fingerprint
 method such as ``fingerprint:anchor:g=4``) get their verified percentages, every other document
 0%, so its HFM can be set beside BASE's.
@@ -15,65 +16,29 @@ method such as ``fingerprint:anchor:g=4``) get their verified percentages, every
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from coderiv.errors import CoderivError, InputError, UnknownNameError
-from coderiv.evaluation.evaluate import PercentagesFn, get_method, register_family
 from coderiv.index.index import Index
-from coderiv.overlap.matching import DEFAULT_THRESHOLD, NormalizedText, Passage, coverage_percent, normalize, shared_passages
+from coderiv.overlap.matching import (
+    DEFAULT_THRESHOLD,
+    NormalizedText,
+    Passage,
+    coverage_percent,
+    normalize,
+    self_covered,
+    shared_passages,
+)
 from coderiv.ranking.kernel import top_k
-from coderiv.ranking.measures import DEFAULT_MEASURE
+from coderiv.ranking.percent import meets_threshold
+from coderiv.ranking.protocol import DocumentSearcher
 from coderiv.ranking.results import Match, QueryResult
-from coderiv.text.collection import is_archive, iter_archive, read_member
-from coderiv.text.extract import visible_text
+from coderiv.text.sources import DocumentTexts
 
 #: Candidates re-checked per query in ``verified:`` evaluations.
 DEFAULT_VERIFY_TOP = 20
-
-
-class DocumentTexts:
-    """Visible texts of an indexed collection's documents, read on demand and cached.
-
-    A folder is read file by file; an archive is read in one pass for all the ids asked for
-    at once (``preload=True`` reads the whole archive on first use, for evaluations).
-    """
-
-    def __init__(self, source: str | os.PathLike[str] | None, preload: bool = False) -> None:
-        if source is None:
-            raise CoderivError("the index does not record the folder or archive it was built from; cannot verify")
-        self.source = Path(source)
-        if not self.source.exists():
-            raise InputError(f"the indexed collection {self.source} is gone; cannot re-read documents to verify")
-        self.archive = is_archive(self.source)
-        self.preload = preload
-        self._texts: dict[str, str] = {}
-
-    def get(self, doc_ids: Iterable[str]) -> dict[str, str]:
-        """The texts of ``doc_ids`` (an error names a document that is missing)."""
-        doc_ids = list(doc_ids)
-        wanted = [d for d in doc_ids if d not in self._texts]
-        if wanted and self.archive:
-            pending = set(wanted)
-            for doc in iter_archive(self.source):
-                if self.preload or doc.doc_id in pending:
-                    self._texts.setdefault(doc.doc_id, visible_text(doc.data, doc.doc_id).text)
-                    pending.discard(doc.doc_id)
-                    if not pending and not self.preload:
-                        break
-            self.preload = False
-        elif wanted:
-            for doc_id in wanted:
-                self._texts[doc_id] = visible_text(read_member(self.source, doc_id), doc_id).text
-        missing = [d for d in doc_ids if d not in self._texts]
-        if missing:
-            raise InputError(f"{missing[0]} is no longer in {self.source}; update the index")
-        return {d: self._texts[d] for d in doc_ids}
 
 
 @dataclass(frozen=True)
@@ -109,42 +74,80 @@ def verify_result(
     return [VerifiedMatch(m, *checked[m.doc_id]) for m in result.matches]
 
 
-def _parse(params: str) -> tuple[str, int]:
-    """``BASE[,top=K]`` -> (base method name, K); BASE defaults to the default measure."""
-    base, top = params.strip(), DEFAULT_VERIFY_TOP
-    head, _, last = base.rpartition(",")
-    if last.strip().startswith("top="):
-        value = last.strip()[4:]
-        if not value.isdigit() or int(value) < 1:
-            raise UnknownNameError(f"verified: top must be a positive integer (got {value!r})")
-        base, top = head.strip(), int(value)
-    base = base or DEFAULT_MEASURE
-    if base.startswith("verified:"):
-        raise UnknownNameError("verified: cannot verify a verified method")
-    get_method(base)  # refuse an unknown base method before any index is opened
-    return base, top
+@dataclass
+class VerifiedResult:
+    """One query's ranked result with every match re-checked, and a note when every verified
+    percentage must be 0 (the query has no passage long enough to count)."""
+
+    result: QueryResult
+    matches: list[VerifiedMatch]
+    note: str | None
 
 
-def verified_method(params: str) -> Any:
-    """Evaluation family ``verified:BASE[,top=K]``: any evaluable method (a measure, or e.g.
-    ``fingerprint:anchor:g=4``), its top K re-checked by exact passages (module docstring)."""
-    base, top = _parse(params)
-
-    def factory(index: Index) -> PercentagesFn:
-        base_percentages = get_method(base)(index)
-        texts = DocumentTexts(index.source, preload=True)
-
-        def percentages(doc_id: str) -> np.ndarray:
-            ranked = top_k(np.asarray(base_percentages(doc_id), np.float64), top)
-            ids = [index.doc_ids[d] for d in ranked.tolist()]
-            checked = verify_texts(normalize(texts.get([doc_id])[doc_id]), texts.get(ids))
-            out = np.zeros(index.n_docs)
-            out[ranked] = [checked[i][0] for i in ids]
-            return out
-
-        return percentages
-
-    return factory
+def verify_results(
+    results: list[QueryResult], query_texts: list[str | None], texts: DocumentTexts, threshold: int = DEFAULT_THRESHOLD
+) -> list[VerifiedResult]:
+    """Verify every result of a query run; a query text of None is the indexed document named by
+    the result's label (``query --doc``). The documents needed are read in one pass."""
+    needed = {m.doc_id for r in results for m in r.matches}
+    needed.update(r.query for r, q in zip(results, query_texts) if q is None)
+    texts.get(sorted(needed))
+    out = []
+    for result, text in zip(results, query_texts):
+        text = text if text is not None else texts.text(result.query)
+        short = self_covered(normalize(text), threshold) == 0
+        note = f"the query has no passage of {threshold}+ characters: every verified percentage is 0" if short else None
+        out.append(VerifiedResult(result, verify_result(result, text, texts, threshold), note))
+    return out
 
 
-register_family("verified", verified_method)
+@dataclass(frozen=True)
+class PreparedVerified:
+    """A query's text (for exact passages) beside the base searcher's prepared query."""
+
+    text: str
+    base: Any
+
+    @property
+    def length(self) -> int:
+        return int(self.base.length)
+
+
+class VerifiedSearcher:
+    """Any searcher's top K re-checked by exact passages, as a
+    :class:`~coderiv.ranking.protocol.DocumentSearcher` (method ``verified:BASE,top=K``): the top
+    K documents of the base method get their verified percentages, every other document 0%."""
+
+    unit = "candidates"
+
+    def __init__(self, index: Index, base: DocumentSearcher[Any], top: int = DEFAULT_VERIFY_TOP) -> None:
+        self.index, self.base, self.top = index, base, top
+        self.method = f"verified:{base.method},top={top}"
+        self.texts = index.source_texts(preload=True)
+
+    def prepare(self, text: str) -> PreparedVerified:
+        return PreparedVerified(text, self.base.prepare(text))
+
+    def prepare_doc(self, doc_id: str) -> PreparedVerified:
+        return PreparedVerified(self.texts.text(doc_id), self.base.prepare_doc(doc_id))
+
+    def percentages(self, prepared: PreparedVerified) -> np.ndarray:
+        ranked = top_k(np.asarray(self.base.percentages(prepared.base), np.float64), self.top)
+        ids = [self.index.doc_ids[d] for d in ranked.tolist()]
+        checked = verify_texts(normalize(prepared.text), self.texts.get(ids))
+        out = np.zeros(self.index.n_docs)
+        out[ranked] = [checked[i][0] for i in ids]
+        return out
+
+    def rank(
+        self, prepared: PreparedVerified, top: int | None = 10, label: str = "", min_percent: float = 0.0
+    ) -> QueryResult:
+        """The verified candidates by verified percentage (the score is that percentage)."""
+        pct = self.percentages(prepared)
+        pct = np.where(meets_threshold(pct, min_percent), pct, 0.0)
+        ranked = top_k(pct, top)
+        matches = [
+            Match(rank=i + 1, percent=float(pct[d]), score=float(pct[d]), doc_id=self.index.doc_ids[d])
+            for i, d in enumerate(ranked.tolist())
+        ]
+        return QueryResult(label, self.method, 100.0, prepared.length, len(matches), self.top, matches)

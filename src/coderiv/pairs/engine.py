@@ -48,7 +48,6 @@ from coderiv.ranking.measures import get_measure, percent_of_self
 
 if TYPE_CHECKING:
     from coderiv.index.index import Index
-    from coderiv.pairs.table import PairTable
 
 DEFAULT_TOP = 100
 DEFAULT_METHOD = "chunks"
@@ -390,73 +389,6 @@ class RunReport:
     reason: str = ""
 
 
-def compute_pairs(
-    index: Index,
-    method: str = DEFAULT_METHOD,
-    top: int = DEFAULT_TOP,
-    max_df: int | None = None,
-    previous: PairTable | None = None,
-    engine: Engine = serial_engine,
-    progress: Callable[[int], None] | None = None,
-) -> tuple[PairTable, RunReport]:
-    """The pair table of ``index`` (incrementally from ``previous`` when it can be reused)."""
-    from coderiv.pairs.table import PairTable
-
-    pm = get_method(method)
-    store = index.store(pm.store.name)
-    n = index.n_docs
-    m = max_df if max_df is not None else default_max_df(n)
-    view = key_view(store, m, pm.measure)
-    lengths = np.asarray(index.doc_lengths) if pm.measure else None
-
-    plan = None if previous is None else previous.incremental_plan(index, pm.name, top, max_df, store, view)
-    if plan is not None and plan.unchanged:
-        assert previous is not None
-        return previous, RunReport(
-            pm.name, "unchanged", n, 0, 0, 0, m, len(view.skipped_keys), view.skipped_postings, plan.reason
-        )
-    rows = None if plan is None else plan.rows
-    f = store.doc_freqs
-    eligible = view.used & (f >= 2)
-    if rows is not None:  # only keys holding a recomputed document
-        eligible &= keys_holding(store, rows)
-    positions = np.flatnonzero(eligible)
-    results = []
-    for number, codes, sums in engine(plan_blocks(store, positions, pm.measure, rows)):
-        results.append((number, codes, sums))
-        if progress is not None:
-            progress(1)
-    results.sort(key=lambda r: r[0])
-    blocks = len(results)
-    codes, shared = aggregate(
-        np.concatenate([r[1] for r in results]) if results else np.empty(0, np.uint64),
-        np.concatenate([r[2] for r in results]) if results else None,
-    )
-    shared_pairs = len(codes)
-    del results
-    pairs = SharedPairs.from_codes(codes, shared, n)
-    del codes, shared
-    counts = pairs.row_counts(n)
-    if plan is not None:
-        counts += np.bincount(plan.kept_src, minlength=n)
-    pieces = []
-    for r0, r1 in row_ranges(counts):
-        src, dst, weight = pairs.rows(r0, r1)
-        val = directed_values(pm, src, dst, weight, view.sizes, lengths)
-        if plan is None:
-            pieces.append(select_top(src - r0, dst, val, top, r1 - r0))
-        else:
-            pieces.append(plan.merge(src, dst, val, top, r0, r1))
-    row_ptr, targets, values, truncated = join_rows(pieces)
-    recomputed, mode = (n, "full") if plan is None else (int(plan.rows.sum()), "incremental")
-    table = PairTable.create(index, pm, top, max_df, view, row_ptr, targets, values, truncated)
-    report = RunReport(
-        pm.name, mode, n, recomputed, blocks, shared_pairs, m,
-        len(view.skipped_keys), view.skipped_postings, "" if plan is None else plan.reason,
-    )
-    return table, report
-
-
 def _docs_with_keys(store: Postings, keys: np.ndarray) -> np.ndarray:
     """Boolean mask of the documents holding any of ``keys`` (keys absent from the store ignored)."""
     mask = np.zeros(store.n_docs, bool)
@@ -554,37 +486,3 @@ def plan_incremental(
         kept_truncated=kept_truncated,
         reason=reason,
     )
-
-
-def similar(index: Index, doc_id: str, method: str = DEFAULT_METHOD) -> list[tuple[int, float, str]]:
-    """(rank, percent, doc_id) of the stored most similar documents of ``doc_id``."""
-    from coderiv.pairs.table import PairTable
-
-    return PairTable.open(index, method).similar(doc_id)
-
-
-def run_pairs(
-    index: Index,
-    method: str = DEFAULT_METHOD,
-    top: int = DEFAULT_TOP,
-    max_df: int | None = None,
-    full: bool = False,
-    engine: Engine = serial_engine,
-    progress: Callable[[int], None] | None = None,
-) -> RunReport:
-    """Compute (or bring up to date) and save the pair table of ``index`` for ``method``."""
-    from coderiv.pairs.table import PairTable
-
-    pm = get_method(method)
-    with PairTable.lock(index, pm.name):
-        previous = None if full else PairTable.load_previous(index, pm.name)
-        table, report = compute_pairs(index, pm.name, top, max_df, previous, engine, progress)
-        if report.mode != "unchanged":
-            table.save(index, pm.name)
-    return report
-
-
-def require_store(index: Index, method: str) -> StoreSpec | None:
-    """The store ``method`` needs when the index lacks it (None when present)."""
-    spec = get_method(method).store
-    return None if spec.name in index.specs else spec

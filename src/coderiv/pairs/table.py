@@ -34,11 +34,11 @@ from coderiv.index.storage import (
     verify_files,
     write_lock,
 )
+from coderiv.pairs.engine import IncrementalPlan, KeyView, PairMethod, get_method, plan_incremental
 
 if TYPE_CHECKING:
     from coderiv.index.index import Index
     from coderiv.index.postings import Postings
-    from coderiv.pairs.engine import IncrementalPlan, KeyView, PairMethod
 
 PAIRS_DIR = "pairs"
 FORMAT = "coderiv-pairs"
@@ -222,8 +222,6 @@ class PairTable:
         view: KeyView,
     ) -> IncrementalPlan | None:
         """How to bring this table up to date, or None when only a full run can."""
-        from coderiv.pairs.engine import IncrementalPlan, get_method, plan_incremental
-
         m = self.manifest
         same = (
             m["method"] == method

@@ -28,8 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coderiv.errors import CoderivError, InputError, UnknownNameError
-from coderiv.evaluation.evaluate import MethodFactory, PercentagesFn, register_family
+from coderiv.errors import CoderivError, InputError
 from coderiv.index.index import Index
 from coderiv.index.postings import Postings, from_forward
 from coderiv.keys.fingerprint import STRATEGIES, fingerprint_function, normalize_params, parse_params
@@ -38,8 +37,6 @@ from coderiv.ranking.kernel import top_k
 from coderiv.ranking.percent import meets_threshold, percent
 from coderiv.ranking.results import Match, QueryResult
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument
-from coderiv.text.collection import read_member
-from coderiv.text.extract import visible_text
 
 
 def fingerprint_stores(index: Index) -> list[StoreSpec]:
@@ -117,6 +114,8 @@ class FingerprintSearcher:
     query" in paper 004, Table 6).
     """
 
+    unit = "minutiae"
+
     def __init__(
         self, index: Index, store: str | StoreSpec | None = None, full_query: bool = False,
         settings: AnalysisSettings | None = None,
@@ -171,22 +170,15 @@ class FingerprintSearcher:
     def prepare_doc(self, doc_id: str) -> PreparedFingerprint:
         """A document of the index as the query: its stored fingerprint (re-read from the
         indexed source when the query needs its full fingerprint)."""
-        number = self.index.doc_numbers.get(doc_id)
-        if number is None:
-            raise CoderivError(f"no document {doc_id!r} in the index")
+        number = self.index.number(doc_id)
         length = int(self.index.doc_lengths[number])
         own = self.postings.doc_keys(number)[0]
         if not self.full_query:
             return PreparedFingerprint(np.asarray(own), len(own), length)
         keys = self._stored_full(number)
         if keys is None:
-            if self.index.source is None:
-                raise CoderivError("the index does not record its source; cannot re-read the query document")
-            try:
-                data = read_member(self.index.source, doc_id)
-            except (OSError, KeyError) as exc:
-                raise CoderivError(f"cannot re-read {doc_id} from {self.index.source}: {exc}") from None
-            keys = self.full_fingerprint(self.index.analyzer.analyze(visible_text(data, doc_id).text))
+            text = self.index.source_texts().text(doc_id)
+            keys = self.full_fingerprint(self.index.analyzer.analyze(text))
         return PreparedFingerprint(keys, len(np.intersect1d(keys, own)), length)
 
     def _stored_full(self, number: int) -> np.ndarray | None:
@@ -244,25 +236,3 @@ class FingerprintSearcher:
         return self.rank(self.prepare(text), top, label)
 
 
-def fingerprint_method(params: str) -> MethodFactory:
-    """The evaluation method ``fingerprint:STRATEGY[:KEY=VALUE…][:full-query]`` (SPEC §4 over
-    the store of that strategy; ``full-query`` fingerprints each query with ``full``)."""
-    parts = [p for p in params.replace(",", ":").split(":") if p.strip()]
-    full_query = any(p.strip() in ("full-query", "full_query") for p in parts)
-    store = ":".join(p for p in parts if p.strip() not in ("full-query", "full_query"))
-    if not store:
-        raise UnknownNameError("fingerprint methods are named fingerprint:STRATEGY[:KEY=VALUE...][:full-query]")
-    normalize_params(parse_params(store))  # refuse a bad name before any index is opened
-
-    def factory(index: Index) -> PercentagesFn:
-        searcher = FingerprintSearcher(index, store, full_query)
-
-        def percentages(doc_id: str) -> np.ndarray:
-            return searcher.percentages(searcher.prepare_doc(doc_id))
-
-        return percentages
-
-    return factory
-
-
-register_family("fingerprint", fingerprint_method)

@@ -25,14 +25,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coderiv.errors import CoderivError
-from coderiv.evaluation.evaluate import MethodFactory, PercentagesFn, register_family, register_method
 from coderiv.index.index import Index
 from coderiv.index.postings import from_forward
 from coderiv.keys.kinds import counted_keys, term_key
-from coderiv.ranking.kernel import document_scores, store_contributions
+from coderiv.ranking.kernel import document_scores, store_contributions, top_k
 from coderiv.ranking.measures import DEFAULT_MEASURE, get_measure, self_score
-from coderiv.ranking.percent import percent
+from coderiv.ranking.percent import meets_threshold, percent
+from coderiv.ranking.results import Match, QueryResult
 from coderiv.weights import posting_norms
 
 PASSAGE_WORDS = 50
@@ -152,30 +151,56 @@ def passage_scores(
     return [PassageScore(d, int(counts[d]), n_query) for d in range(len(documents))]
 
 
-def passages_method(params: str) -> MethodFactory:
-    """Evaluation method ``passages[:MEASURE]``: every document's passage percentage against
-    the query (SPEC §7), over the passages of the whole indexed collection, re-read from its
-    source and analysed as the index (built once per evaluation)."""
-    measure = params.strip() or DEFAULT_MEASURE
-    get_measure(measure)  # refuse an unknown measure before any index is opened
+@dataclass(frozen=True)
+class PreparedPassages:
+    """A query's terms, to be split into passages."""
 
-    def factory(index: Index) -> PercentagesFn:
-        from coderiv.overlap.verify import DocumentTexts
+    terms: list[str]
 
-        texts = DocumentTexts(index.source, preload=True).get(index.doc_ids)
-        terms = [index.analyzer.terms(texts[doc_id]) for doc_id in index.doc_ids]
-        passages = PassageIndex(terms)
-
-        def percentages(doc_id: str) -> np.ndarray:
-            number = index.doc_numbers.get(doc_id)
-            if number is None:
-                raise CoderivError(f"no document {doc_id!r} in the index")
-            return passages.percentages(terms[number], measure)
-
-        return percentages
-
-    return factory
+    @property
+    def length(self) -> int:
+        return len(self.terms)
 
 
-register_method("passages", passages_method(""))
-register_family("passages", passages_method)
+class PassageSearcher:
+    """Passage matching over a whole indexed collection as a
+    :class:`~coderiv.ranking.protocol.DocumentSearcher` (method ``passages[:MEASURE]``): every
+    document's passage percentage against the query (SPEC §7). The collection's passages are
+    built once, from its source re-read and analysed as the index was."""
+
+    unit = "passages"
+
+    def __init__(
+        self, index: Index, measure: str = DEFAULT_MEASURE, threshold: float = DEFAULT_PASSAGE_THRESHOLD
+    ) -> None:
+        get_measure(measure)  # refuse an unknown measure before reading the collection
+        self.index, self.measure, self.threshold = index, measure, threshold
+        self.method = "passages" if measure == DEFAULT_MEASURE else f"passages:{measure}"
+        texts = index.source_texts(preload=True).get(index.doc_ids)
+        self.terms = [index.analyzer.terms(texts[doc_id]) for doc_id in index.doc_ids]
+        self.passages = PassageIndex(self.terms)
+
+    def prepare(self, text: str) -> PreparedPassages:
+        return PreparedPassages(self.index.analyzer.terms(text))
+
+    def prepare_doc(self, doc_id: str) -> PreparedPassages:
+        return PreparedPassages(self.terms[self.index.number(doc_id)])
+
+    def percentages(self, prepared: PreparedPassages) -> np.ndarray:
+        return self.passages.percentages(prepared.terms, self.measure, self.threshold)
+
+    def rank(
+        self, prepared: PreparedPassages, top: int | None = 10, label: str = "", min_percent: float = 0.0
+    ) -> QueryResult:
+        """Documents by how many query passages they match; the score is that count."""
+        counts, n_query = self.passages.matched(prepared.terms, self.measure, self.threshold)
+        pct = percent(counts.astype(np.float64), float(n_query))
+        pct = np.where(meets_threshold(pct, min_percent), pct, 0.0)
+        ranked = top_k(pct, top)
+        matches = [
+            Match(rank=i + 1, percent=float(pct[d]), score=float(counts[d]), doc_id=self.index.doc_ids[d])
+            for i, d in enumerate(ranked.tolist())
+        ]
+        matched = int(np.count_nonzero(counts)) if n_query else 0
+        note = None if n_query else "the query has no words after analysis: every percentage is 0"
+        return QueryResult(label, self.method, float(n_query), prepared.length, matched, n_query, matches, note)

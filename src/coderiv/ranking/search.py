@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from coderiv.errors import CoderivError
 from coderiv.index.index import Index
 from coderiv.ranking.kernel import PreparedQuery, all_scores, top_k
 from coderiv.ranking.measures import DEFAULT_MEASURE, get_measure, self_score
@@ -33,9 +32,7 @@ class Searcher:
 
     def prepare_doc(self, doc_id: str) -> PreparedQuery:
         """A document already in the index as the query (its stored term counts)."""
-        number = self.index.doc_numbers.get(doc_id)
-        if number is None:
-            raise CoderivError(f"no document {doc_id!r} in the index")
+        number = self.index.number(doc_id)
         store = self.index.terms
         keys, vals = store.doc_keys(number)
         positions = store.lookup(keys)
@@ -105,3 +102,26 @@ class Searcher:
 def search(index: Index, text: str, measure: str = DEFAULT_MEASURE, top: int | None = 10) -> QueryResult:
     """One-call form of :meth:`Searcher.search`."""
     return Searcher(index).search(text, measure, top)
+
+
+class MeasureSearcher:
+    """One ranking measure as a :class:`~coderiv.ranking.protocol.DocumentSearcher`."""
+
+    unit = "terms"
+
+    def __init__(self, index: Index, measure: str = DEFAULT_MEASURE, settings: AnalysisSettings | None = None) -> None:
+        get_measure(measure)  # refuse an unknown measure at once
+        self.method = measure
+        self.searcher = Searcher(index, settings)
+
+    def prepare(self, text: str) -> PreparedQuery:
+        return self.searcher.prepare(text)
+
+    def prepare_doc(self, doc_id: str) -> PreparedQuery:
+        return self.searcher.prepare_doc(doc_id)
+
+    def rank(self, prepared: PreparedQuery, top: int | None = 10, label: str = "", min_percent: float = 0.0) -> QueryResult:
+        return self.searcher.rank(prepared, self.method, top, label, min_percent=min_percent)
+
+    def percentages(self, prepared: PreparedQuery) -> np.ndarray:
+        return self.searcher.percentages(prepared, self.method)

@@ -1,0 +1,186 @@
+"""The evaluation method table: every name ``coderiv evaluate`` accepts, built from the
+searchers (:class:`~coderiv.ranking.protocol.DocumentSearcher`), never from string tests.
+
+- each ranking measure under its own name (``identity5``, ``cosine``…), and the group ``all``;
+- ``fingerprint:STRATEGY[:KEY=VALUE…][:full-query]`` over the store of that strategy;
+- ``passages[:MEASURE]``, passage matching over the whole collection (SPEC §7);
+- ``verified:BASE[,top=K]``, any other method's top K re-checked by exact passages.
+
+A **method factory** takes an :class:`~coderiv.index.index.Index` and returns a function
+``query doc id -> percentages of every document, in document-number order``;
+:func:`register_method` adds one by name, :func:`register_family` a parameterised family
+(``"fingerprint:anchor,g=4"`` resolves through the family ``"fingerprint"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from coderiv.errors import UnknownNameError
+from coderiv.index.index import Index
+from coderiv.keys.fingerprint import normalize_params, parse_params
+from coderiv.overlap.verify import DEFAULT_VERIFY_TOP, VerifiedSearcher
+from coderiv.ranking.fingerprint_search import FingerprintSearcher
+from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, get_measure
+from coderiv.ranking.passages import PassageSearcher
+from coderiv.ranking.protocol import DocumentSearcher
+from coderiv.ranking.search import MeasureSearcher
+from coderiv.registry import Registry
+
+PercentagesFn = Callable[[str], np.ndarray]
+MethodFactory = Callable[[Index], PercentagesFn]
+FamilyMaker = Callable[[str], MethodFactory]
+SearcherFactory = Callable[[Index], DocumentSearcher[Any]]
+
+#: name -> factory(index) -> (query doc id -> percentages over all documents)
+EVALUATION_METHODS: Registry[MethodFactory] = Registry("method")
+#: prefix -> maker(params) -> factory, for names of the form ``prefix:params``
+METHOD_FAMILIES: Registry[FamilyMaker] = Registry("method family")
+#: name -> method names it stands for on the command line (``all``: every ranking measure)
+METHOD_GROUPS: Registry[list[str]] = Registry("method group")
+
+
+def register_method(name: str, factory: MethodFactory) -> MethodFactory:
+    """Make ``name`` evaluable: ``factory(index)`` returns ``doc_id -> percentages``."""
+    EVALUATION_METHODS[name] = factory
+    return factory
+
+
+def register_family(prefix: str, maker: FamilyMaker) -> FamilyMaker:
+    """Make every ``prefix:params`` name evaluable; ``maker(params)`` returns the factory and
+    raises :class:`UnknownNameError` for parameters it does not understand."""
+    METHOD_FAMILIES[prefix] = maker
+    return maker
+
+
+def register_group(name: str, members: Iterable[str]) -> None:
+    """A shorthand for several methods on the command line (e.g. ``all``)."""
+    METHOD_GROUPS[name] = list(members)
+
+
+def percentages_of(make: SearcherFactory) -> MethodFactory:
+    """The method factory of a searcher: each query document prepared once, then every
+    document's percentage."""
+
+    def factory(index: Index) -> PercentagesFn:
+        searcher = make(index)
+        prepared: dict[str, Any] = {}
+
+        def percentages(doc_id: str) -> np.ndarray:
+            if doc_id not in prepared:
+                prepared[doc_id] = searcher.prepare_doc(doc_id)
+            return searcher.percentages(prepared[doc_id])
+
+        return percentages
+
+    return factory
+
+
+def get_method(name: str) -> MethodFactory:
+    """The factory of a registered method or family member, or a clear error."""
+    if name in EVALUATION_METHODS:
+        return EVALUATION_METHODS[name]
+    prefix, sep, params = name.partition(":")
+    if sep and prefix in METHOD_FAMILIES:
+        return METHOD_FAMILIES[prefix](params)
+    known = sorted(EVALUATION_METHODS) + [f"{p}:..." for p in sorted(METHOD_FAMILIES)]
+    raise UnknownNameError(f"method must be one of {known!r} or a group {sorted(METHOD_GROUPS)!r} (got {name!r})")
+
+
+def searcher_factory(name: str) -> SearcherFactory:
+    """The searcher behind an evaluable method name (a measure or a family member)."""
+    if name in MEASURES:
+        return lambda index: MeasureSearcher(index, name)
+    prefix, sep, params = name.partition(":")
+    makers: dict[str, Callable[[str], SearcherFactory]] = {
+        "fingerprint": fingerprint_searcher, "passages": passage_searcher, "verified": verified_searcher,
+    }
+    if prefix in makers and (sep or prefix == "passages"):
+        return makers[prefix](params)
+    get_method(name)  # the error listing every choice
+    raise UnknownNameError(f"method {name!r} has no searcher")
+
+
+def _split_methods(spec: str) -> list[str]:
+    """Split at commas, except inside a family member's parameters: in
+    ``fingerprint:anchor,g=4,cosine`` the piece ``g=4`` (no registered name, no ``:``) continues
+    ``fingerprint:anchor``."""
+    parts: list[str] = []
+    for piece in (p.strip() for p in spec.split(",")):
+        if not piece:
+            continue
+        known = piece in EVALUATION_METHODS or piece in METHOD_GROUPS or ":" in piece
+        if not known and parts and parts[-1].partition(":")[0] in METHOD_FAMILIES and ":" in parts[-1]:
+            parts[-1] += "," + piece
+        else:
+            parts.append(piece)
+    return parts
+
+
+def expand_methods(spec: str) -> list[str]:
+    """Comma-separated method names and groups -> validated method names, in order, no repeats."""
+    names: list[str] = []
+    for part in _split_methods(spec):
+        for name in METHOD_GROUPS.get(part) if part in METHOD_GROUPS else [part]:
+            get_method(name)  # validates
+            if name not in names:
+                names.append(name)
+    if not names:
+        raise UnknownNameError("no method given")
+    return names
+
+
+# -- the families ---------------------------------------------------------------------------------
+def fingerprint_searcher(params: str) -> SearcherFactory:
+    """``fingerprint:STRATEGY[:KEY=VALUE…][:full-query]`` (SPEC §4 over the store of that
+    strategy; ``full-query`` fingerprints each query with ``full``)."""
+    parts = [p for p in params.replace(",", ":").split(":") if p.strip()]
+    full_query = any(p.strip() in ("full-query", "full_query") for p in parts)
+    store = ":".join(p for p in parts if p.strip() not in ("full-query", "full_query"))
+    if not store:
+        raise UnknownNameError("fingerprint methods are named fingerprint:STRATEGY[:KEY=VALUE...][:full-query]")
+    normalize_params(parse_params(store))  # refuse a bad name before any index is opened
+    return lambda index: FingerprintSearcher(index, store, full_query)
+
+
+def passage_searcher(params: str) -> SearcherFactory:
+    """``passages[:MEASURE]``: every document's passage percentage against the query (SPEC §7)."""
+    measure = params.strip() or DEFAULT_MEASURE
+    get_measure(measure)  # refuse an unknown measure before any index is opened
+    return lambda index: PassageSearcher(index, measure)
+
+
+def _verified_params(params: str) -> tuple[str, int]:
+    """``BASE[,top=K]`` -> (base method name, K); BASE defaults to the default measure."""
+    base, top = params.strip(), DEFAULT_VERIFY_TOP
+    head, _, last = base.rpartition(",")
+    if last.strip().startswith("top="):
+        value = last.strip()[4:]
+        if not value.isdigit() or int(value) < 1:
+            raise UnknownNameError(f"verified: top must be a positive integer (got {value!r})")
+        base, top = head.strip(), int(value)
+    base = base or DEFAULT_MEASURE
+    if base.startswith("verified:"):
+        raise UnknownNameError("verified: cannot verify a verified method")
+    get_method(base)  # refuse an unknown base method before any index is opened
+    return base, top
+
+
+def verified_searcher(params: str) -> SearcherFactory:
+    """``verified:BASE[,top=K]``: any evaluable method (a measure, or e.g.
+    ``fingerprint:anchor:g=4``), its top K re-checked by exact passages."""
+    base, top = _verified_params(params)
+    make_base = searcher_factory(base)
+    return lambda index: VerifiedSearcher(index, make_base(index), top)
+
+
+for _name in MEASURES:
+    register_method(_name, percentages_of(searcher_factory(_name)))
+register_group("all", list(MEASURES))
+register_method("passages", percentages_of(passage_searcher("")))
+register_family("passages", lambda params: percentages_of(passage_searcher(params)))
+register_family("fingerprint", lambda params: percentages_of(fingerprint_searcher(params)))
+register_family("verified", lambda params: percentages_of(verified_searcher(params)))

@@ -1,0 +1,56 @@
+"""Re-reading an indexed collection's documents (for exact passages, passage matching, a
+document of the index as a query): the visible texts of the folder or archive recorded in the
+index, read on demand and cached. The one place that re-reads sources."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from coderiv.errors import CoderivError, InputError
+from coderiv.text.collection import is_archive, iter_archive, read_member
+from coderiv.text.extract import visible_text
+
+
+class DocumentTexts:
+    """Visible texts of an indexed collection's documents, read on demand and cached.
+
+    A folder is read file by file; an archive is read in one pass for all the ids asked for
+    at once (``preload=True`` reads the whole archive on first use, for evaluations).
+    """
+
+    def __init__(self, source: str | os.PathLike[str] | None, preload: bool = False) -> None:
+        if source is None:
+            raise CoderivError("the index does not record the folder or archive it was built from; cannot verify")
+        self.source = Path(source)
+        if not self.source.exists():
+            raise InputError(f"the indexed collection {self.source} is gone; cannot re-read documents to verify")
+        self.archive = is_archive(self.source)
+        self.preload = preload
+        self._texts: dict[str, str] = {}
+
+    def get(self, doc_ids: Iterable[str]) -> dict[str, str]:
+        """The texts of ``doc_ids`` (an error names a document that is missing)."""
+        doc_ids = list(doc_ids)
+        wanted = [d for d in doc_ids if d not in self._texts]
+        if wanted and self.archive:
+            pending = set(wanted)
+            for doc in iter_archive(self.source):
+                if self.preload or doc.doc_id in pending:
+                    self._texts.setdefault(doc.doc_id, visible_text(doc.data, doc.doc_id).text)
+                    pending.discard(doc.doc_id)
+                    if not pending and not self.preload:
+                        break
+            self.preload = False
+        elif wanted:
+            for doc_id in wanted:
+                self._texts[doc_id] = visible_text(read_member(self.source, doc_id), doc_id).text
+        missing = [d for d in doc_ids if d not in self._texts]
+        if missing:
+            raise InputError(f"{missing[0]} is no longer in {self.source}; update the index")
+        return {d: self._texts[d] for d in doc_ids}
+
+    def text(self, doc_id: str) -> str:
+        """The visible text of one document."""
+        return self.get([doc_id])[doc_id]
