@@ -13,10 +13,10 @@ from typing import Any
 import click
 
 from coderiv.cli.options import format_option, friendly_errors, index_option, progress_bar, quiet_option
-from coderiv.cli.output import fmt_percent, table, to_json, tsv
 from coderiv.errors import CoderivError
 from coderiv.evaluation.evaluate import MethodResult, Topics, evaluate_method, evaluate_run, read_run, write_qrels, write_run
 from coderiv.evaluation.methods import METHOD_GROUPS, expand_methods
+from coderiv.output import fmt_percent, table, to_json, tsv
 from coderiv.ranking.measures import DEFAULT_MEASURE
 
 SUMMARY_HEADERS = ["method", "queries", "P(s)", "R(20)", "HFM", "Sep.", "Sep./HFM"]

@@ -15,8 +15,8 @@ from coderiv.cli.options import (
     quiet_option,
     settings_from,
 )
-from coderiv.cli.output import table, to_json, tsv
 from coderiv.errors import CoderivError
+from coderiv.output import table, to_json, tsv
 
 
 @click.command("index")

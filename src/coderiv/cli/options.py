@@ -10,8 +10,8 @@ from typing import Any, TypeVar
 
 import click
 
-from coderiv.cli.output import FORMATS
 from coderiv.errors import CoderivError
+from coderiv.output import FORMATS
 from coderiv.text.analysis import AnalysisSettings
 from coderiv.text.reading import QueryDocument, read_query
 

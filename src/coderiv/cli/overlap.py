@@ -16,8 +16,8 @@ from coderiv.cli.options import (
     read_query_reporting,
     settings_from,
 )
-from coderiv.cli.output import fmt_percent, table, to_json, tsv
 from coderiv.errors import CoderivError
+from coderiv.output import fmt_percent, table, to_json, tsv
 from coderiv.overlap import verify as _verify  # noqa: F401  (registers the "verified:" evaluation family)
 from coderiv.overlap.compare import COMPARE_METHODS
 from coderiv.overlap.verify import VerifiedResult

@@ -8,8 +8,8 @@ from typing import Any
 import click
 
 from coderiv.cli.options import format_option, friendly_errors, index_option, progress_bar, quiet_option
-from coderiv.cli.output import fmt_percent, table, to_json, tsv
 from coderiv.errors import CoderivError
+from coderiv.output import fmt_percent, table, to_json, tsv
 from coderiv.pairs.engine import DEFAULT_METHOD, DEFAULT_TOP, METHODS
 
 method_option = click.option(

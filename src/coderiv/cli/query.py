@@ -15,8 +15,8 @@ from coderiv.cli.options import (
     read_query_reporting,
     settings_from,
 )
-from coderiv.cli.output import fmt_percent, table, to_json, tsv
 from coderiv.errors import CoderivError
+from coderiv.output import fmt_percent, table, to_json, tsv
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES
 from coderiv.ranking.searchers import DEFAULT_QUERY_METHOD, QUERY_METHODS
 

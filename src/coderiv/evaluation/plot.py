@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from coderiv.cli.output import fmt_percent
 from coderiv.errors import CoderivError
 from coderiv.evaluation.evaluate import MethodResult
 from coderiv.extras import require
+from coderiv.output import fmt_percent
 
 MAX_LABELS = 170
 
