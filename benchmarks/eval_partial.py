@@ -24,7 +24,7 @@ from coderiv.evaluation.plagiarism import read_cases
 from coderiv.index.index import Index
 from coderiv.overlap.verify import DocumentTexts
 from coderiv.ranking.kernel import top_k
-from coderiv.ranking.passages import PassageIndex
+from coderiv.ranking.passage_windows import PassageIndex
 from coderiv.ranking.search import Searcher
 
 TOP = 10

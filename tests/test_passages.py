@@ -9,7 +9,7 @@ import pytest
 from coderiv.errors import UnknownNameError
 from coderiv.evaluation.methods import get_method
 from coderiv.index.index import Index
-from coderiv.ranking.passages import passage_matrix, passage_scores, split_passages
+from coderiv.ranking.passage_windows import passage_matrix, passage_scores, split_passages
 from conftest import write_docs
 
 QUERY = [f"q{i}" for i in range(100)]

@@ -62,7 +62,10 @@ def index_command(
 
 @click.command("info")
 @index_option
-@click.option("--verify", is_flag=True, help="Check every file's SHA-256 against the manifest.")
+@click.option(
+    "--checksums", "--verify", "verify", is_flag=True,
+    help="Check every file's SHA-256 against the manifest (--verify is the older name).",
+)
 @format_option
 @friendly_errors
 def info_command(index_dir: Path, verify: bool, fmt: str) -> None:

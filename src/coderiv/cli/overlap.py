@@ -21,7 +21,7 @@ from coderiv.output import fmt_percent, table, to_json, tsv
 from coderiv.overlap import verify as _verify  # noqa: F401  (registers the "verified:" evaluation family)
 from coderiv.overlap.compare import COMPARE_METHODS
 from coderiv.overlap.verify import VerifiedResult
-from coderiv.ranking import passages as _passages  # noqa: F401  (registers the "passages" evaluation method)
+from coderiv.ranking import passage_windows as _passages  # noqa: F401  (registers the "passages" evaluation method)
 
 
 @click.command("compare")

@@ -25,7 +25,7 @@ from coderiv.keys.fingerprint import normalize_params, parse_params
 from coderiv.overlap.verify import DEFAULT_VERIFY_TOP, VerifiedSearcher
 from coderiv.ranking.fingerprint_search import FingerprintSearcher
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, get_measure
-from coderiv.ranking.passages import PassageSearcher
+from coderiv.ranking.passage_windows import PassageSearcher
 from coderiv.ranking.protocol import DocumentSearcher
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.registry import Registry

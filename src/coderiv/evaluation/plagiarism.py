@@ -26,9 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from coderiv.errors import InputError, UnknownNameError
+from coderiv.errors import InputError
 from coderiv.overlap.matching import coverage_percent, normalize, shared_passages
 from coderiv.overlap.pairwise import chunk_similarity, patricia_counter, shingles
+from coderiv.registry import Registry
 from coderiv.text.analysis import Analyzer
 from coderiv.text.sources import DocumentTexts
 
@@ -73,13 +74,15 @@ def _matching(pair: Pair) -> float:
     return coverage_percent(pair.donor_norm, shared_passages(pair.donor_norm, pair.case_norm))
 
 
-PLAGIARISM_METHODS: dict[str, Similarity] = {
+PLAGIARISM_METHODS: Registry[Similarity] = Registry("plagiarism method")
+for _name, _similarity in {
     **{f"shingles:w={w}": _shingle_method(w) for w in range(2, 11)},
     "patricia": _patricia,
     "patricia/donor": _patricia_donor,
     "matching": _matching,
     "chunks": lambda pair: 100 * chunk_similarity(pair.donor_terms, pair.case_terms),
-}
+}.items():
+    PLAGIARISM_METHODS.add(_name, _similarity)
 
 #: Paper 001, Table 1: mean absolute differences (percentage points) on its 900 queries.
 PAPER_TABLE_1 = {
@@ -134,8 +137,7 @@ def evaluate_cases(
     """Mean absolute difference of each method; ``texts(ids)`` returns the donors' texts."""
     methods = methods or list(PLAGIARISM_METHODS)
     for name in methods:
-        if name not in PLAGIARISM_METHODS:
-            raise UnknownNameError(f"plagiarism method must be one of {sorted(PLAGIARISM_METHODS)!r} (got {name!r})")
+        PLAGIARISM_METHODS.get(name)  # an unknown name is an error listing the choices
     analyzer = analyzer or Analyzer()
     diffs: dict[str, list[float]] = {name: [] for name in methods}
     for case in cases:

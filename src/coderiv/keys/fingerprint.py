@@ -28,8 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from coderiv.errors import InputError, UnknownNameError
+from coderiv.errors import InputError
 from coderiv.keys.kinds import Extractor, KeyKind, StoreSpec, presence_keys, register_kind
+from coderiv.registry import Registry
 from coderiv.text.analysis import AnalyzedDocument
 
 MASK32 = 0xFFFFFFFF
@@ -161,7 +162,7 @@ class Strategy:
     needs_collection: bool = False  # selection finished at query time from collection statistics
 
 
-STRATEGIES: dict[str, Strategy] = {}
+STRATEGIES: Registry[Strategy] = Registry("strategy")
 
 
 def register_strategy(
@@ -170,16 +171,15 @@ def register_strategy(
     """Register a strategy function under ``name`` with its parameters' defaults."""
 
     def add(fn: SelectFn) -> SelectFn:
-        STRATEGIES[name] = Strategy(name, fn, dict(params), description, needs_collection)
+        STRATEGIES.add(name, Strategy(name, fn, dict(params), description, needs_collection))
         return fn
 
     return add
 
 
 def get_strategy(name: str) -> Strategy:
-    if name not in STRATEGIES:
-        raise UnknownNameError(f"strategy must be one of {sorted(STRATEGIES)!r} (got {name!r})")
-    return STRATEGIES[name]
+    """The strategy called ``name``, or a clear error listing the known ones."""
+    return STRATEGIES.get(name)
 
 
 def _first_distinct(minutiae: np.ndarray, rank: np.ndarray, r: int) -> np.ndarray:

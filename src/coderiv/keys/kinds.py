@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from coderiv.errors import UnknownNameError
+from coderiv.registry import Registry
 from coderiv.text.analysis import AnalyzedDocument
 
 _MULTIPLIER = np.uint64(0x100000001B3)
@@ -129,13 +129,12 @@ class KeyKind:
     counts_only: bool = False
 
 
-KEY_KINDS: dict[str, KeyKind] = {}
+KEY_KINDS: Registry[KeyKind] = Registry("store kind")
 
 
 def register_kind(kind: KeyKind) -> KeyKind:
     """Add a key kind to the registry (one line per kind)."""
-    KEY_KINDS[kind.name] = kind
-    return kind
+    return KEY_KINDS.add(kind.name, kind)
 
 
 def _term_extractor(params: dict[str, Any]) -> Extractor:
@@ -157,9 +156,7 @@ class StoreSpec:
 
     @classmethod
     def create(cls, kind: str, **params: Any) -> StoreSpec:
-        if kind not in KEY_KINDS:
-            raise UnknownNameError(f"store kind must be one of {sorted(KEY_KINDS)!r} (got {kind!r})")
-        merged = {**KEY_KINDS[kind].defaults, **params}
+        merged = {**KEY_KINDS.get(kind).defaults, **params}
         if KEY_KINDS[kind].normalize is not None:
             merged = KEY_KINDS[kind].normalize(merged)
         return cls(kind, tuple(sorted(merged.items())))

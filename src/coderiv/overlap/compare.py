@@ -14,16 +14,16 @@ Each method answers "how much of A is in B" and "how much of B is in A", as a pe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from coderiv.errors import UnknownNameError
-from coderiv.overlap.matching import DEFAULT_THRESHOLD, Passage, coverage_percent, normalize, shared_passages
+from coderiv.overlap.matching import DEFAULT_THRESHOLD, NormalizedText, Passage, coverage_percent, normalize, shared_passages
 from coderiv.overlap.pairwise import DEFAULT_CHUNK_WORDS, DEFAULT_SHINGLE_WIDTH, chunk_similarity, patricia, shingles
-from coderiv.ranking.passages import passage_scores
+from coderiv.ranking.passage_windows import passage_scores
+from coderiv.registry import Registry
 from coderiv.text.analysis import Analyzer
-
-COMPARE_METHODS = ("shingles", "containment", "chunks", "patricia", "matching", "passages")
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,69 @@ class Comparison:
         return {"methods": [r.to_dict() for r in self.rows], "passages": [p.to_dict() for p in self.passages]}
 
 
+@dataclass(frozen=True)
+class TextPair:
+    """Two texts prepared once for every method: their terms, normalized texts, parameters, and
+    the exact passages of A found in B."""
+
+    a_terms: list[str]
+    b_terms: list[str]
+    na: NormalizedText
+    nb: NormalizedText
+    width: int
+    chunk_words: int
+    threshold: int
+    a_passages: list[Passage]
+
+
+def _shingles(p: TextPair) -> MethodRow:
+    s = shingles(p.a_terms, p.b_terms, p.width)
+    return MethodRow(f"shingles w={p.width}", 100 * s.resemblance, 100 * s.resemblance)
+
+
+def _containment(p: TextPair) -> MethodRow:
+    s = shingles(p.a_terms, p.b_terms, p.width)
+    return MethodRow(f"containment w={p.width}", 100 * s.a_in_b, 100 * s.b_in_a)
+
+
+def _chunks(p: TextPair) -> MethodRow:
+    return MethodRow(
+        f"chunks n={p.chunk_words}",
+        100 * chunk_similarity(p.a_terms, p.b_terms, p.chunk_words),
+        100 * chunk_similarity(p.b_terms, p.a_terms, p.chunk_words),
+    )
+
+
+def _patricia(p: TextPair) -> MethodRow:
+    return MethodRow("patricia", 100 * patricia(p.nb, p.na), 100 * patricia(p.na, p.nb))
+
+
+def _matching(p: TextPair) -> MethodRow:
+    b_passages = shared_passages(p.nb, p.na, p.threshold)
+    return MethodRow(
+        f"matching ≥{p.threshold}",
+        coverage_percent(p.na, p.a_passages, "a", p.threshold),
+        coverage_percent(p.nb, b_passages, "a", p.threshold),
+    )
+
+
+def _passages(p: TextPair) -> MethodRow:
+    return MethodRow(
+        "passages",
+        passage_scores(p.a_terms, [p.b_terms])[0].percent,
+        passage_scores(p.b_terms, [p.a_terms])[0].percent,
+    )
+
+
+#: ``compare --method`` name -> the row it computes, in display order
+COMPARE_METHODS: Registry[Callable[[TextPair], MethodRow]] = Registry("method")
+for _name, _row in (
+    ("shingles", _shingles), ("containment", _containment), ("chunks", _chunks),
+    ("patricia", _patricia), ("matching", _matching), ("passages", _passages),
+):
+    COMPARE_METHODS.add(_name, _row)
+
+
 def check_methods(methods: list[str]) -> list[str]:
     """The methods, validated (``all`` stands for every one)."""
     if "all" in methods:
@@ -72,38 +135,6 @@ def compare_texts(
     characters (offsets into ``a`` and ``b``)."""
     methods = check_methods(methods or list(COMPARE_METHODS))
     analyzer = analyzer or Analyzer()
-    a_terms, b_terms = analyzer.terms(a), analyzer.terms(b)
     na, nb = normalize(a), normalize(b)
-    result = Comparison()
-    a_passages = shared_passages(na, nb, threshold)
-    result.passages = a_passages
-    for method in methods:
-        if method == "shingles":
-            s = shingles(a_terms, b_terms, width)
-            row = MethodRow(f"shingles w={width}", 100 * s.resemblance, 100 * s.resemblance)
-        elif method == "containment":
-            s = shingles(a_terms, b_terms, width)
-            row = MethodRow(f"containment w={width}", 100 * s.a_in_b, 100 * s.b_in_a)
-        elif method == "chunks":
-            row = MethodRow(
-                f"chunks n={chunk_words}",
-                100 * chunk_similarity(a_terms, b_terms, chunk_words),
-                100 * chunk_similarity(b_terms, a_terms, chunk_words),
-            )
-        elif method == "patricia":
-            row = MethodRow("patricia", 100 * patricia(nb, na), 100 * patricia(na, nb))
-        elif method == "matching":
-            b_passages = shared_passages(nb, na, threshold)
-            row = MethodRow(
-                f"matching ≥{threshold}",
-                coverage_percent(na, a_passages, "a", threshold),
-                coverage_percent(nb, b_passages, "a", threshold),
-            )
-        else:  # passages
-            row = MethodRow(
-                "passages",
-                passage_scores(a_terms, [b_terms])[0].percent,
-                passage_scores(b_terms, [a_terms])[0].percent,
-            )
-        result.rows.append(row)
-    return result
+    pair = TextPair(analyzer.terms(a), analyzer.terms(b), na, nb, width, chunk_words, threshold, shared_passages(na, nb, threshold))
+    return Comparison([COMPARE_METHODS.get(m)(pair) for m in methods], pair.a_passages)

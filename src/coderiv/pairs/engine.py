@@ -40,11 +40,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from coderiv.errors import UnknownNameError
 from coderiv.index.postings import Postings
 from coderiv.keys import chunks  # noqa: F401  (registers the "chunks" key kind)
 from coderiv.keys.kinds import TERMS, StoreSpec
 from coderiv.ranking.measures import get_measure, percent_of_self
+from coderiv.registry import Registry
 
 if TYPE_CHECKING:
     from coderiv.index.index import Index
@@ -72,24 +72,18 @@ class PairMethod:
     description: str
 
 
-METHODS: dict[str, PairMethod] = {
-    m.name: m
-    for m in (
-        PairMethod("chunks", StoreSpec.create("chunks", n=5), None,
-                   "chunk similarity, 5-word chunks, asymmetric (paper 003)"),
-        PairMethod("identity5", TERMS, "identity5", "identity5 measure on terms (SPEC §3)"),
-        PairMethod("resemblance", StoreSpec.create("chunks", n=4), None,
-                   "resemblance of 4-word shingles (Broder; SPEC §6)"),
-    )
-}
+METHODS: Registry[PairMethod] = Registry("pair method")
+for _method in (
+    PairMethod("chunks", StoreSpec.create("chunks", n=5), None, "chunk similarity, 5-word chunks, asymmetric (paper 003)"),
+    PairMethod("identity5", TERMS, "identity5", "identity5 measure on terms (SPEC §3)"),
+    PairMethod("resemblance", StoreSpec.create("chunks", n=4), None, "resemblance of 4-word shingles (Broder; SPEC §6)"),
+):
+    METHODS.add(_method.name, _method)
 
 
 def get_method(name: str) -> PairMethod:
     """The pair method called ``name``, or a clear error listing the known ones."""
-    try:
-        return METHODS[name]
-    except KeyError:
-        raise UnknownNameError(f"pair method must be one of {sorted(METHODS)!r} (got {name!r})") from None
+    return METHODS.get(name)
 
 
 def default_max_df(n_docs: int) -> int:

@@ -55,7 +55,7 @@ def table_root(index: Index, method: str) -> Path:
     return index.root / PAIRS_DIR / method
 
 
-def index_fingerprint(index: Index) -> str:
+def index_manifest_digest(index: Index) -> str:
     """SHA-256 of the index generation's manifest: changes with every new generation."""
     return file_sha256(index.generation / MANIFEST)
 
@@ -107,7 +107,7 @@ class PairTable:
             "skipped_keys": int(len(view.skipped_keys)),
             "skipped_postings": view.skipped_postings,
             "index_generation": index.generation.name,
-            "index_manifest_sha256": index_fingerprint(index),
+            "index_manifest_sha256": index_manifest_digest(index),
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         }
         arrays = {
@@ -159,7 +159,7 @@ class PairTable:
         if not (root / "CURRENT").is_file():
             raise CoderivError(f"no pair table for method {method!r} in {index.root}: run 'coderiv pairs --method {method}'")
         table = cls._read(root)
-        if table.manifest["index_manifest_sha256"] != index_fingerprint(index):
+        if table.manifest["index_manifest_sha256"] != index_manifest_digest(index):
             raise StalePairsError(
                 f"the {method} pair table was computed for an older version of the index "
                 f"({table.manifest['index_generation']}); run 'coderiv pairs --method {method}' to update it"
@@ -232,7 +232,7 @@ class PairTable:
         )
         if not same:
             return None
-        if m["index_manifest_sha256"] == index_fingerprint(index):
+        if m["index_manifest_sha256"] == index_manifest_digest(index):
             n = index.n_docs
             empty = np.empty(0, np.int64)
             return IncrementalPlan(np.zeros(n, bool), empty, empty, np.empty(0), np.zeros(n, bool), "index unchanged", True)
@@ -256,7 +256,7 @@ def tables_info(index: Index) -> list[dict[str, Any]]:
     folder = index.root / PAIRS_DIR
     result = []
     if folder.is_dir():
-        fingerprint = index_fingerprint(index)
+        fingerprint = index_manifest_digest(index)
         for root in sorted(p for p in folder.iterdir() if (p / "CURRENT").is_file()):
             try:
                 table = PairTable._read(root)

@@ -1,0 +1,21 @@
+"""Ranking a collection against whole documents: the measures as pure formulas
+(:mod:`.measures`), the one scoring kernel (:mod:`.kernel`), exact top-k pruning
+(:mod:`.pruning`), percentages and the threshold rule (:mod:`.percent`), and the searchers behind
+one protocol (:mod:`.protocol`): ranking (:mod:`.search`), fingerprints
+(:mod:`.fingerprint_search`), passage windows (:mod:`.passage_windows`), chosen by
+:mod:`.searchers`. :mod:`.whoosh_models` offers the measures to whoosh users (extra ``whoosh``)."""
+
+from coderiv.ranking.fingerprint_search import FingerprintSearcher
+from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, Measure, get_measure
+from coderiv.ranking.passage_windows import PassageSearcher
+from coderiv.ranking.percent import meets_threshold, percent
+from coderiv.ranking.protocol import DocumentSearcher
+from coderiv.ranking.results import Match, QueryResult
+from coderiv.ranking.search import MeasureSearcher, Searcher, search
+from coderiv.ranking.searchers import QUERY_METHODS, QueryOptions, make_searcher, rank_queries
+
+__all__ = [
+    "DEFAULT_MEASURE", "MEASURES", "QUERY_METHODS", "DocumentSearcher", "FingerprintSearcher", "Match", "Measure",
+    "MeasureSearcher", "PassageSearcher", "QueryOptions", "QueryResult", "Searcher", "get_measure", "make_searcher",
+    "meets_threshold", "percent", "rank_queries", "search",
+]

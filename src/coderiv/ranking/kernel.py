@@ -4,7 +4,7 @@ A query is prepared once (its terms looked up: positions, f_qt, f_t, f_q). Scori
 postings of its terms, evaluates the measure's term part on each posting, sums per document
 (``np.bincount``) and applies the document part once per document. The full ranking pass
 (:func:`all_scores`), exact top-k pruning (:mod:`coderiv.ranking.pruning`) and passage matching
-(:mod:`coderiv.ranking.passages`, over a store of 50-word windows) all go through
+(:mod:`coderiv.ranking.passage_windows`, over a store of 50-word windows) all go through
 :func:`term_contributions` and :func:`document_scores`.
 """
 

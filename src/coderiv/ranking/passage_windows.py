@@ -1,4 +1,7 @@
-"""Passage matching (paper 004, "Further experiments"; SPEC §7).
+"""Passage matching over 50-word windows (paper 004, "Further experiments"; SPEC §7).
+
+"Passage" here is the SPEC's word window, ranked by a measure; the exact character spans that
+two texts share are :class:`coderiv.overlap.matching.Passage` (matching statistics).
 
 Documents are split into passages of 50 words overlapping by 25. Every passage of the query is
 ranked against every passage of the collection with a ranking measure of
