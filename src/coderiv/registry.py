@@ -6,11 +6,12 @@ takes its choices and help from the same registries, so a name is never listed i
 from __future__ import annotations
 
 from collections.abc import Iterator, MutableMapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 from coderiv.errors import UnknownNameError
 
 T = TypeVar("T")
+D = TypeVar("D")
 _REQUIRED: Any = object()
 
 
@@ -27,6 +28,12 @@ class Registry(MutableMapping[str, T], Generic[T]):
             raise ValueError(f"{self.what} {name!r} is registered twice")
         self._items[name] = value
         return value
+
+    @overload
+    def get(self, name: str) -> T: ...
+
+    @overload
+    def get(self, name: str, default: D) -> T | D: ...
 
     def get(self, name: str, default: Any = _REQUIRED) -> Any:
         """The value called ``name``, or :class:`UnknownNameError` listing the choices (with a

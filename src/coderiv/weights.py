@@ -25,12 +25,12 @@ def idf_weight(f_t: Array, n_docs: float) -> Array:
 
 def tf_weight(f: Array) -> Array:
     """1 + ln f (f ≥ 1)."""
-    return 1.0 + np.log(f)
+    return np.asarray(1.0 + np.log(f))
 
 
 def cosine_weight(f: Array, f_t: Array, n_docs: float) -> Array:
     """x_{y,t} = (1 + ln f_{y,t}) · w_t, the cosine measure's component."""
-    return tf_weight(f) * idf_weight(f_t, n_docs)
+    return np.asarray(tf_weight(f) * idf_weight(f_t, n_docs))
 
 
 def document_norms(components: Iterable[tuple[Array, Array]], n_docs: int) -> Array:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -85,7 +86,7 @@ def info_command(index_dir: Path, verify: bool, fmt: str) -> None:
     if fmt == "json":
         click.echo(to_json(info))
         return
-    rows = []
+    rows: list[list[Any]] = []
     for key, value in info.items():
         if key == "stores":
             for name, meta in value.items():

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -131,7 +131,7 @@ class Index:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _array(self, name: str) -> np.ndarray:
-        return np.load(self.generation / name, mmap_mode="r" if self._mmap else None, allow_pickle=False)
+        return cast(np.ndarray, np.load(self.generation / name, mmap_mode="r" if self._mmap else None, allow_pickle=False))
 
     def _load_ids(self) -> list[str]:
         blob = (self.generation / "doc_ids.bin").read_bytes().decode("utf-8")

@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
 
@@ -62,7 +62,7 @@ def current_generation(root: Path) -> Path:
 def read_manifest(generation: Path) -> dict[str, Any]:
     """The parsed manifest of a generation; damaged JSON is a corrupt index."""
     try:
-        return json.loads((generation / MANIFEST).read_text("utf-8"))
+        return cast(dict[str, Any], json.loads((generation / MANIFEST).read_text("utf-8")))
     except (OSError, ValueError) as exc:
         raise CorruptIndexError(f"index manifest {generation / MANIFEST} is damaged ({exc})") from exc
 

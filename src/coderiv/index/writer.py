@@ -82,7 +82,7 @@ class Spill:
             for label, array in arrays.items():
                 np.save(folder / f"{_safe(name)}.{label}.npy", array)
             stores[name] = tuple(np.load(folder / f"{_safe(name)}.{label}.npy", mmap_mode="r") for label in arrays)
-        self.runs.append(Run(ids, stores))  # type: ignore[arg-type]
+        self.runs.append(Run(ids, stores))
         self._pending, self._size = [], 0
 
 
@@ -95,7 +95,7 @@ def _slices(ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
     starts = ptr[rows]
     lengths = ptr[rows + 1] - starts
     offsets = np.cumsum(lengths) - lengths
-    return np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(offsets - starts, lengths)
+    return np.asarray(np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(offsets - starts, lengths))
 
 
 @dataclass

@@ -38,7 +38,7 @@ def ngram_ids(terms: Sequence[str], n: int, bits: int = 32) -> np.ndarray:
     with np.errstate(over="ignore"):
         for j in range(width):
             acc = acc * _MULTIPLIER + keys[j : j + m]
-    return mix64(acc) >> np.uint64(64 - bits)
+    return np.asarray(mix64(acc) >> np.uint64(64 - bits))
 
 
 def _chunk_extractor(params: dict[str, Any]) -> Any:

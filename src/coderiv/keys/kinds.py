@@ -30,7 +30,7 @@ def mix64(x: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
         x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return x ^ (x >> np.uint64(31))
+        return np.asarray(x ^ (x >> np.uint64(31)))
 
 
 _POWERS = np.ones(1, np.uint64)
@@ -156,9 +156,10 @@ class StoreSpec:
 
     @classmethod
     def create(cls, kind: str, **params: Any) -> StoreSpec:
-        merged = {**KEY_KINDS.get(kind).defaults, **params}
-        if KEY_KINDS[kind].normalize is not None:
-            merged = KEY_KINDS[kind].normalize(merged)
+        key_kind = KEY_KINDS.get(kind)
+        merged = {**key_kind.defaults, **params}
+        if key_kind.normalize is not None:
+            merged = key_kind.normalize(merged)
         return cls(kind, tuple(sorted(merged.items())))
 
     @property

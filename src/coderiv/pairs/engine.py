@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -145,6 +145,7 @@ def count_block(
             keep = None if rows is None else rows[first] | rows[second]
             weights = None
             if measure is not None:
+                assert vals is not None  # a weighted method reads the values
                 values = vals[at]
                 weights = key_weights(measure, values[:, b].ravel(), values[:, a].ravel(), np.full(first.size, f))
                 weights = weights if keep is None else weights[keep]
@@ -188,7 +189,7 @@ def plan_blocks(
     budget = budget or BLOCK_PAIRS
     f = np.asarray(store.ptr[positions + 1] - store.ptr[positions], np.int64)
     work = np.cumsum(f * (f - 1) // 2 + 1)
-    bounds = np.searchsorted(work, np.arange(budget, int(work[-1]) + budget, budget), side="right") if len(work) else []
+    bounds: Any = np.searchsorted(work, np.arange(budget, int(work[-1]) + budget, budget), side="right") if len(work) else []
     lo = 0
     for number, hi in enumerate(np.unique(np.append(bounds, len(positions)))):
         hi = int(hi)
@@ -276,9 +277,9 @@ def directed_values(
     s1 = sizes[src].astype(np.float64)
     c = shared.astype(np.float64)
     if method.name == "resemblance":
-        return 100.0 * c / (s1 + sizes[dst].astype(np.float64) - c)
+        return np.asarray(100.0 * c / (s1 + sizes[dst].astype(np.float64) - c))
     if method.measure is None:
-        return 100.0 * c / s1
+        return np.asarray(100.0 * c / s1)
     assert lengths is not None
     # pair methods use measures whose document part needs no W_d (identity5), so norms are 1
     ones = np.ones(len(c))
@@ -333,7 +334,7 @@ def row_ranges(counts: np.ndarray, budget: int | None = None) -> list[tuple[int,
     budget = budget or ROW_ENTRIES
     n = len(counts)
     cumulative = np.cumsum(counts)
-    cuts = np.searchsorted(cumulative, np.arange(budget, int(cumulative[-1]) + budget, budget), side="right") if n else []
+    cuts: Any = np.searchsorted(cumulative, np.arange(budget, int(cumulative[-1]) + budget, budget), side="right") if n else []
     bounds = np.unique(np.concatenate(([0], np.minimum(np.asarray(cuts, np.int64) + 1, n), [n])))
     return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
 

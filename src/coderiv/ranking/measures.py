@@ -37,7 +37,7 @@ def length_factor(f_d: Array, f_q: float) -> Array:
 
 def closeness(f_dt: Array, f_qt: Array) -> Array:
     """1 / (1 + |f_dt − f_qt|): how alike a term's counts are in q and d."""
-    return 1.0 / (1.0 + np.abs(f_dt - f_qt))
+    return np.asarray(1.0 / (1.0 + np.abs(f_dt - f_qt)))
 
 
 # -- term parts: evaluated on each posting a document shares with the query, summed per document --
@@ -47,7 +47,7 @@ def inner_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array:
     Inner product of the query's presence vector with the document's tf·idf vector (Hoad &
     Zobel 2003, JASIST 54(3), §3 "inner product"); f_qt plays no part.
     """
-    return tf_weight(f_dt) * idf_weight(f_t, n_docs)
+    return np.asarray(tf_weight(f_dt) * idf_weight(f_t, n_docs))
 
 
 def cosine_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array:
@@ -56,7 +56,7 @@ def cosine_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array:
     The cosine measure's numerator (Hoad & Zobel 2003, JASIST 54(3), §3, after Salton): the dot
     product of the query's and the document's tf·idf vectors.
     """
-    return cosine_weight(f_dt, f_t, n_docs) * cosine_weight(f_qt, f_t, n_docs)
+    return np.asarray(cosine_weight(f_dt, f_t, n_docs) * cosine_weight(f_qt, f_t, n_docs))
 
 
 def identity_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array:
@@ -65,7 +65,7 @@ def identity_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array:
     Identity measures 1 and 2 (Hoad & Zobel 2003, JASIST 54(3), §4): a shared term counts its
     weight, less the more its counts in q and d differ.
     """
-    return idf_weight(f_t, n_docs) * closeness(f_dt, f_qt)
+    return np.asarray(idf_weight(f_t, n_docs) * closeness(f_dt, f_qt))
 
 
 def identity3_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array:
@@ -73,7 +73,7 @@ def identity3_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array
 
     Identity measure 3 (Hoad & Zobel 2003, JASIST 54(3), §4): frequent shared terms count more.
     """
-    return (f_dt + f_qt) * idf_weight(f_t, n_docs) * closeness(f_dt, f_qt)
+    return np.asarray((f_dt + f_qt) * idf_weight(f_t, n_docs) * closeness(f_dt, f_qt))
 
 
 def identity4_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array:
@@ -82,7 +82,7 @@ def identity4_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array
     Identity measure 4 (Hoad & Zobel 2003, JASIST 54(3), §4): the plain ln(N/f_t) weight, which
     is 0 for a term in every document.
     """
-    return np.log(n_docs / f_t) * closeness(f_dt, f_qt)
+    return np.asarray(np.log(n_docs / f_t) * closeness(f_dt, f_qt))
 
 
 def identity5_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array:
@@ -91,7 +91,7 @@ def identity5_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array
     Identity measure 5 (Hoad & Zobel 2003, JASIST 54(3), §4), their best at finding versions:
     rare shared terms weigh N/f_t, far more than under a logarithm.
     """
-    return (n_docs / f_t) * closeness(f_dt, f_qt)
+    return np.asarray((n_docs / f_t) * closeness(f_dt, f_qt))
 
 
 # -- document parts: applied once per document ---------------------------------------------------
@@ -102,7 +102,7 @@ def no_document_factor(f_d: Array, f_q: float, norms: Array) -> Array:
 
 def length_normalization(f_d: Array, f_q: float, norms: Array) -> Array:
     """1/sqrt(f_d)"""
-    return 1.0 / np.sqrt(np.maximum(f_d, 1))
+    return np.asarray(1.0 / np.sqrt(np.maximum(f_d, 1)))
 
 
 def cosine_normalization(f_d: Array, f_q: float, norms: Array) -> Array:

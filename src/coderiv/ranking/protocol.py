@@ -33,8 +33,11 @@ class DocumentSearcher(Protocol[P]):
     ``passages:cosine``…); ``unit`` names what ``QueryResult.matched_terms`` counts
     (``terms``, ``minutiae``, ``passages``)."""
 
-    method: str
-    unit: str
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def unit(self) -> str: ...
 
     def prepare(self, text: str) -> P:
         """A query document's text, analysed as the index was."""
