@@ -45,7 +45,11 @@ def main() -> None:
         for prune, label in ((True, "top-10 pruned"), (False, "full pass")):
             times = []
             for qid in query_ids:
-                t, _ = timed(lambda: searcher.rank(searcher.prepare(texts[qid]), measure, top=10, prune=prune))
+                t, _ = timed(
+                    lambda qid=qid, measure=measure, prune=prune: searcher.rank(
+                        searcher.prepare(texts[qid]), measure, top=10, prune=prune
+                    )
+                )
                 times.append(t)
             print(f"query {measure:<10} {label:<13} (analysis included): {latency_summary(times)}")
 

@@ -29,13 +29,13 @@ def main() -> None:
     topics = Topics.read(args.corpora / "queries.tsv", args.corpora / "qrels.tsv")
     total = 0.0
     for measure in MEASURES:
-        t, _ = timed(lambda: evaluate_method(index, measure, topics))
+        t, _ = timed(lambda measure=measure: evaluate_method(index, measure, topics))
         total += t
         print(f"evaluate {measure:<10} {len(topics.queries)} queries: {t:.2f} s")
     print(f"evaluate all {len(MEASURES)} measures: {total:.2f} s")
     for name in ANALYSIS_VARIANTS:
-        t, _ = timed(lambda: variant_index(index, name))
-        t2, _ = timed(lambda: variant_index(index, name))
+        t, _ = timed(lambda name=name: variant_index(index, name))
+        t2, _ = timed(lambda name=name: variant_index(index, name))
         print(f"variant {name:<9}: first use (build) {t:.2f} s, again (up to date) {t2:.3f} s")
 
 

@@ -124,10 +124,16 @@ def main() -> None:
     single = run_phase(args, "pairs", args.docs)
     print(f"pairs {args.method}, top {args.top}, single process: {single['seconds']:.1f} s, peak RSS {single['rss_mb']:.0f} MB; "
           f"{single['blocks']} blocks, {single['shared_pairs']} pairs share chunks, {single['entries']} entries kept")
-    print(f"  boilerplate: {single['skipped_keys']} keys in more than {single['max_df']} documents skipped ({single['skipped_postings']} postings)")
+    print(
+        f"  boilerplate: {single['skipped_keys']} keys in more than {single['max_df']} documents skipped "
+        f"({single['skipped_postings']} postings)"
+    )
     print(f"  recall of injected family pairs in the top {args.top}: {single['recall']:.4f} of {single['family_pairs']} "
           f"(median {single['family_pair_median_percent']:.1f}%)")
-    print(f"  groups at >= {args.min:g}%: {single['groups']}; equal to an injected family: {single['groups_equal_to_a_family']} of {single['families']} families")
+    print(
+        f"  groups at >= {args.min:g}%: {single['groups']}; equal to an injected family: "
+        f"{single['groups_equal_to_a_family']} of {single['families']} families"
+    )
     if not args.skip_dask:
         dask = run_phase(args, "pairs", args.docs, "dask")
         same = dask["digest"] == single["digest"] and dask["entries"] == single["entries"]

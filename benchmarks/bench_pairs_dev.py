@@ -67,7 +67,7 @@ def main() -> None:
     index = Index.open(args.index)
     family_of = {d: f for d, f in families(args.corpus).items() if d in index.doc_numbers}
     for method in methods:
-        seconds, run = timed(lambda: run_pairs(index, method, full=True))
+        seconds, run = timed(lambda method=method: run_pairs(index, method, full=True))
         print(f"\n{method}: pairs {seconds:.1f} s, {run.shared_pairs} pairs share keys; boilerplate: "
               f"{run.skipped_keys} keys in more than {run.max_df} documents skipped ({run.skipped_postings} postings)")
         table = PairTable.open(index, method)

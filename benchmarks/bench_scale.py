@@ -77,7 +77,9 @@ def query(args: argparse.Namespace) -> None:
         for prune, floor, label in variants:
             times = []
             for qid, q in prepared.items():
-                seconds, result = timed(lambda: searcher.rank(q, measure, top=10, prune=prune, min_percent=floor))
+                seconds, result = timed(
+                    lambda q=q, measure=measure, prune=prune, floor=floor: searcher.rank(q, measure, top=10, prune=prune, min_percent=floor)
+                )
                 assert result.matches[0].doc_id == qid
                 times.append(seconds)
             print(f"query {measure:<9} {label:<20} ({len(times)} queries, analysis excluded): {latency_summary(times)}")

@@ -51,7 +51,9 @@ def test_query_from_stdin_from_index_and_several_files(indexed, runner):
     data = json.loads(result.output)
     assert [r["query"] for r in data] == ["<stdin>", str(indexed / "q2.txt"), "d3.txt"]
     assert data[0]["matches"][0]["doc_id"] == "d1.txt"
-    assert data[2]["matches"][0] == {"rank": 1, "percent": pytest.approx(100.0), "score": pytest.approx(data[2]["self_score"]), "doc_id": "d3.txt"}
+    assert data[2]["matches"][0] == {
+        "rank": 1, "percent": pytest.approx(100.0), "score": pytest.approx(data[2]["self_score"]), "doc_id": "d3.txt"
+    }
 
 
 def test_default_index_location_and_environment_variable(tmp_path, runner, monkeypatch):

@@ -148,7 +148,9 @@ def test_metric_laws(pct: list[float], data: st.DataObject) -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(percent_lists, st.data())
-def test_a_written_run_reads_back_to_the_same_metrics(tmp_path_factory: pytest.TempPathFactory, pct: list[float], data: st.DataObject) -> None:
+def test_a_written_run_reads_back_to_the_same_metrics(
+    tmp_path_factory: pytest.TempPathFactory, pct: list[float], data: st.DataObject
+) -> None:
     pct = [round(p, 6) for p in pct]
     rel = data.draw(st.lists(st.booleans(), min_size=len(pct), max_size=len(pct)))
     rel[0] = True

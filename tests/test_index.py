@@ -272,7 +272,7 @@ def test_document_numbers_out_of_range_are_caught_on_open(tmp_path):
     data[-4:] = (0xFFFFFFFF).to_bytes(4, "little")  # same size, last posting names document 4294967295
     path.write_bytes(bytes(data))
     with pytest.raises(CorruptIndexError, match="inconsistent"):
-        Index.open(tmp_path / "i").terms
+        _ = Index.open(tmp_path / "i").terms
 
 
 def test_an_open_index_keeps_serving_its_snapshot_after_an_update(tmp_path):

@@ -79,7 +79,9 @@ def _file_name(label: str) -> str:
 
 @click.command("evaluate")
 @click.option("--queries", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="query_id<TAB>doc_id lines (queries.tsv).")
-@click.option("--qrels", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Relevance: 'qid docid rel' or TREC 'qid 0 docid rel'.")
+@click.option("--qrels", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Relevance: 'qid docid rel' or TREC 'qid 0 docid rel'."
+)
 @click.option(
     "--measure", "--method", "-m", "methods", default=None, show_default=DEFAULT_MEASURE,
     help=f"Comma-separated methods (ranking measures, registered methods) or a group ({', '.join(sorted(METHOD_GROUPS))}).",
@@ -90,11 +92,21 @@ def _file_name(label: str) -> str:
     "variant indexes are kept under INDEX/variants/ and updated as needed.",
 )
 @click.option("--per-query", is_flag=True, help="One row per query instead of averages.")
-@click.option("--runs", "runs_dir", type=click.Path(file_okay=False, path_type=Path), help="Write a TREC run per method (and qrels.trec) into this folder.")
-@click.option("--from-run", "run_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Evaluate a TREC run file instead of a method (repeatable; no index needed).")
-@click.option("--plot", "plot_file", type=click.Path(dir_okay=False, path_type=Path), help="Draw per-query relevant percentages and HFM into this PNG.")
-@click.option("--plagiarism", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Instead: plagiarism cases (JSONL, SPEC §9); mean |expected - obtained| per overlap method.")
-@click.option("--collection", type=click.Path(exists=True, path_type=Path), help="With --plagiarism: where the donors are (default: the index's source).")
+@click.option("--runs", "runs_dir", type=click.Path(file_okay=False, path_type=Path),
+    help="Write a TREC run per method (and qrels.trec) into this folder."
+)
+@click.option("--from-run", "run_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Evaluate a TREC run file instead of a method (repeatable; no index needed)."
+)
+@click.option("--plot", "plot_file", type=click.Path(dir_okay=False, path_type=Path),
+    help="Draw per-query relevant percentages and HFM into this PNG."
+)
+@click.option("--plagiarism", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Instead: plagiarism cases (JSONL, SPEC §9); mean |expected - obtained| per overlap method."
+)
+@click.option("--collection", type=click.Path(exists=True, path_type=Path),
+    help="With --plagiarism: where the donors are (default: the index's source)."
+)
 @index_option
 @format_option
 @quiet_option

@@ -79,9 +79,13 @@ def compare_command(
 @click.argument("collection", required=False, type=click.Path(exists=True, path_type=Path))
 @click.option("--cases", "count", type=click.IntRange(1), default=100, show_default=True, help="How many cases.")
 @click.option("--sources", "n_sources", type=click.IntRange(1), default=3, show_default=True, help="Source documents per case.")
-@click.option("--own-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.4, show_default=True, help="Share of each case's words from its own document.")
+@click.option("--own-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.4, show_default=True,
+    help="Share of each case's words from its own document."
+)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--output", "-o", type=click.Path(dir_okay=False, allow_dash=True), default="-", show_default=True, help="JSONL file to write.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, allow_dash=True), default="-", show_default=True,
+    help="JSONL file to write."
+)
 @index_option
 @friendly_errors
 def generate_command(
@@ -102,7 +106,8 @@ def generate_command(
         if source is None or not Path(source).exists():
             raise CoderivError("give a COLLECTION folder or archive (the index's source is unknown or gone)")
         collection = Path(source)
-    lines = [json.dumps(case, ensure_ascii=False) for case in generate_cases(iter_collection(collection), count, n_sources, own_share, seed)]
+    cases = generate_cases(iter_collection(collection), count, n_sources, own_share, seed)
+    lines = [json.dumps(case, ensure_ascii=False) for case in cases]
     text = "".join(line + "\n" for line in lines)
     if output == "-":
         sys.stdout.write(text)

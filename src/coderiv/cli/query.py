@@ -33,7 +33,9 @@ from coderiv.ranking.searchers import DEFAULT_QUERY_METHOD, QUERY_METHODS
 @index_option
 @analysis_options
 @format_option
-@click.option("--verify", is_flag=True, help="Re-check the matches with exact passages (matching statistics): passages and a verified percentage.")
+@click.option("--verify", is_flag=True,
+    help="Re-check the matches with exact passages (matching statistics): passages and a verified percentage."
+)
 @friendly_errors
 def query_command(
     files: tuple[str, ...], doc_ids: tuple[str, ...], measure: str, top: int, min_percent: float, method: str,

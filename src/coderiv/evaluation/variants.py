@@ -69,7 +69,8 @@ def _covers(variant: Index, index: Index) -> bool:
     shas = dict(zip(variant.doc_ids, variant.doc_sha256))
     skipped = {s["doc_id"] for s in index.manifest.get("skipped", [])}
     extra = set(shas) - set(index.doc_ids)
-    return set(index.specs) <= set(variant.specs) and extra <= skipped and all(shas.get(d) == sha for d, sha in zip(index.doc_ids, index.doc_sha256))
+    same_documents = all(shas.get(d) == sha for d, sha in zip(index.doc_ids, index.doc_sha256))
+    return set(index.specs) <= set(variant.specs) and extra <= skipped and same_documents
 
 
 def variant_index(index: Index, name: str, progress: Callable[[int], None] | None = None) -> Index:
