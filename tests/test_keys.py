@@ -12,10 +12,24 @@ words = st.text(alphabet=st.characters(categories=["L", "Nd"]), min_size=1, max_
 
 
 def test_known_values_are_stable():
-    # Pinned so that a change of the hash (which would silently invalidate every index) fails here.
-    assert term_key("rose") == int(term_keys(["rose"])[0])
-    assert term_keys(["rose", "é", "ab"]).tolist() == [term_key("rose"), term_key("é"), term_key("ab")]
-    assert term_key("a") == int(mix64(np.array([(97 ^ 0x100000001B3) ^ 0xCBF29CE484222325], np.uint64))[0])
+    # Literal values: a change of the hash silently invalidates every index ever built, so it must
+    # fail here (and bump the index format version).
+    assert term_keys(["rose", "é", "ab", "a", "coderivative"]).tolist() == [
+        13837405897254923608, 7398610600106429358, 15123057526525493999, 889915272291176731, 17628573198844675722,
+    ]
+    assert term_key("rose") == 13837405897254923608
+
+
+def test_mix64_is_splitmix64s_finalizer():
+    # splitmix64 finalizer of 1 and of 0x0123456789abcdef, computed by hand from its three steps
+    def reference(x: int) -> int:
+        mask = (1 << 64) - 1
+        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & mask
+        return x ^ (x >> 31)
+
+    got = mix64(np.array([1, 0x0123456789ABCDEF], np.uint64)).tolist()
+    assert got == [reference(1), reference(0x0123456789ABCDEF)]
 
 
 @given(st.lists(words, min_size=1, max_size=40))

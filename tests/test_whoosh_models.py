@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from whoosh import index as whoosh_index
 
@@ -52,7 +54,16 @@ def test_whoosh_scores_equal_core_scores(both, name):
 
 
 def test_query_term_frequency_reaches_the_scorer(both):
-    # "river" occurs twice in the query: identity5 must see f_qt = 2 (whoosh's Term passes 1)
+    # "river" occurs twice in the query: identity5 must score with f_qt = 2 (whoosh's Term passes 1).
+    # N = 4, f_t(river) = 3 (a, b, d). a.txt has river 3 times and 7 terms; f_q = 2, so
+    # S(q, a) = L · (N/f_t) / (1 + |3 − 2|) = 1/(1 + ln(1 + 5)) · (4/3) / 2.
     _, ix = both
     weighting = weighting_for("identity5", "river river")
-    assert weighting.query_counts == {"river": 2} and weighting.query_length == 2
+    with ix.searcher(weighting=weighting) as whoosh_searcher:
+        hits = {hit["id"]: hit.score for hit in whoosh_searcher.search(document_query("river river"), limit=None)}
+        own = weighting.self_score(whoosh_searcher)
+    assert hits["a.txt"] == pytest.approx((4 / 3) / 2 / (1 + math.log(6)), rel=1e-12)
+    # b.txt: river once in 5 terms: (4/3) / (1 + 1) · 1/(1 + ln 4); with f_qt = 1 it would be (4/3) · 1/(1 + ln 4)
+    assert hits["b.txt"] == pytest.approx((4 / 3) / 2 / (1 + math.log(4)), rel=1e-12)
+    # the self-score: d := q, f_dt = f_qt = 2, L = 1
+    assert own == pytest.approx(4 / 3, rel=1e-12)
