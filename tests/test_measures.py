@@ -11,7 +11,7 @@ from math import log, sqrt
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coderiv import Index, Searcher
