@@ -1,40 +1,43 @@
 """coderiv: find the coderivatives of a document — its versions, revisions, mirrors and
 plagiarisms — in a collection.
 
-The pipeline (see ``docs/architecture.md``): a collection (:mod:`coderiv.text.collection`) is
-analysed (:mod:`coderiv.text.analysis`) into keys (:mod:`coderiv.keys.kinds`: terms, fingerprint minutiae,
-chunk ids), stored as inverted postings (:mod:`coderiv.index.postings`) in an atomic, memory-mapped
-index (:mod:`coderiv.index.index`, written by :mod:`coderiv.index.writer`); a query document is ranked
-against it (:mod:`coderiv.ranking.search`, :mod:`coderiv.ranking.pruning`) with a measure from the registry
-(:mod:`coderiv.ranking.measures`), every score an absolute percentage of the query's self-score.
-Fingerprints (:mod:`coderiv.ranking.fingerprint_search`), exact overlap (:mod:`coderiv.overlap.matching`,
-:mod:`coderiv.overlap.verify`), evaluation (:mod:`coderiv.evaluation.evaluate`) and n-to-n pairs
-(:mod:`coderiv.pairs.engine`) work on the same index.
+The package is laid out by stage (see ``docs/architecture.md``), each subpackage importing only
+the ones before it: :mod:`coderiv.text` (reading documents, analysis), :mod:`coderiv.keys` (what
+a document is indexed by), :mod:`coderiv.index` (the persistent inverted index),
+:mod:`coderiv.ranking` (measures, the scoring kernel, the searchers), :mod:`coderiv.overlap`
+(exact passages, comparing texts, verification), :mod:`coderiv.pairs` (n-to-n),
+:mod:`coderiv.evaluation` and :mod:`coderiv.cli`. Every score is an absolute percentage of the
+query's self-score. This module re-exports the public API.
 """
 
 from coderiv._version import __version__
-from coderiv.errors import (  # noqa: E402
+from coderiv.errors import (
     AnalysisMismatchError,
     CoderivError,
     CorruptIndexError,
     IndexNotFoundError,
     InputError,
+    MissingExtraError,
     UnknownNameError,
 )
-from coderiv.index.index import Index, UpdateReport, resolve_index_path  # noqa: E402
-from coderiv.keys import (
-    chunks,  # noqa: E402,F401  (registers the "chunks" key kind)
-    fingerprint,  # noqa: E402,F401  (registers the "fingerprint" key kind)
+from coderiv.index import Index, UpdateReport, resolve_index_path
+from coderiv.keys import StoreSpec
+from coderiv.overlap import Passage, compare_texts, normalize, shared_passages, verify_result
+from coderiv.ranking import (
+    DEFAULT_MEASURE,
+    MEASURES,
+    DocumentSearcher,
+    FingerprintSearcher,
+    Match,
+    Measure,
+    MeasureSearcher,
+    QueryResult,
+    Searcher,
+    get_measure,
+    make_searcher,
+    search,
 )
-from coderiv.keys.kinds import StoreSpec  # noqa: E402
-from coderiv.overlap.compare import compare_texts  # noqa: E402
-from coderiv.overlap.matching import Passage, normalize, shared_passages  # noqa: E402
-from coderiv.overlap.verify import verify_result  # noqa: E402  (registers the "verified:" evaluation family)
-from coderiv.ranking.fingerprint_search import FingerprintSearcher  # noqa: E402  (registers fingerprint evaluation)
-from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, Measure, get_measure  # noqa: E402
-from coderiv.ranking.results import Match, QueryResult  # noqa: E402
-from coderiv.ranking.search import Searcher, search  # noqa: E402
-from coderiv.text.analysis import AnalysisSettings, Analyzer  # noqa: E402
+from coderiv.text import AnalysisSettings, Analyzer
 
 __all__ = [
     "DEFAULT_MEASURE",
@@ -44,12 +47,15 @@ __all__ = [
     "Analyzer",
     "CoderivError",
     "CorruptIndexError",
+    "DocumentSearcher",
     "FingerprintSearcher",
     "Index",
     "IndexNotFoundError",
     "InputError",
     "Match",
     "Measure",
+    "MeasureSearcher",
+    "MissingExtraError",
     "Passage",
     "QueryResult",
     "Searcher",
@@ -59,6 +65,7 @@ __all__ = [
     "__version__",
     "compare_texts",
     "get_measure",
+    "make_searcher",
     "normalize",
     "resolve_index_path",
     "search",
