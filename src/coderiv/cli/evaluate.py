@@ -14,7 +14,7 @@ import click
 
 from coderiv.cli.options import format_option, friendly_errors, index_option, progress_bar, quiet_option
 from coderiv.errors import CoderivError
-from coderiv.evaluation.evaluate import MethodResult, Topics, evaluate_method, evaluate_run, read_run, write_qrels, write_run
+from coderiv.evaluation.evaluate import MethodResult, Topics, evaluate_run, read_run, write_qrels, write_run
 from coderiv.evaluation.methods import METHOD_GROUPS, expand_methods
 from coderiv.output import fmt_percent, table, to_json, tsv
 from coderiv.ranking.measures import DEFAULT_MEASURE
@@ -26,25 +26,26 @@ QUERY_HEADERS = ["method", "query", "s", "returned", "P(s)", "R(20)", "HFM", "lo
 def collect_results(
     index_dir: Path, methods: str, analysis: str | None, topics: Topics, keep_rankings: bool, quiet: bool,
 ) -> list[MethodResult]:
-    """Evaluate every method (× every analysis variant, if asked) over the index."""
-    from coderiv.evaluation.variants import expand_variants, variant_index, variant_name
+    """Evaluate every method (× every analysis variant, if asked) over the index, with a
+    progress bar for each variant index built."""
+    from coderiv.evaluation.variants import evaluate_variants, expand_variants
     from coderiv.index.index import Index
 
-    index = Index.open(index_dir)
-    names = expand_methods(methods)
-    variants = expand_variants(analysis) if analysis else [None]
-    results = []
-    for variant in variants:
-        target = index
-        if variant is not None:
-            with progress_bar(quiet, f"indexing variant {variant}") as bar:
-                target = variant_index(index, variant, progress=bar.update)
-        for warning in topics.check(target):
-            click.echo(f"warning: {warning}", err=True)
-        for name in names:
-            label = name if variant is None else f"{name}@{variant_name(target.settings)}"
-            results.append(evaluate_method(target, name, topics, keep_rankings, label))
-    return results
+    bars: list[Any] = []
+
+    def progress(variant: str) -> Any:
+        bars.append(progress_bar(quiet, f"indexing variant {variant}"))
+        return bars[-1].update
+
+    variants: list[str | None] = list(expand_variants(analysis)) if analysis else [None]
+    try:
+        return evaluate_variants(
+            Index.open(index_dir), expand_methods(methods), variants, topics, keep_rankings, progress,
+            lambda warning: click.echo(f"warning: {warning}", err=True),
+        )
+    finally:
+        for bar in bars:
+            bar.close()
 
 
 def print_results(results: list[MethodResult], fmt: str, per_query: bool) -> None:

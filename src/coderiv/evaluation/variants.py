@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from coderiv.errors import CoderivError, UnknownNameError
+from coderiv.evaluation.evaluate import MethodResult, Topics, evaluate_method
 from coderiv.index.index import Index
 from coderiv.text.analysis import AnalysisSettings
 
@@ -99,3 +101,29 @@ def variant_index(index: Index, name: str, progress: Callable[[int], None] | Non
             "run 'coderiv index' on it first"
         )
     return variant
+
+
+def evaluate_variants(
+    index: Index,
+    methods: list[str],
+    variants: list[str | None],
+    topics: Topics,
+    keep_rankings: bool = False,
+    progress: Callable[[str], Any] | None = None,
+    warn: Callable[[str], Any] | None = None,
+) -> list[MethodResult]:
+    """Evaluate every method under every analysis variant (None: the index as built). A variant
+    index is built or reused beside the index; ``progress(variant)`` returns the byte counter
+    for its build, ``warn`` is told what the topics lack in each index."""
+    results = []
+    for variant in variants:
+        target = index
+        if variant is not None:
+            target = variant_index(index, variant, progress=progress(variant) if progress else None)
+        for warning in topics.check(target):
+            if warn is not None:
+                warn(warning)
+        for name in methods:
+            label = name if variant is None else f"{name}@{variant_name(target.settings)}"
+            results.append(evaluate_method(target, name, topics, keep_rankings, label))
+    return results
