@@ -1,0 +1,43 @@
+"""Reading one query document: the checks indexing makes, as one-line errors."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from coderiv.errors import CoderivError
+from coderiv.text import reading
+from coderiv.text.reading import read_query
+
+
+def test_a_text_file_is_read_as_visible_text(tmp_path: Path) -> None:
+    (tmp_path / "q.html").write_text("<html><head><title>x</title></head><body><p>river <b>bank</b></p></body></html>")
+    document = read_query(str(tmp_path / "q.html"))
+    assert (document.label, document.text.split(), document.lossy) == (str(tmp_path / "q.html"), ["river", "bank"], False)
+
+
+def test_undecodable_bytes_are_replaced_and_flagged(tmp_path: Path) -> None:
+    (tmp_path / "q.txt").write_bytes(b"caf\xe9 river")
+    document = read_query(str(tmp_path / "q.txt"))
+    assert document.lossy and document.text == "caf\ufffd river"
+
+
+def test_binary_missing_and_huge_files_are_one_line_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "b.bin").write_bytes(b"\x00\x01\x02binary")
+    with pytest.raises(CoderivError, match=r"b\.bin is a binary file, not a text document"):
+        read_query(str(tmp_path / "b.bin"))
+    with pytest.raises(CoderivError, match=r"cannot read query .*nope\.txt: No such file or directory"):
+        read_query(str(tmp_path / "nope.txt"))
+    monkeypatch.setattr(reading, "MAX_DOCUMENT_BYTES", 10)
+    (tmp_path / "big.txt").write_text("x" * 11)
+    with pytest.raises(CoderivError, match=r"big\.txt: 11 bytes is larger than the 10-byte limit"):
+        read_query(str(tmp_path / "big.txt"))
+
+
+def test_standard_input_is_labelled(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"river bank")))
+    document = read_query("-")
+    assert (document.label, document.text) == ("<stdin>", "river bank")
