@@ -1,9 +1,10 @@
 """Ranking a collection against a whole document (SPEC §3), with absolute percentages.
 
-One vectorized pass gathers the postings of the query's terms, evaluates the measure's term
-part on each posting, sums per document (``np.bincount``) and applies the document part. For a
-top-k answer, exact MaxScore-style pruning (:mod:`coderiv.ranking.pruning`) avoids most of that pass;
-evaluation, which needs every document's percentage, uses the full pass.
+:class:`Searcher` takes the measure per call (the library's general form); :class:`MeasureSearcher`
+binds one measure and is the :class:`~coderiv.ranking.protocol.DocumentSearcher` the CLI and the
+evaluation use. Scores come from the one kernel (:mod:`coderiv.ranking.kernel`); a top-k answer
+goes through exact MaxScore-style pruning (:mod:`coderiv.ranking.pruning`), while evaluation,
+which needs every document's percentage, takes the full pass.
 """
 
 from __future__ import annotations
