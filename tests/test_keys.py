@@ -48,3 +48,11 @@ def test_counted_keys_sorts_and_keeps_counts():
     keys, counts = counted_keys({"b": 2, "a": 5}, term_key)
     assert list(keys) == sorted([term_key("a"), term_key("b")])
     assert dict(zip(keys.tolist(), counts.tolist())) == {term_key("a"): 5, term_key("b"): 2}
+
+
+def test_chunk_ids_are_pinned():
+    # chunk and shingle ids are stored in indexes and pair tables: a change must fail here
+    from coderiv.keys.chunks import ngram_ids
+
+    assert ngram_ids(["river", "bank", "water", "flow", "delta", "mill"], 5).tolist() == [2114754503, 1436143785]
+    assert ngram_ids(["river", "bank", "water", "flow"], 4, 64).tolist() == [6626449617174432576]
