@@ -55,8 +55,13 @@ def index_command(
         f"(added {len(report.added)}, changed {len(report.changed)}, removed {len(report.removed)}, "
         f"unchanged {report.unchanged})"
     )
+    for fmt, (read, reasons) in report.by_format().items():
+        why = "".join(f", {n} {reason}" for reason, n in reasons.items())
+        click.echo(f"  {fmt}: {read} read, {sum(reasons.values())} skipped{why}")
     for skipped in report.skipped:
         click.echo(f"skipped {skipped.doc_id}: {skipped.reason}", err=True)
+    for doc_id, note in report.notes:
+        click.echo(f"note: {doc_id}: {note}", err=True)
     for doc_id in report.lossy:
         click.echo(f"warning: {doc_id}: undecodable bytes replaced (not valid UTF-8)", err=True)
 

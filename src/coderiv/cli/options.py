@@ -65,8 +65,11 @@ def progress_bar(quiet: bool, desc: str) -> Any:
 
 
 def read_query_reporting(path: str) -> QueryDocument:
-    """:func:`read_query`, with undecodable bytes reported on standard error."""
+    """:func:`read_query`, with undecodable bytes and a content that is not what its extension
+    declares reported on standard error."""
     document = read_query(path)
+    if document.note:
+        click.echo(f"note: {document.label}: {document.note}", err=True)
     if document.lossy:
         click.echo(f"warning: {document.label}: undecodable bytes replaced (not valid UTF-8)", err=True)
     return document

@@ -18,7 +18,9 @@ import numpy as np
 from coderiv.keys.kinds import KEY_KINDS, StoreSpec
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer
 from coderiv.text.collection import RawDocument
-from coderiv.text.extract import MAX_DOCUMENT_BYTES, looks_binary, visible_text
+from coderiv.errors import MissingExtraError
+from coderiv.text.extract import MAX_DOCUMENT_BYTES, ExtractionError, extract
+from coderiv.text.formats import declared
 
 
 @dataclass
@@ -30,6 +32,10 @@ class AnalyzedEntry:
     length: int
     stores: dict[str, tuple[np.ndarray, np.ndarray]]
     lossy: bool = False
+    #: the reader that read it (``pdf``, ``docx``, ``text``...)
+    format: str = "text"
+    #: set when the content was not what the file's extension declares
+    note: str | None = None
 
 
 @dataclass
@@ -45,6 +51,8 @@ class AnalyzedBatch:
     lengths: list[int] = field(default_factory=list)
     lossy: list[str] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    formats: list[str] = field(default_factory=list)
+    notes: list[tuple[str, str]] = field(default_factory=list)
     stores: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     @classmethod
@@ -59,8 +67,11 @@ class AnalyzedBatch:
             batch.ids.append(result.doc_id)
             batch.shas.append(result.sha256)
             batch.lengths.append(result.length)
+            batch.formats.append(result.format)
             if result.lossy:
                 batch.lossy.append(result.doc_id)
+            if result.note:
+                batch.notes.append((result.doc_id, result.note))
         for name in names:
             parts = [e.stores[name] for e in entries]
             counts = np.fromiter((len(k) for k, _ in parts), np.int64, len(parts))
@@ -76,10 +87,13 @@ class AnalyzedBatch:
 
 @dataclass(frozen=True)
 class Skipped:
-    """A document left out of the index, and why (``empty``, ``binary``, ``too large``)."""
+    """A document left out of the index, and why (``empty``, ``binary``, ``too large``,
+    ``encrypted PDF``, ``no text layer: needs OCR``, a missing extra...). ``format`` is the
+    format its extension declares, for the per-format summary."""
 
     doc_id: str
     reason: str
+    format: str = "text"
 
 
 @dataclass
@@ -95,11 +109,15 @@ class _Worker:
 
     def run(self, doc: RawDocument) -> AnalyzedEntry | Skipped:
         size = doc.oversize or len(doc.data)
+        fmt = declared(doc.doc_id).name
         if size > MAX_DOCUMENT_BYTES:
-            return Skipped(doc.doc_id, f"too large ({size} bytes > {MAX_DOCUMENT_BYTES})")
-        if looks_binary(doc.data):
-            return Skipped(doc.doc_id, "binary")
-        decoded = visible_text(doc.data, doc.doc_id)
+            return Skipped(doc.doc_id, f"too large ({size} bytes > {MAX_DOCUMENT_BYTES})", fmt)
+        try:
+            decoded = extract(doc.data, doc.doc_id)
+        except ExtractionError as exc:
+            return Skipped(doc.doc_id, exc.reason, fmt)
+        except MissingExtraError as exc:
+            return Skipped(doc.doc_id, str(exc), fmt)
         if self.structure:
             analyzed = self.analyzer.analyze(decoded.text)
         elif self.counts_only:
@@ -107,9 +125,9 @@ class _Worker:
         else:
             analyzed = AnalyzedDocument(self.analyzer.terms(decoded.text))
         if not analyzed.length:
-            return Skipped(doc.doc_id, "empty (no words after analysis)")
+            return Skipped(doc.doc_id, "empty (no words after analysis)", decoded.format)
         stores = {spec.name: ex(analyzed) for spec, ex in zip(self.specs, self.extractors)}
-        return AnalyzedEntry(doc.doc_id, doc.sha256, analyzed.length, stores, decoded.lossy)
+        return AnalyzedEntry(doc.doc_id, doc.sha256, analyzed.length, stores, decoded.lossy, decoded.format, decoded.note)
 
 
 _WORKER: _Worker | None = None

@@ -67,6 +67,22 @@ class UpdateReport:
     lossy: list[str] = field(default_factory=list)
     rebuilt: str | None = None
     n_docs: int = 0
+    #: the format of each document analysed in this run (``pdf``, ``docx``, ``text``...)
+    formats: list[str] = field(default_factory=list)
+    #: (doc_id, note) for documents whose content was not what their extension declares
+    notes: list[tuple[str, str]] = field(default_factory=list)
+
+    def by_format(self) -> dict[str, tuple[int, dict[str, int]]]:
+        """Per format, the documents read in this run and the skipped ones counted by reason."""
+        summary: dict[str, tuple[int, dict[str, int]]] = {}
+        for fmt in self.formats:
+            read, reasons = summary.get(fmt, (0, {}))
+            summary[fmt] = (read + 1, reasons)
+        for skip in self.skipped:
+            read, reasons = summary.get(skip.format, (0, {}))
+            reasons[skip.reason] = reasons.get(skip.reason, 0) + 1
+            summary[skip.format] = (read, reasons)
+        return dict(sorted(summary.items()))
 
     @property
     def modified(self) -> bool:
@@ -297,6 +313,8 @@ def _write(
         for batch in analyze_documents(to_analyse(), settings, specs, workers):
             report.skipped.extend(batch.skipped)
             report.lossy.extend(batch.lossy)
+            report.formats.extend(batch.formats)
+            report.notes.extend(batch.notes)
             for doc_id, sha, length in zip(batch.ids, batch.shas, batch.lengths):
                 fresh_sha[doc_id] = sha
                 fresh_length[doc_id] = length

@@ -8,17 +8,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coderiv.errors import CoderivError
-from coderiv.text.extract import MAX_DOCUMENT_BYTES, looks_binary, visible_text
+from coderiv.text.extract import MAX_DOCUMENT_BYTES, BinaryContentError, ExtractionError, extract
+from coderiv.text.formats import LocationMap
 
 
 @dataclass(frozen=True)
 class QueryDocument:
-    """A query's label (its path, or ``<stdin>``), its visible text, and whether bytes that were
-    not valid UTF-8 were replaced."""
+    """A query's label (its path, or ``<stdin>``), its visible text, whether bytes that were
+    not valid UTF-8 were replaced, the format it was read as, the map from text offsets to
+    pages or paragraphs, and a note when its content was not what its extension declares."""
 
     label: str
     text: str
     lossy: bool
+    format: str = "text"
+    locations: LocationMap = LocationMap()
+    note: str | None = None
 
 
 def read_query(path: str) -> QueryDocument:
@@ -36,7 +41,10 @@ def read_query(path: str) -> QueryDocument:
         except OSError as exc:
             raise CoderivError(f"cannot read query {path}: {exc.strerror}") from None
         label = path
-    if looks_binary(data):
-        raise CoderivError(f"{label} is a binary file, not a text document")
-    decoded = visible_text(data, label)
-    return QueryDocument(label, decoded.text, decoded.lossy)
+    try:
+        extracted = extract(data, label)
+    except BinaryContentError:
+        raise CoderivError(f"{label} is a binary file, not a text document") from None
+    except ExtractionError as exc:
+        raise CoderivError(f"{label}: {exc.reason}") from None
+    return QueryDocument(label, extracted.text, extracted.lossy, extracted.format, extracted.locations, extracted.note)

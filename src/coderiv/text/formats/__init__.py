@@ -1,0 +1,33 @@
+"""Documents as people hold them: PDF, DOCX, ODT, RTF, EPUB, Markdown, reStructuredText, HTML
+and plain text, each read by its own module into an :class:`Extracted` text with a map from
+offsets back to pages or paragraphs. :func:`extract` is the one entry point; the readers of the
+binary formats and of Markdown, reStructuredText and RTF need ``coderiv[formats]``."""
+
+from __future__ import annotations
+
+from coderiv.text.formats.base import Extracted, ExtractionError, LocationMap
+from coderiv.text.formats.plain import looks_binary
+from coderiv.text.formats.registry import FORMATS, Format, choose, declared, sniff
+
+__all__ = ["FORMATS", "BinaryContentError", "Extracted", "ExtractionError", "Format", "LocationMap", "choose", "declared", "extract", "sniff"]
+
+
+class BinaryContentError(ExtractionError):
+    """Bytes that are no format we read and not text either (an image, an executable)."""
+
+    def __init__(self) -> None:
+        super().__init__("binary")
+
+
+def extract(data: bytes, name: str = "") -> Extracted:
+    """The visible text of a document's bytes, read as the format its name declares unless its
+    magic bytes show another (then ``note`` says so). Raises :class:`ExtractionError` (with a
+    short ``reason``) for a document that cannot be read, :class:`BinaryContentError` for
+    non-text bytes, and ``MissingExtraError`` when the format needs ``coderiv[formats]``."""
+    fmt, note = choose(name, data)
+    if not fmt.binary and looks_binary(data):
+        raise BinaryContentError()
+    extracted = fmt.read(data)
+    if note is None:
+        return extracted
+    return Extracted(extracted.text, extracted.format, extracted.lossy, extracted.locations, note)

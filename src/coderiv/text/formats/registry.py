@@ -1,0 +1,109 @@
+"""Which reader reads a document: chosen by the file's extension, checked against the content's
+magic bytes. When the two disagree the content wins and the document carries a note saying so
+(a ``.pdf`` that is really an HTML page is read as HTML, and reported)."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from coderiv.text.formats.base import Extracted
+from coderiv.text.formats.docx import read_docx
+from coderiv.text.formats.epub import read_epub
+from coderiv.text.formats.html import read_html, starts_like_html
+from coderiv.text.formats.markdown import read_markdown
+from coderiv.text.formats.odt import read_odt
+from coderiv.text.formats.pdf import read_pdf
+from coderiv.text.formats.plain import decode, looks_binary, read_plain
+from coderiv.text.formats.rst import read_rst
+from coderiv.text.formats.rtf import read_rtf
+
+
+@dataclass(frozen=True)
+class Format:
+    """A document format: its name, the extensions that declare it, its reader, and whether
+    its content is binary (a container recognised by magic bytes) rather than text."""
+
+    name: str
+    suffixes: tuple[str, ...]
+    read: Callable[[bytes], Extracted]
+    binary: bool = False
+
+
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        Format("pdf", (".pdf",), read_pdf, binary=True),
+        Format("docx", (".docx", ".docm", ".dotx"), read_docx, binary=True),
+        Format("odt", (".odt", ".ott"), read_odt, binary=True),
+        Format("epub", (".epub",), read_epub, binary=True),
+        Format("rtf", (".rtf",), read_rtf),
+        Format("markdown", (".md", ".markdown", ".mdown", ".mkd"), read_markdown),
+        Format("rst", (".rst", ".rest"), read_rst),
+        Format("html", (".html", ".htm", ".xhtml", ".xml"), read_html),
+        Format("text", (), read_plain),
+    )
+}
+_BY_SUFFIX = {suffix: f for f in FORMATS.values() for suffix in f.suffixes}
+_ODF_TEXT = b"application/vnd.oasis.opendocument.text"
+
+
+def declared(name: str) -> Format:
+    """The format a file's extension declares (plain text for any other extension)."""
+    dot = name.rfind(".")
+    return _BY_SUFFIX.get(name[dot:].lower(), FORMATS["text"]) if dot > name.rfind("/") else FORMATS["text"]
+
+
+def _zip_kind(data: bytes) -> str | None:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = set(archive.namelist())
+            mimetype = archive.read("mimetype").strip() if "mimetype" in names else b""
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, KeyError, NotImplementedError, RuntimeError):
+        return None
+    if "word/document.xml" in names:
+        return "docx"
+    if mimetype.startswith(_ODF_TEXT):
+        return "odt"
+    if mimetype == b"application/epub+zip":
+        return "epub"
+    return None
+
+
+def sniff(data: bytes) -> str | None:
+    """The format the content's magic bytes show, or ``None`` when they show none we read
+    (text formats other than RTF and HTML have no magic: the extension decides)."""
+    head = data[:1024]
+    if head.lstrip(b"\x00\t\r\n ").startswith(b"%PDF-"):
+        return "pdf"
+    if head.startswith(b"PK\x03\x04"):
+        return _zip_kind(data) or "zip"
+    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{\\rtf"):
+        return "rtf"
+    if not looks_binary(head) and starts_like_html(decode(head).text):
+        return "html"
+    return None
+
+
+def choose(name: str, data: bytes) -> tuple[Format, str | None]:
+    """The reader for a document, and a note when its content is not what its name declares."""
+    claimed = declared(name)
+    found = sniff(data)
+    if found == claimed.name or (found is None and not claimed.binary):
+        return claimed, None
+    if found in FORMATS:
+        # an unknown extension declares nothing, and HTML in a .txt has always been read as HTML
+        quiet = claimed.name == "text" and (found == "html" or not name.lower().endswith(".txt"))
+        return FORMATS[found], None if quiet else _note(found, claimed.name)
+    if found == "zip":
+        return claimed, None  # a ZIP that is no container we know: the claimed reader says why
+    if claimed.binary and not looks_binary(data):
+        actual = "html" if starts_like_html(decode(data[:1024]).text) else "text"
+        return FORMATS[actual], _note(actual, claimed.name)
+    return claimed, None
+
+
+def _note(found: str, claimed: str) -> str:
+    return f"content is {found.upper()}, not {claimed.upper()}: read as {found.upper()}"
