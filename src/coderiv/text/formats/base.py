@@ -31,6 +31,16 @@ class LocationMap:
         i = bisect.bisect_right(self.starts, offset) - 1
         return self.labels[i] if i >= 0 else None
 
+    def span(self, start: int, end: int) -> str | None:
+        """The places holding text ``[start, end)``: ``"page 3"``, ``"page 3-5"``, or
+        ``"paragraph 9 to footnote 1"`` when the kinds differ (``None`` when the map is empty)."""
+        first, last = self.at(start), self.at(max(start, end - 1))
+        if first is None or last is None or first == last:
+            return first
+        kind, _, number = first.rpartition(" ")
+        last_kind, _, last_number = last.rpartition(" ")
+        return f"{kind} {number}-{last_number}" if kind == last_kind else f"{first} to {last}"
+
     def __len__(self) -> int:
         return len(self.starts)
 

@@ -66,11 +66,12 @@ def _register_unknown(source: str) -> None:
 def read_rst(data: bytes) -> Extracted:
     """The visible text of a reStructuredText document."""
     core: Any = require("docutils.core", "formats", "reading reStructuredText")
+    html5: Any = require("docutils.writers.html5_polyglot", "formats", "reading reStructuredText")
     decoded = decode(data)
     _register_unknown(decoded.text)
     try:
         parts = core.publish_parts(
-            decoded.text, writer_name="html5", settings_overrides={**_SETTINGS, "warning_stream": io.StringIO()}
+            decoded.text, writer=html5.Writer(), settings_overrides={**_SETTINGS, "warning_stream": io.StringIO()}
         )
     except Exception as exc:  # docutils reports malformed input by many exception types
         raise ExtractionError(f"unreadable reStructuredText ({type(exc).__name__}: {exc})") from None
