@@ -18,6 +18,7 @@ from coderiv.errors import CoderivError, MissingExtraError
 from coderiv.index.index import Index
 from coderiv.ranking.search import Searcher
 from coderiv.text.formats import ExtractionError, extract
+from coderiv.text.formats.pdf import drop_running_lines
 from coderiv.text.formats.ziparchive import MAX_RATIO
 from coderiv.text.reading import read_query
 
@@ -160,6 +161,22 @@ def test_pdf_header_on_fewer_than_half_the_pages_is_kept() -> None:
     pages = [["Preface", "Otters return."], ["Preface", "Salmon rise."], ["Herons nest."], ["Voles hide."], ["Eels run."]]
     text = extract(make_pdf(pages), "a.pdf").text
     assert text.count("Preface") == 2
+
+
+def test_chapter_running_heads_dropped_on_three_pages_in_a_row() -> None:
+    pages = [
+        ["1 Introduction", "Otters return."],
+        ["Chapter 1: Introduction 2", "Salmon rise.", "Weirs fall."],
+        ["Chapter 1: Introduction 3", "Herons nest.", "Voles hide."],
+        ["Chapter 1: Introduction 4", "Eels run."],
+        ["2 Methods", "Nets were set."],
+        ["Chapter 2: Methods 6", "Counts were made."],
+        ["Chapter 2: Methods 7", "Tags were read."],
+    ]
+    assert drop_running_lines(pages) == [
+        ["1 Introduction", "Otters return."], ["Salmon rise.", "Weirs fall."], ["Herons nest.", "Voles hide."], ["Eels run."],
+        ["2 Methods", "Nets were set."], ["Chapter 2: Methods 6", "Counts were made."], ["Chapter 2: Methods 7", "Tags were read."],
+    ]
 
 
 def test_pdf_limits() -> None:

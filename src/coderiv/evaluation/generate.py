@@ -20,10 +20,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from coderiv.errors import InputError
+from coderiv.errors import CoderivError, InputError
 from coderiv.text.analysis import Analyzer, split_paragraphs
 from coderiv.text.collection import RawDocument
-from coderiv.text.extract import looks_binary, visible_text
+from coderiv.text.extract import extract
 
 #: Share of a case's words written by the plagiarist (paper 001's example: 40%).
 DEFAULT_OWN_SHARE = 0.4
@@ -51,9 +51,11 @@ def donors(documents: Iterable[RawDocument], analyzer: Analyzer | None = None) -
     analyzer = analyzer or Analyzer()
     out = []
     for doc in documents:
-        if looks_binary(doc.data):
+        try:
+            text = extract(doc.data, doc.doc_id).text
+        except CoderivError:  # binary, unreadable, or a format whose extra is missing: no donor
             continue
-        paragraphs = split_paragraphs(visible_text(doc.data, doc.doc_id).text)
+        paragraphs = split_paragraphs(text)
         counts = [len(analyzer.words(p)) for p in paragraphs]
         kept = [(p, c) for p, c in zip(paragraphs, counts) if c > 0]
         if len(kept) >= MIN_PARAGRAPHS and sum(c for _, c in kept) >= MIN_WORDS:

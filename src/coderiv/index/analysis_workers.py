@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from coderiv.errors import MissingExtraError
 from coderiv.keys.kinds import KEY_KINDS, StoreSpec
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer
 from coderiv.text.collection import RawDocument
-from coderiv.errors import MissingExtraError
 from coderiv.text.extract import MAX_DOCUMENT_BYTES, ExtractionError, extract
 from coderiv.text.formats import declared
 

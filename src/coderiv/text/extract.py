@@ -4,6 +4,7 @@ workers, query reading, compare, verification, the library). The work is done pe
 
 from __future__ import annotations
 
+from coderiv.errors import InputError
 from coderiv.text.formats import BinaryContentError, Extracted, ExtractionError, extract
 from coderiv.text.formats.html import html_to_text, starts_like_html
 from coderiv.text.formats.plain import Decoded, decode, looks_binary
@@ -11,7 +12,7 @@ from coderiv.text.formats.registry import declared
 
 __all__ = [
     "MAX_DOCUMENT_BYTES", "BinaryContentError", "Decoded", "Extracted", "ExtractionError", "decode", "extract",
-    "html_to_text", "is_html", "looks_binary", "visible_text",
+    "document_text", "html_to_text", "is_html", "looks_binary", "visible_text",
 ]
 
 #: Files larger than this are refused (a thesis is a few MB; a 256 MB "document" is a mistake).
@@ -32,3 +33,12 @@ def visible_text(data: bytes, name: str = "") -> Extracted:
     except BinaryContentError:
         decoded = decode(data)
         return Extracted(decoded.text, "text", decoded.lossy)
+
+
+def document_text(data: bytes, name: str) -> str:
+    """The visible text of a document already indexed (verification, reports, fingerprints), or
+    an :class:`InputError` naming it when it can no longer be read (a missing extra propagates)."""
+    try:
+        return visible_text(data, name).text
+    except ExtractionError as exc:
+        raise InputError(f"{name}: {exc.reason}") from None

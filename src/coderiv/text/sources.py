@@ -10,7 +10,7 @@ from pathlib import Path
 
 from coderiv.errors import CoderivError, InputError
 from coderiv.text.collection import is_archive, iter_archive, read_member
-from coderiv.text.extract import visible_text
+from coderiv.text.extract import document_text
 
 
 class DocumentTexts:
@@ -37,15 +37,20 @@ class DocumentTexts:
         if wanted and self.archive:
             pending = set(wanted)
             for doc in iter_archive(self.source):
-                if self.preload or doc.doc_id in pending:
-                    self._texts.setdefault(doc.doc_id, visible_text(doc.data, doc.doc_id).text)
+                if doc.doc_id in pending:
+                    self._texts.setdefault(doc.doc_id, document_text(doc.data, doc.doc_id))
                     pending.discard(doc.doc_id)
                     if not pending and not self.preload:
                         break
+                elif self.preload and doc.doc_id not in self._texts:
+                    try:  # documents the index skipped (encrypted, no text layer) are not needed
+                        self._texts[doc.doc_id] = document_text(doc.data, doc.doc_id)
+                    except CoderivError:
+                        pass
             self.preload = False
         elif wanted:
             for doc_id in wanted:
-                self._texts[doc_id] = visible_text(read_member(self.source, doc_id), doc_id).text
+                self._texts[doc_id] = document_text(read_member(self.source, doc_id), doc_id)
         missing = [d for d in doc_ids if d not in self._texts]
         if missing:
             raise InputError(f"{missing[0]} is no longer in {self.source}; update the index")

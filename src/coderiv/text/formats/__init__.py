@@ -9,7 +9,9 @@ from coderiv.text.formats.base import Extracted, ExtractionError, LocationMap
 from coderiv.text.formats.plain import looks_binary
 from coderiv.text.formats.registry import FORMATS, Format, choose, declared, sniff
 
-__all__ = ["FORMATS", "BinaryContentError", "Extracted", "ExtractionError", "Format", "LocationMap", "choose", "declared", "extract", "sniff"]
+__all__ = [
+    "FORMATS", "BinaryContentError", "Extracted", "ExtractionError", "Format", "LocationMap", "choose", "declared", "extract", "sniff",
+]
 
 
 class BinaryContentError(ExtractionError):

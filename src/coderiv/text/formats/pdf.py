@@ -4,8 +4,9 @@ of each page in reading order, then three repairs that matter for finding coderi
 - words hyphenated at a line end are joined (``evalu-`` / ``ation`` → ``evaluation``) when the
   next line goes on in lower case, so a reflowed copy still shares the word;
 - running headers and footers (a line among the first or last two of a page that recurs, digits
-  aside, on more than half of the pages) are dropped: a school's thesis template would otherwise
-  make all its theses look alike;
+  aside, at that edge on more than half of the pages, or on three pages in a row as a chapter's
+  running head does) are dropped: a school's thesis template would otherwise make all its
+  theses look alike;
 - PDFium itself joins a line that ends in a hyphen to the next and marks the join with U+FFFE:
   the marker is dropped before a lower-case letter and becomes a hyphen before anything else
   (``Anglo-`` / ``Saxon`` stays ``Anglo-Saxon``); soft hyphens are removed.
@@ -27,6 +28,8 @@ from coderiv.text.formats.base import Extracted, ExtractionError, TextBuilder
 DEFAULT_MAX_PAGES = 2000
 #: Lines at each end of a page that may be a running header or footer.
 EDGE_LINES = 2
+#: Consecutive pages on which an edge line marks a chapter's running head or foot.
+CHAPTER_RUN = 3
 
 _HYPHENATED = re.compile(r"([^\W\d_])(?:[-\u2010\u00ad\x02]\n|\ufffe\n?)[ \t]*([^\W\d_])")
 _JOIN_MARK = "\ufffe"
@@ -55,27 +58,32 @@ def _edge_key(line: str) -> str:
     return _DIGITS.sub("#", " ".join(line.split())).lower()
 
 
+def _running(edges: list[set[str]]) -> set[str]:
+    """Keys at one edge on more than half of the pages, or on :data:`CHAPTER_RUN` pages in a row
+    (a chapter's running head: ``Chapter 2: Methods 17``)."""
+    total: Counter[str] = Counter(key for keys in edges for key in keys)
+    running = {key for key, n in total.items() if n > len(edges) // 2}
+    streak: Counter[str] = Counter()
+    for keys in edges:
+        streak = Counter({key: streak[key] + 1 for key in keys})
+        running.update(key for key, n in streak.items() if n >= CHAPTER_RUN)
+    return running
+
+
 def drop_running_lines(pages: list[list[str]]) -> list[list[str]]:
-    """Pages (as lists of lines) without the header and footer lines repeated on most pages."""
-    if len(pages) < 3:
-        return pages
-    heads: Counter[str] = Counter()
-    feet: Counter[str] = Counter()
-    for lines in pages:
-        body = [line for line in lines if line.strip()]
-        heads.update({_edge_key(line) for line in body[:EDGE_LINES]})
-        feet.update({_edge_key(line) for line in body[-EDGE_LINES:]})
-    quorum = len(pages) // 2 + 1
-    running_heads = {key for key, n in heads.items() if n >= quorum}
-    running_feet = {key for key, n in feet.items() if n >= quorum}
+    """Pages (as lists of lines, blank lines dropped) without their running headers and footers:
+    a line among the first or last :data:`EDGE_LINES` of a page whose text, digits aside, is at
+    that edge on more than half of the pages or on :data:`CHAPTER_RUN` consecutive pages."""
+    bodies = [[line for line in lines if line.strip()] for lines in pages]
+    if len(bodies) < CHAPTER_RUN:
+        return bodies
+    running_heads = _running([{_edge_key(line) for line in body[:EDGE_LINES]} for body in bodies])
+    running_feet = _running([{_edge_key(line) for line in body[-EDGE_LINES:]} for body in bodies])
     cleaned = []
-    for lines in pages:
-        body = [line for line in lines if line.strip()]
-        top = [i for i, line in enumerate(body[:EDGE_LINES]) if _edge_key(line) in running_heads]
-        bottom_start = max(len(body) - EDGE_LINES, 0)
-        bottom = [i for i in range(bottom_start, len(body)) if _edge_key(body[i]) in running_feet]
-        drop = set(top) | set(bottom)
-        cleaned.append([line for i, line in enumerate(body) if i not in drop])
+    for body in bodies:
+        top = {i for i, line in enumerate(body[:EDGE_LINES]) if _edge_key(line) in running_heads}
+        bottom = {i for i in range(max(len(body) - EDGE_LINES, 0), len(body)) if _edge_key(body[i]) in running_feet}
+        cleaned.append([line for i, line in enumerate(body) if i not in top | bottom])
     return cleaned
 
 
