@@ -14,7 +14,9 @@ header lines left in, and the two extractors' agreement on words.
 from __future__ import annotations
 
 import io
+import os
 import re
+import resource
 import time
 import zipfile
 from collections import Counter
@@ -187,11 +189,37 @@ def throughput(paragraphs: list[str]) -> None:
         print(f"{fmt:9} {len(data) / 1e3:8.0f} {seconds:8.3f} {len(data) / 1e6 / seconds:9.1f} {len(text) / 1e6 / seconds:9.1f} {pages}")
 
 
+def index_pdfs(paragraphs: list[str], copies: int = 200) -> None:
+    """``coderiv index`` of a folder of PDFs with one worker process and with every core."""
+    import shutil
+    import tempfile
+
+    from coderiv.index.analysis_workers import default_workers
+    from coderiv.index.index import Index
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "pdfs"
+        folder.mkdir()
+        for n in range(copies):
+            (folder / f"thesis-{n:03d}.pdf").write_bytes(thesis_pdf(paragraphs[n % 7 :: 3]))
+        size = sum(p.stat().st_size for p in folder.iterdir())
+        print(f"\ncoderiv index of {copies} PDFs ({size / 1e6:.1f} MB)")
+        for workers in sorted({1, default_workers()}):
+            shutil.rmtree(Path(tmp) / "idx", ignore_errors=True)
+            start, children = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
+            report = Index.update_from(folder, Path(tmp) / "idx", workers=workers)
+            seconds = time.perf_counter() - start
+            child_cpu = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - children
+            print(f"  {workers} worker(s): {seconds:.2f} s, {size / 1e6 / seconds:.1f} MB/s, {report.n_docs} indexed, "
+                  f"{child_cpu:.2f} s CPU in worker processes, load average {os.getloadavg()[0]:.1f}")
+
+
 def main() -> None:
     print(f"machine: {machine()}")
     paragraphs = source_paragraphs()
     compare_pdf_extractors(paragraphs)
     throughput(paragraphs * 4)
+    index_pdfs(paragraphs)
 
 
 if __name__ == "__main__":

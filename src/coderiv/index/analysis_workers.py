@@ -143,12 +143,18 @@ def _run_batch(batch: list[RawDocument]) -> AnalyzedBatch:
     return AnalyzedBatch.pack([_WORKER.run(doc) for doc in batch], [s.name for s in _WORKER.specs])
 
 
+#: A PDF, DOCX, ODT or EPUB byte costs about this many text bytes of work (extraction plus the
+#: analysis of text that is denser than its container), so batches of them stay small enough to
+#: keep every worker busy (docs/formats.md).
+CONTAINER_BYTE_WEIGHT = 16
+
+
 def _batches(docs: Iterable[RawDocument], max_bytes: int, max_docs: int) -> Iterator[list[RawDocument]]:
     batch: list[RawDocument] = []
     size = 0
     for doc in docs:
         batch.append(doc)
-        size += len(doc.data)
+        size += len(doc.data) * (CONTAINER_BYTE_WEIGHT if declared(doc.doc_id).binary else 1)
         if size >= max_bytes or len(batch) >= max_docs:
             yield batch
             batch, size = [], 0
