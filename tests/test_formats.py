@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from coderiv.cli.main import main
 from coderiv.errors import CoderivError, MissingExtraError
@@ -339,3 +341,51 @@ def test_query_refuses_unreadable_documents_in_one_line(twins: Path) -> None:
         read_query(str(twins / "locked.pdf"))
     document = read_query(str(twins / "fake.pdf"))
     assert (document.format, document.note) == ("html", "content is HTML, not PDF: read as HTML")
+
+
+# --- fuzz: damaged input of every format gives a one-line reason or a text, never a crash ----
+
+_VALID: dict[str, bytes] = {}
+
+
+def valid_sample(name: str) -> bytes:
+    """One small real document per format, made once per test session."""
+    if not _VALID:
+        _VALID.update({
+            "a.pdf": make_pdf([[PARAGRAPHS[0]], [PARAGRAPHS[1]]]), "a.docx": make_docx(PARAGRAPHS, footnote="Note."),
+            "a.odt": make_odt("Title", PARAGRAPHS, note="Note."), "a.epub": make_epub(PARAGRAPHS),
+            "a.rtf": b"{\\rtf1\\ansi{\\fonttbl\\f0 Arial;}\\f0 Otters {\\b return}\\par Caf\\'e9.}",
+            "a.md": b"# Otters\n\n*Salmon* [rise](http://x.org).\n", "a.rst": b"Otters\n======\n\n:ref:`Salmon <s>` rise.\n",
+        })
+    return _VALID[name]
+
+
+def check_extract(data: bytes, name: str) -> None:
+    try:
+        extracted = extract(data, name)
+    except (ExtractionError, MissingExtraError) as exc:
+        assert "\n" not in str(exc)
+    else:
+        assert isinstance(extracted.text, str)
+        assert list(extracted.locations.starts) == sorted(extracted.locations.starts)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    name=st.sampled_from(["a.pdf", "a.docx", "a.odt", "a.epub", "a.rtf", "a.md", "a.rst"]),
+    cut=st.floats(0, 1),
+    noise=st.binary(max_size=64),
+    at=st.floats(0, 1),
+)
+def test_truncated_and_corrupted_documents_fail_cleanly(name: str, cut: float, noise: bytes, at: float) -> None:
+    data = valid_sample(name)
+    check_extract(data[: int(len(data) * cut)], name)
+    spot = int(len(data) * at)
+    check_extract(data[:spot] + noise + data[spot + len(noise):], name)
+
+
+@settings(max_examples=40, deadline=None)
+@given(header=st.sampled_from([b"%PDF-1.7\n", b"PK\x03\x04", b"{\\rtf1 ", b"<!DOCTYPE html><html>"]), tail=st.binary(max_size=512))
+def test_random_bytes_behind_a_valid_header_fail_cleanly(header: bytes, tail: bytes) -> None:
+    for name in ("x.pdf", "x.docx", "x.odt", "x.epub", "x.rtf", "x.txt"):
+        check_extract(header + tail, name)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -61,7 +62,7 @@ def _zip_kind(data: bytes) -> str | None:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             names = set(archive.namelist())
             mimetype = archive.read("mimetype").strip() if "mimetype" in names else b""
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, KeyError, NotImplementedError, RuntimeError):
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, OSError, EOFError, ValueError, KeyError, NotImplementedError, RuntimeError):
         return None
     if "word/document.xml" in names:
         return "docx"

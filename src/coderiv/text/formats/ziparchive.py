@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 from typing import Any
 from xml.etree.ElementTree import Element
 
@@ -27,7 +28,7 @@ class SafeZip:
         try:
             self._zip = zipfile.ZipFile(io.BytesIO(data))
             infos = self._zip.infolist()
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
             raise ExtractionError(f"corrupt {kind} (not a readable ZIP container: {exc})") from None
         total = sum(info.file_size for info in infos)
         if total > MAX_UNCOMPRESSED_BYTES:
@@ -54,7 +55,7 @@ class SafeZip:
         try:
             with self._zip.open(info) as handle:
                 data = handle.read(info.file_size + 1)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
             raise ExtractionError(f"corrupt {self.kind} ({name}: {exc})") from None
         if len(data) > info.file_size:
             raise ExtractionError(f"corrupt {self.kind} ({name} is larger than it declares)")
