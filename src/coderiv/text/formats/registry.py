@@ -49,6 +49,9 @@ FORMATS: dict[str, Format] = {
 }
 _BY_SUFFIX = {suffix: f for f in FORMATS.values() for suffix in f.suffixes}
 _ODF_TEXT = b"application/vnd.oasis.opendocument.text"
+_ZIP_ERRORS = (
+    zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, OSError, EOFError, ValueError, KeyError, NotImplementedError, RuntimeError,
+)
 
 
 def declared(name: str) -> Format:
@@ -62,7 +65,7 @@ def _zip_kind(data: bytes) -> str | None:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             names = set(archive.namelist())
             mimetype = archive.read("mimetype").strip() if "mimetype" in names else b""
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, OSError, EOFError, ValueError, KeyError, NotImplementedError, RuntimeError):
+    except _ZIP_ERRORS:
         return None
     if "word/document.xml" in names:
         return "docx"
