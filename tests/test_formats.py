@@ -389,3 +389,14 @@ def test_truncated_and_corrupted_documents_fail_cleanly(name: str, cut: float, n
 def test_random_bytes_behind_a_valid_header_fail_cleanly(header: bytes, tail: bytes) -> None:
     for name in ("x.pdf", "x.docx", "x.odt", "x.epub", "x.rtf", "x.txt"):
         check_extract(header + tail, name)
+
+
+def test_location_spans() -> None:
+    from coderiv.text.formats import LocationMap
+
+    places = LocationMap((0, 10, 20, 30), ("paragraph 1", "paragraph 2", "paragraph 3", "footnote 1"))
+    assert [places.at(o) for o in (0, 9, 10, 35)] == ["paragraph 1", "paragraph 1", "paragraph 2", "footnote 1"]
+    assert places.span(2, 10) == "paragraph 1"  # end is exclusive
+    assert places.span(5, 25) == "paragraph 1-3"
+    assert places.span(15, 31) == "paragraph 2 to footnote 1"
+    assert LocationMap().span(0, 5) is None

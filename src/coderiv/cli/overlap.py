@@ -44,7 +44,7 @@ def compare_command(
 ) -> None:
     """How much of A is in B and of B in A, by each overlap method, and the exact passages
     they share (character offsets into each file and an excerpt)."""
-    from coderiv.overlap.compare import compare_texts
+    from coderiv.overlap.compare import compare_texts, passage_locations
     from coderiv.text.analysis import Analyzer
 
     if a == "-" and b == "-":
@@ -58,21 +58,19 @@ def compare_command(
     result = compare_texts(text_a, text_b, list(methods), analyzer, width, chunk_words, threshold)
     # pages or paragraphs of a PDF/DOCX/ODT/EPUB, shown when either document has them
     located = bool(doc_a.locations or doc_b.locations)
-    where = [
-        (doc_a.locations.span(p.a_start, p.a_end) or "", doc_b.locations.span(p.b_start, p.b_end) or "") for p in result.passages
-    ]
+    where = passage_locations(result.passages, doc_a.locations, doc_b.locations)
     if fmt == "json":
         payload = {"a": label_a, "b": label_b, **result.to_dict()}
         if located:
             for passage, (at_a, at_b) in zip(payload["passages"], where):
-                passage.update(a_location=at_a or None, b_location=at_b or None)
+                passage.update(a_location=at_a, b_location=at_b)
         click.echo(to_json(payload))
         return
     rows = [[r.method, fmt_percent(r.a_in_b), fmt_percent(r.b_in_a)] for r in result.rows]
-    prows: list[list[Any]] = [[p.a_start, p.a_end, p.b_start, p.b_end, p.length, p.excerpt()] for p in result.passages]
+    prows: list[list[object]] = [[p.a_start, p.a_end, p.b_start, p.b_end, p.length, p.excerpt()] for p in result.passages]
     pheads = ["a_start", "a_end", "b_start", "b_end", "chars", "excerpt"]
     if located:
-        prows = [[*row[:5], at_a, at_b, row[5]] for row, (at_a, at_b) in zip(prows, where)]
+        prows = [[*row[:5], at_a or "", at_b or "", row[5]] for row, (at_a, at_b) in zip(prows, where)]
         pheads = [*pheads[:5], "a_at", "b_at", "excerpt"]
     if fmt == "tsv":
         click.echo(tsv(["method", "a_in_b", "b_in_a"], [[r.method, f"{r.a_in_b:.4f}", f"{r.b_in_a:.4f}"] for r in result.rows]))

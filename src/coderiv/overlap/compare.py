@@ -24,6 +24,7 @@ from coderiv.overlap.pairwise import DEFAULT_CHUNK_WORDS, DEFAULT_SHINGLE_WIDTH,
 from coderiv.ranking.passage_windows import passage_scores
 from coderiv.registry import Registry
 from coderiv.text.analysis import Analyzer
+from coderiv.text.formats import LocationMap
 
 
 @dataclass(frozen=True)
@@ -138,3 +139,10 @@ def compare_texts(
     na, nb = normalize(a), normalize(b)
     pair = TextPair(analyzer.terms(a), analyzer.terms(b), na, nb, width, chunk_words, threshold, shared_passages(na, nb, threshold))
     return Comparison([COMPARE_METHODS.get(m)(pair) for m in methods], pair.a_passages)
+
+
+def passage_locations(passages: list[Passage], a: LocationMap, b: LocationMap) -> list[tuple[str | None, str | None]]:
+    """Where each passage lies in A and in B as a person finds it (``"page 3-4"``,
+    ``"paragraph 7"``), from the documents' location maps; ``None`` for a plain text."""
+    return [(a.span(p.a_start, p.a_end), b.span(p.b_start, p.b_end)) for p in passages]
+
