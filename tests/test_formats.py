@@ -400,3 +400,22 @@ def test_location_spans() -> None:
     assert places.span(5, 25) == "paragraph 1-3"
     assert places.span(15, 31) == "paragraph 2 to footnote 1"
     assert LocationMap().span(0, 5) is None
+
+
+def test_an_index_read_with_older_extraction_is_read_again(tmp_path: Path) -> None:
+    import json
+
+    from coderiv import Index
+
+    folder = tmp_path / "c"
+    folder.mkdir()
+    (folder / "guide.md").write_text("See [the guide](https://example.org/guide) for rivers.")
+    Index.update_from(folder, tmp_path / "i", workers=1)
+    manifest_path = Index.open(tmp_path / "i").generation / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    assert manifest["extraction"] == 2
+    del manifest["extraction"]  # as an index built before documents were read by format
+    manifest_path.write_text(json.dumps(manifest))
+    report = Index.update_from(folder, tmp_path / "i", workers=1)
+    assert report.rebuilt == "documents are read differently now (PDF, Word, Markdown, reStructuredText…)"
+    assert Index.open(tmp_path / "i").manifest["extraction"] == 2

@@ -40,6 +40,7 @@ from coderiv.index.writer import Sources, Spill, cosine_statistics, scratch_fold
 from coderiv.keys.kinds import TERMS, StoreSpec
 from coderiv.text.analysis import AnalysisSettings, Analyzer
 from coderiv.text.collection import RawDocument, Source, iter_collection
+from coderiv.text.extract import EXTRACTION_VERSION
 from coderiv.text.sources import DocumentTexts
 
 FORMAT = "coderiv-index"
@@ -266,6 +267,8 @@ class Index:
                     report.rebuilt = f"analysis changed from {old.settings.describe()} to {settings.describe()}"
                 elif set(wanted) != set(old.specs):
                     report.rebuilt = f"stores added: {sorted(set(wanted) - set(old.specs))}"
+                elif old.manifest.get("extraction", 1) != EXTRACTION_VERSION:
+                    report.rebuilt = "documents are read differently now (PDF, Word, Markdown, reStructuredText…)"
             else:
                 settings = settings or AnalysisSettings()
                 wanted = {s.name: s for s in [TERMS, *(stores or [])]}
@@ -379,6 +382,7 @@ def _write(
                 "source_bytes": source_bytes,
                 "documents": len(ids),
                 "analysis": settings.to_dict(),
+                "extraction": EXTRACTION_VERSION,
                 "stores": stores_meta,
                 "skipped": [{"doc_id": s.doc_id, "reason": s.reason} for s in report.skipped],
                 "lossy": sorted(set(report.lossy) | old_lossy),

@@ -11,9 +11,14 @@ from coderiv.text.formats.plain import Decoded, decode, looks_binary
 from coderiv.text.formats.registry import declared
 
 __all__ = [
+    "EXTRACTION_VERSION",
     "MAX_DOCUMENT_BYTES", "BinaryContentError", "Decoded", "Extracted", "ExtractionError", "decode", "extract",
     "document_text", "html_to_text", "is_html", "looks_binary", "visible_text",
 ]
+
+#: Bumped whenever a document's bytes may give other text than before; an index built with
+#: another version is read again in full by its next update (1: plain text and HTML only).
+EXTRACTION_VERSION = 2
 
 #: Files larger than this are refused (a thesis is a few MB; a 256 MB "document" is a mistake).
 MAX_DOCUMENT_BYTES = 256 * 1024 * 1024

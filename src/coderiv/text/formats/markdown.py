@@ -14,7 +14,7 @@ from coderiv.text.formats.plain import decode
 
 def read_markdown(data: bytes) -> Extracted:
     """The visible text of a Markdown document."""
-    markdown_it: Any = require("markdown_it", "formats", "reading Markdown")
+    markdown_it: Any = require("markdown_it", "all", "reading Markdown")  # a core dependency
     decoded = decode(data)
     rendered = markdown_it.MarkdownIt("commonmark").enable("table").render(decoded.text)
     return Extracted(html_to_text(rendered), "markdown", decoded.lossy)

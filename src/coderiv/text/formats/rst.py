@@ -28,10 +28,10 @@ _SETTINGS = {
 
 
 def _register_unknown(source: str) -> None:
-    directives: Any = require("docutils.parsers.rst.directives", "formats", "reading reStructuredText")
-    roles: Any = require("docutils.parsers.rst.roles", "formats", "reading reStructuredText")
-    rst: Any = require("docutils.parsers.rst", "formats", "reading reStructuredText")
-    nodes: Any = require("docutils.nodes", "formats", "reading reStructuredText")
+    directives: Any = require("docutils.parsers.rst.directives", "all", "reading reStructuredText")
+    roles: Any = require("docutils.parsers.rst.roles", "all", "reading reStructuredText")
+    rst: Any = require("docutils.parsers.rst", "all", "reading reStructuredText")
+    nodes: Any = require("docutils.nodes", "all", "reading reStructuredText")
     known_directives = set(directives._directive_registry) | set(directives._directives)
     known_roles = set(roles._role_registry) | set(roles._roles)
 
@@ -65,8 +65,8 @@ def _register_unknown(source: str) -> None:
 
 def read_rst(data: bytes) -> Extracted:
     """The visible text of a reStructuredText document."""
-    core: Any = require("docutils.core", "formats", "reading reStructuredText")
-    html5: Any = require("docutils.writers.html5_polyglot", "formats", "reading reStructuredText")
+    core: Any = require("docutils.core", "all", "reading reStructuredText")
+    html5: Any = require("docutils.writers.html5_polyglot", "all", "reading reStructuredText")
     decoded = decode(data)
     _register_unknown(decoded.text)
     try:
