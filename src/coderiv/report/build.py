@@ -114,7 +114,7 @@ def build_report(
 
     doc_texts = (texts or DocumentTexts(index.source)).get(candidates) if candidates else {}
     found = verify_texts(query, doc_texts, options.min_chars)
-    passages = {d: _classify(found[d][1], d, words, options, containment) for d in candidates}
+    passages = {d: _classify(found[d][1], d, query_text, doc_texts[d], words, options, containment) for d in candidates}
     covers = {d: _coverage(passages[d], words) for d in candidates}
     matched = [d for d in candidates if covers[d].any()]
     groups = _group(matched, doc_texts, index, options) if options.group_versions else [[d] for d in matched]
@@ -179,13 +179,25 @@ def _percent(part: int, total: int) -> float:
     return 100.0 * part / total if total else 0.0
 
 
+def _trimmed(p: Passage, query_text: str, source_text: str) -> Passage:
+    """The passage without the whitespace a match may end with (one normalized space, which
+    both sides have): passages end where their last word or punctuation ends."""
+    a_end, b_end = p.a_end, p.b_end
+    if a_end > p.a_start and query_text[a_end - 1].isspace() and b_end > p.b_start and source_text[b_end - 1].isspace():
+        a_end = len(query_text[p.a_start : a_end].rstrip()) + p.a_start
+        b_end = len(source_text[p.b_start : b_end].rstrip()) + p.b_start
+    return Passage(p.a_start, a_end, p.b_start, b_end, p.length, query_text[p.a_start : a_end])
+
+
 def _classify(
-    found: list[Passage], doc_id: str, words: _Words, options: ReportOptions, containment: ContainmentSearcher
+    found: list[Passage], doc_id: str, query_text: str, source_text: str, words: _Words, options: ReportOptions,
+    containment: ContainmentSearcher,
 ) -> list[ReportPassage]:
     """The passages of one candidate with their word counts and the exclusion dropping each."""
     counted = np.concatenate(([0], np.cumsum(words.kind == 0)))
     out = []
     for number, p in enumerate(sorted(found, key=lambda p: (p.a_start, p.a_end)), start=1):
+        p = _trimmed(p, query_text, source_text)
         i0, i1 = words.range(p.a_start, p.a_end)
         n_counted = int(counted[i1] - counted[i0])
         excluded: str | None = None
