@@ -47,9 +47,11 @@ def open_with_chunks(
     n: int = DEFAULT_CHUNK_WORDS,
     announce: Callable[[str], None] | None = None,
     progress: Callable[[int], None] | None = None,
+    workers: int | None = None,
 ) -> Index:
     """Open the index at ``path``, first adding its n-word chunk store if it has none (the
-    indexed source is read again; ``announce`` is told so, ``progress`` counts bytes)."""
+    indexed source is read again by ``workers`` processes; ``announce`` is told so,
+    ``progress`` counts bytes)."""
     index = Index.open(path)
     spec = chunk_store_spec(n)
     if spec.name in index.specs:
@@ -59,7 +61,7 @@ def open_with_chunks(
         raise CoderivError(f"the index has no {spec.name} store and its source {source} is gone; rebuild the index")
     if announce is not None:
         announce(f"adding store {spec.name} to the index (reading {source} again)")
-    Index.update_from(source, index.root, stores=[spec], progress=progress)
+    Index.update_from(source, index.root, stores=[spec], progress=progress, workers=workers)
     return Index.open(index.root)
 
 
