@@ -22,6 +22,7 @@ DOCS = {
     "b.txt": "zulu yankee " + QUERY + " xray",  # holds the whole query: 6/6
     "c.txt": "alpha bravo charlie delta echo",  # one chunk, wholly inside the query: 1/6
     "d.txt": "nothing shared whatsoever here today",
+    "e.txt": "echo foxtrot golf kilo lima mike",  # chunks 4 and 5 of the query: 2/6
 }
 
 
@@ -38,11 +39,23 @@ def test_share_of_the_query_found_in_each_document(index: Index) -> None:
     assert (len(prepared.keys), prepared.length) == (6, 10)
     result = searcher.rank(prepared, top=None, label="q")
     assert [(m.doc_id, m.score, m.percent) for m in result.matches] == [
-        ("b.txt", 6.0, 100.0), ("a.txt", 3.0, 50.0), ("c.txt", 1.0, pytest.approx(100 / 6)),
+        ("b.txt", 6.0, 100.0), ("a.txt", 3.0, 50.0), ("e.txt", 2.0, pytest.approx(100 / 3)), ("c.txt", 1.0, pytest.approx(100 / 6)),
     ]
     assert (result.measure, result.self_score, result.matched_terms, result.query_terms) == ("containment:n=5", 6.0, 6, 6)
-    assert searcher.percentages(prepared) == pytest.approx(np.array([50.0, 100.0, 100 / 6, 0.0]))
+    assert searcher.percentages(prepared) == pytest.approx(np.array([50.0, 100.0, 100 / 6, 0.0, 100 / 3]))
     assert [m.doc_id for m in searcher.rank(prepared, top=3, min_percent=50.0).matches] == ["b.txt", "a.txt"]
+
+
+def test_cover_names_each_source_once(tmp_path: Path) -> None:
+    write_docs(tmp_path / "docs", {k: v for k, v in DOCS.items() if k != "b.txt"})
+    Index.update_from(tmp_path / "docs", tmp_path / "idx", stores=[chunk_store_spec()], workers=1)
+    searcher = ContainmentSearcher(Index.open(tmp_path / "idx"))
+    prepared = searcher.prepare(QUERY)
+    assert [m.doc_id for m in searcher.rank(prepared, top=3).matches] == ["a.txt", "e.txt", "c.txt"]
+    # c's one chunk is a's chunk 0: it adds nothing once a is taken
+    assert searcher.cover(prepared, top=3) == [("a.txt", 3), ("e.txt", 2)]
+    assert searcher.cover(prepared, top=1) == [("a.txt", 3)]
+    assert searcher.cover(searcher.prepare("zulu"), top=3) == []
 
 
 def test_asymmetric_a_short_document_wholly_inside_the_query(index: Index) -> None:
@@ -84,4 +97,6 @@ def test_cli_query_method_containment(tmp_path: Path, runner) -> None:  # type: 
     lines = result.output.splitlines()
     assert lines[0] == "adding store chunks:bits=32,n=5 to the index (reading " + str((tmp_path / "docs").resolve()) + " again)"
     assert "containment:n=5, 6 of 6 distinct chunks in the collection, self-score 6 = 100%" in lines[1]
-    assert [line.split() for line in lines[4:]] == [["1", "100.0%", "6", "b.txt"], ["2", "50.0%", "3", "a.txt"], ["3", "16.7%", "1", "c.txt"]]
+    assert [line.split() for line in lines[4:]] == [["1", "100.0%", "6", "b.txt"], ["2", "50.0%", "3", "a.txt"], ["3", "33.3%", "2", "e.txt"],
+        ["4", "16.7%", "1", "c.txt"],
+    ]

@@ -28,9 +28,23 @@ def test_markdown_and_rest_block_quotes() -> None:
     text = "Intro line.\n\n> quoted one\n> quoted two\n\nAfter.\n"
     assert spans(text) == ["> quoted one\n> quoted two"]
     rest = "Body paragraph.\n\n   An indented quotation\n   of two lines.\n\nBack to the body.\n"
-    assert spans(rest) == ["An indented quotation\n   of two lines.\n"]
-    literal = "Example::\n\n   code block here\n\nBody.\n"
-    assert spans(literal) == []
+    assert rest_spans(rest) == ["An indented quotation\n   of two lines.\n"]
+    assert spans(rest) == []  # indentation is a quotation in reStructuredText only (Markdown: code)
+
+
+@pytest.mark.parametrize("text", [
+    "Example::\n\n   code block here\n\n   more code\n\nBody.\n",
+    ".. code-block:: python\n\n   x = 1\n\n   y = 2\n\nBody.\n",
+    ".. note::\n\n   Content of the note.\n",
+    "- a list item\n\n  its second paragraph\n",
+    "1. first item\n\n   continued\n",
+])
+def test_indented_code_directives_and_lists_are_not_quotes(text: str) -> None:
+    assert rest_spans(text) == []
+
+
+def rest_spans(text: str) -> list[str]:
+    return [text[s.start : s.end] for s in quote_spans(text, rest=True)]
 
 
 def test_quote_spans_carry_kind_and_reason() -> None:

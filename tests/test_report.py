@@ -45,7 +45,7 @@ def test_known_paragraphs_give_exactly_their_sources_passages_and_shares(index) 
     assert b.text[pb.source_start : pb.source_end] == B2 == DOCS["b.txt"][pb.source_start : pb.source_end]
     assert a.containment_percent == pytest.approx(100 * 16 / 56)  # 16 of the query's 56 five-word chunks
     assert a.ranking_percent is not None and a.ranking_percent > 0
-    assert report.searches == ["containment:n=5", "identity5"]
+    assert report.searches == ["containment:n=5", "containment:n=5 cover", "identity5"]
     assert [e.kind for e in report.exclusions] == [] and report.note is None
 
 

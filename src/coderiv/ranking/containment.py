@@ -122,6 +122,30 @@ class ContainmentSearcher:
         docs, _, _ = self.store.gather(pos)
         return np.bincount(docs, minlength=self.index.n_docs).astype(np.float64), float(len(prepared.keys))
 
+    def cover(self, prepared: PreparedChunks, top: int) -> list[tuple[str, int]]:
+        """Up to ``top`` documents that together hold most of the query, greedily: each one
+        holds the most query chunks that no document picked before it holds (its *gain*).
+
+        A ranked list of a query built from several sources can be filled by the seven releases
+        of one of them; the cover names each source once and then the next one.
+        Returns (doc id, gain) pairs, gains decreasing, ties to the lower document number.
+        """
+        pos = self.present(prepared)
+        if len(pos) == 0 or top < 1:
+            return []
+        docs, _, owner = self.store.gather(pos)
+        docs = docs.astype(np.int64)
+        remaining = np.ones(len(pos), bool)
+        picked: list[tuple[str, int]] = []
+        while len(picked) < top:
+            gains = np.bincount(docs[remaining[owner]], minlength=self.index.n_docs)
+            best = int(np.argmax(gains))
+            if gains[best] == 0:
+                break
+            picked.append((self.index.doc_ids[best], int(gains[best])))
+            remaining[owner[docs == best]] = False
+        return picked
+
     def percentages(self, prepared: PreparedChunks) -> np.ndarray:
         """Every document's share of the query, 100 · shared chunks / query chunks."""
         scores, own = self.scores(prepared)

@@ -1,8 +1,10 @@
 """Building the evidence report: candidates → verified passages → exclusions → shares.
 
 1. **Candidates**: the containment search (:mod:`coderiv.ranking.containment`: the share of
-   the query's chunks in each document, which finds the sources of partial copies) and the
-   ranking measure's top documents (whole-document likeness: versions and revisions), merged.
+   the query's chunks in each document, which finds the sources of partial copies), its greedy
+   cover (the documents that together hold most of the query, each adding chunks the others
+   lack: the top of a plain ranking can be seven releases of one source) and the ranking
+   measure's top documents (whole-document likeness: versions and revisions), merged.
 2. **Verified passages**: each candidate is re-read from the indexed collection and its exact
    passages shared with the query are found by matching statistics
    (:func:`coderiv.overlap.verify.verify_texts`): no hash or term-statistics false match
@@ -35,7 +37,15 @@ from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
 from coderiv.ranking.search import Searcher
 from coderiv.report.exclusions import is_common, template_spans
 from coderiv.report.model import Report, ReportExclusion, ReportOptions, ReportPassage, ReportSource, ReportVersion
-from coderiv.text.exclusions import KINDS, Span, bibliography_spans, merge_spans, quote_spans, word_bounds
+from coderiv.text.exclusions import (
+    KINDS,
+    Span,
+    bibliography_spans,
+    is_restructuredtext,
+    merge_spans,
+    quote_spans,
+    word_bounds,
+)
 from coderiv.text.reading import QueryDocument
 
 #: Highlight colours of the sources, in rank order (distinct on screen and in print; reused
@@ -92,7 +102,9 @@ def build_report(
     skip = set(options.exclude_docs)
     candidates = [m.doc_id for m in containment.rank(prepared, options.top + len(skip)).matches if m.doc_id not in skip]
     candidates = candidates[: options.top]
-    searches = [containment.method]
+    cover = [d for d, _ in containment.cover(prepared, options.top + len(skip)) if d not in skip]
+    candidates += [d for d in cover[: options.top] if d not in candidates]
+    searches = [containment.method, f"{containment.method} cover"]
     ranking: dict[str, float] = {}
     if options.measure is not None:
         result = Searcher(index).search(query_text, options.measure, options.top + len(skip))
@@ -106,7 +118,7 @@ def build_report(
     words = _Words(starts, ends, np.zeros(len(starts), np.int64))
     spans: list[Span] = []
     if options.exclude_quotes:
-        spans += quote_spans(query_text)
+        spans += quote_spans(query_text, rest=is_restructuredtext(label))
     if options.exclude_bibliography:
         spans += bibliography_spans(query_text)
     spans += template_spans(query, options.templates, options.min_chars)

@@ -6,8 +6,9 @@ out of every share. Each finder returns :class:`Span` records (character offsets
 
 - **Quotations** (:func:`quote_spans`): text between straight double quotes ``"…"``,
   typographic ones ``“…”``, German ``„…“`` and ``»…«``, French ``«…»``; Markdown block quotes
-  (lines starting with ``>``); reStructuredText block quotes (a paragraph indented deeper than
-  the paragraph before it, unless that one ends with ``::``, which opens a literal block). A
+  (lines starting with ``>``); in reStructuredText, block quotes (a paragraph indented deeper
+  than the text of the paragraph before it, unless that one opens a literal block with ``::``
+  or is a directive such as ``.. note::``: their indented bodies are code or content). A
   quotation never runs over a blank line, so a stray quote mark cannot swallow a document.
   HTML ``<blockquote>`` is not seen: the query's visible text no longer holds the markup.
 - **The bibliography** (:func:`bibliography_spans`): from a line holding only a heading such as
@@ -54,28 +55,53 @@ _QUOTE_RES = tuple(
 _MARKDOWN_QUOTE = re.compile(r"^[ \t]{0,3}>.*(?:\n[ \t]{0,3}>.*)*", re.MULTILINE)
 
 
-def quote_spans(text: str) -> list[Span]:
-    """Quotations of ``text`` (module docstring), sorted, not overlapping one another."""
+def quote_spans(text: str, rest: bool = False) -> list[Span]:
+    """Quotations of ``text`` (module docstring), sorted, not overlapping one another;
+    ``rest``: the text is reStructuredText, whose indented paragraphs are block quotes."""
     found: list[Span] = []
     for pattern in _QUOTE_RES:
         found += [Span(m.start(), m.end(), "quote", "quoted text") for m in pattern.finditer(text)]
     found += [Span(m.start(), m.end(), "quote", "block quote") for m in _MARKDOWN_QUOTE.finditer(text)]
-    found += _indented_quotes(text)
+    if rest:
+        found += _indented_quotes(text)
     return merge_spans(found)
+
+
+def is_restructuredtext(name: str) -> bool:
+    """Whether a document's name says reStructuredText (``.rst``, ``.rest``)."""
+    return name.lower().endswith((".rst", ".rest"))
 
 
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 
 
+_LIST_MARKER = re.compile(r"[ \t]*(?:[-*+•]|\d+[.)]|#\.|\(?[A-Za-z0-9]{1,3}\))[ \t]+")
+
+
+def _text_indent(line: str) -> int:
+    """Where the text of a paragraph's first line begins (after a list marker, if any)."""
+    marker = _LIST_MARKER.match(line)
+    return marker.end() if marker else _indent(line)
+
+
 def _indented_quotes(text: str) -> list[Span]:
-    """reST block quotes: paragraphs indented deeper than the preceding one (not after ``::``)."""
+    """reST block quotes: paragraphs indented deeper than the text of the paragraph before
+    them, unless that one opens a literal block (``::``) or is a directive (``.. name::``),
+    whose indented body is code or the directive's content, not a quotation."""
     spans: list[Span] = []
     paragraphs = [(m.start(), m.end(), m.group()) for m in re.finditer(r"(?:^[ \t]*\S.*(?:\n|$))+", text, re.MULTILINE)]
+    opener = None
     for (_, _, before), (start, end, para) in zip(paragraphs, paragraphs[1:]):
+        first = before.splitlines()[0]
+        if before.rstrip().endswith("::") or first.lstrip().startswith(".."):
+            opener = _indent(first)  # everything indented deeper belongs to this block
         lines = [line for line in para.splitlines() if line.strip()]
         indent = min(_indent(line) for line in lines)
-        if indent > _indent(before.splitlines()[0]) and not before.rstrip().endswith("::"):
+        if opener is not None and indent > opener:
+            continue
+        opener = None
+        if indent > _text_indent(first):
             spans.append(Span(start + indent, end, "quote", "block quote"))
     return spans
 
