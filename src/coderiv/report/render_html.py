@@ -28,13 +28,17 @@ from coderiv.text.exclusions import KINDS
 #: keeping :data:`FOLD_KEEP` characters visible at each end.
 FOLD_OVER = 1200
 FOLD_KEEP = 300
+#: On the query side of a comparison (the query is repeated in every one), a folded stretch
+#: longer than this is left out, not just folded: the whole query is on the page once already.
+OMIT_OVER = 2_000
 
 
 @dataclass(frozen=True)
 class Run:
     """A stretch of text rendered alike: ``css`` class ('' for plain), element ``id`` and
     ``peer`` (the linked mark in the other pane), ``title`` on hover, ``source`` (rank of the
-    source whose comparison a click opens), ``folded`` (shown collapsed)."""
+    source whose comparison a click opens), ``folded`` (shown collapsed), ``omitted`` (that
+    many characters left out, ``text`` empty)."""
 
     text: str
     css: str = ""
@@ -43,6 +47,7 @@ class Run:
     title: str = ""
     source: int = 0
     folded: bool = False
+    omitted: int = 0
 
 
 def _boundaries(*layers: np.ndarray) -> list[tuple[int, int]]:
@@ -58,11 +63,13 @@ def _boundaries(*layers: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(starts, starts[1:] + [length]))
 
 
-def _fold(text: str) -> list[Run]:
-    """An unmatched stretch, its middle folded when long."""
+def _fold(text: str, omit: bool = False) -> list[Run]:
+    """An unmatched stretch, its middle folded when long (left out when very long and ``omit``)."""
     if len(text) <= FOLD_OVER:
         return [Run(text)]
-    return [Run(text[:FOLD_KEEP]), Run(text[FOLD_KEEP:-FOLD_KEEP], folded=True), Run(text[-FOLD_KEEP:])]
+    middle = text[FOLD_KEEP:-FOLD_KEEP]
+    inner = Run("", omitted=len(middle)) if omit and len(middle) > OMIT_OVER else Run(middle, folded=True)
+    return [Run(text[:FOLD_KEEP]), inner, Run(text[-FOLD_KEEP:])]
 
 
 def query_runs(report: Report) -> list[Run]:
@@ -107,7 +114,7 @@ def _pane_runs(text: str, spans: list[tuple[int, int, int, ReportPassage]], rank
         i = int(which[start])
         piece = text[start:end]
         if i < 0:
-            runs += _fold(piece)
+            runs += _fold(piece, omit=side == "q")
             continue
         p = by_index[i]
         css = f"s{rank}" if p.excluded is None else "mx"
