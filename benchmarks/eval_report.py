@@ -58,7 +58,8 @@ def main() -> None:
             for donor in case["sources"]:
                 versions = {donor["doc_id"], *donor.get("other_versions", [])}
                 strict = [s for s in report.sources if versions & {s.doc_id, *(v.doc_id for v in s.versions)}]
-                mine = [s for s in report.sources if {_file(d) for d in versions} & {_file(s.doc_id), *(_file(v.doc_id) for v in s.versions)}]
+                files = {_file(d) for d in versions}
+                mine = [s for s in report.sources if files & {_file(s.doc_id), *(_file(v.doc_id) for v in s.versions)}]
                 found.append(bool(strict))
                 moved.append(bool(mine))
                 if donor["expected_percent"] >= 10:

@@ -84,7 +84,8 @@ def test_an_index_without_a_chunk_store(tmp_path: Path) -> None:
         ContainmentSearcher(Index.open(tmp_path / "idx"))
     said: list[str] = []
     index = open_with_chunks(tmp_path / "idx", announce=said.append, workers=1)
-    assert chunk_store_spec().name in index.specs and said == [f"adding store chunks:bits=32,n=5 to the index (reading {index.source} again)"]
+    assert chunk_store_spec().name in index.specs
+    assert said == [f"adding store chunks:bits=32,n=5 to the index (reading {index.source} again)"]
     assert open_with_chunks(tmp_path / "idx").generation == index.generation  # present: nothing rewritten
 
 
@@ -97,6 +98,7 @@ def test_cli_query_method_containment(tmp_path: Path, runner) -> None:  # type: 
     lines = result.output.splitlines()
     assert lines[0] == "adding store chunks:bits=32,n=5 to the index (reading " + str((tmp_path / "docs").resolve()) + " again)"
     assert "containment:n=5, 6 of 6 distinct chunks in the collection, self-score 6 = 100%" in lines[1]
-    assert [line.split() for line in lines[4:]] == [["1", "100.0%", "6", "b.txt"], ["2", "50.0%", "3", "a.txt"], ["3", "33.3%", "2", "e.txt"],
+    assert [line.split() for line in lines[4:]] == [
+        ["1", "100.0%", "6", "b.txt"], ["2", "50.0%", "3", "a.txt"], ["3", "33.3%", "2", "e.txt"],
         ["4", "16.7%", "1", "c.txt"],
     ]

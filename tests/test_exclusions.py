@@ -13,7 +13,9 @@ def spans(text: str) -> list[str]:
     return [text[s.start : s.end] for s in quote_spans(text)]
 
 
-@pytest.mark.parametrize("quoted", ['"as he said"', "“as he said”", "„wie er sagte“", "„jak powiedział”", "«comme il a dit»", "»wie er sagte«"])
+@pytest.mark.parametrize(
+    "quoted", ['"as he said"', "“as he said”", "„wie er sagte“", "„jak powiedział”", "«comme il a dit»", "»wie er sagte«"],
+)
 def test_quotation_marks(quoted: str) -> None:
     assert spans(f"Before {quoted} after.") == [quoted]
 

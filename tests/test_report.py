@@ -8,9 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from coderiv.errors import CoderivError
 from coderiv.report import ReportOptions, build_report, render_html, render_json
+from coderiv.report.render_html import FOLD_KEEP, pane_runs
 from report_corpus import DOCS, LICENCE, WORDS, build, para
 
 A1, B2, OWN = para("a", 1), para("b", 2), para("own", 0)
@@ -165,3 +168,28 @@ def test_html_is_self_contained_and_escapes_document_text(tmp_path: Path) -> Non
     assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", html)
     assert "default-src 'none'" in html
     assert html.count('class="s1"') >= 1 and html.count('class="s2"') >= 1
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from([("a", 0), ("a", 2), ("b", 1), ("d", 2), ("own", 0), ("own", 1), ("lic", 0)]), min_size=1, max_size=6))
+def test_shares_add_up_and_each_word_counts_once(index, picked) -> None:  # type: ignore[no-untyped-def]
+    query = "\n\n".join(para(name, k) for name, k in picked)
+    report = build_report(index, query, "q", ReportOptions(min_words=0, group_versions=False))
+    copied = sum(1 for name, _ in picked if name != "own")
+    assert (report.total_words, report.covered_words) == (WORDS * len(picked), WORDS * copied)
+    assert sum(s.credited_words for s in report.sources) == report.covered_words
+    assert all(s.credited_words <= s.matched_words for s in report.sources)
+
+
+def test_comparison_panes_fold_and_leave_out_long_unmatched_stretches(index) -> None:  # type: ignore[no-untyped-def]
+    filler = "\n\n".join(para("own", k) for k in range(40))  # about 5,000 characters no source has
+    query = f"{filler}\n\n{A1}\n\n{para('own', 99)}"
+    report = build_report(index, query, "q", ReportOptions(group_versions=False))
+    left, right = pane_runs(report, report.sources[0])
+    omitted = [r for r in left if r.omitted]
+    assert len(omitted) == 1 and omitted[0].omitted == len(filler) + 2 - 2 * FOLD_KEEP
+    assert "".join(r.text for r in left if not r.omitted) == query[:FOLD_KEEP] + query[len(filler) + 2 - FOLD_KEEP :]
+    (mark,) = [r for r in left if r.css]
+    assert (mark.text, mark.id, mark.peer) == (A1, "q1-0", "d1-0")
+    assert [r.id for r in right if r.css] == ["d1-0"]
+    assert "".join(r.text for r in right) == report.sources[0].text  # the source side keeps everything (folded)

@@ -102,8 +102,8 @@ def build_report(
     skip = set(options.exclude_docs)
     candidates = [m.doc_id for m in containment.rank(prepared, options.top + len(skip)).matches if m.doc_id not in skip]
     candidates = candidates[: options.top]
-    cover = [d for d, _ in containment.cover(prepared, options.top + len(skip)) if d not in skip]
-    candidates += [d for d in cover[: options.top] if d not in candidates]
+    covering = [d for d, _ in containment.cover(prepared, options.top + len(skip)) if d not in skip]
+    candidates += [d for d in covering[: options.top] if d not in candidates]
     searches = [containment.method, f"{containment.method} cover"]
     ranking: dict[str, float] = {}
     if options.measure is not None:
@@ -231,7 +231,8 @@ def _coverage(passages: list[ReportPassage], words: _Words) -> np.ndarray:
             i0, i1 = words.range(p.query_start, p.query_end)
             mark[i0] += 1
             mark[i1] -= 1
-    return (np.cumsum(mark)[:-1] > 0) & (words.kind == 0)
+    covered: np.ndarray = (np.cumsum(mark)[:-1] > 0) & (words.kind == 0)
+    return covered
 
 
 def _group(doc_ids: list[str], texts: dict[str, str], index: Index, options: ReportOptions) -> list[list[str]]:

@@ -105,7 +105,7 @@ def query_runs(report: Report) -> list[Run]:
 def _pane_runs(text: str, spans: list[tuple[int, int, int, ReportPassage]], rank: int, side: str, other: str) -> list[Run]:
     """One side of a comparison: ``spans`` are (start, end, passage index, passage)."""
     which = np.full(len(text), -1, np.int64)
-    for start, end, i, p in sorted(spans, key=lambda s: s[3].excluded is None):  # counted ones on top
+    for start, end, i, _ in sorted(spans, key=lambda s: s[3].excluded is None):  # counted ones on top
         which[start:end] = i
     by_index = {i: p for _, _, i, p in spans}
     seen: set[int] = set()
