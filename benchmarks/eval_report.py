@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 
 from coderiv.evaluation.plagiarism import read_cases
-from coderiv.overlap.verify import DocumentTexts
 from coderiv.ranking.containment import open_with_chunks
 from coderiv.report import ReportOptions, build_report
 from coderiv.text.exclusions import word_bounds
+from coderiv.text.sources import DocumentTexts
 
 QUOTE_CASES = 20
 

@@ -96,9 +96,16 @@ def test_cli_query_method_containment(tmp_path: Path, runner) -> None:  # type: 
     result = runner.invoke(main, ["query", str(tmp_path / "q.txt"), "--index", str(tmp_path / "idx"), "--method", "containment"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0] == "adding store chunks:bits=32,n=5 to the index (reading " + str((tmp_path / "docs").resolve()) + " again)"
-    assert "containment:n=5, 6 of 6 distinct chunks in the collection, self-score 6 = 100%" in lines[1]
-    assert [line.split() for line in lines[4:]] == [
+    assert chunk_store_spec().name in Index.open(tmp_path / "idx").specs  # added on first use
+    assert "containment:n=5, 6 of 6 distinct chunks in the collection, self-score 6 = 100%" in lines[0]
+    assert [line.split() for line in lines[3:]] == [
         ["1", "100.0%", "6", "b.txt"], ["2", "50.0%", "3", "a.txt"], ["3", "33.3%", "2", "e.txt"],
         ["4", "16.7%", "1", "c.txt"],
     ]
+
+
+def test_evaluable_as_a_method(index: Index) -> None:
+    from coderiv.evaluation.methods import get_method
+
+    percentages = get_method("containment")(index)
+    assert percentages("c.txt").tolist() == pytest.approx([100.0, 100.0, 100.0, 0.0, 0.0])

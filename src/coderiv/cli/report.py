@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from coderiv.cli.options import friendly_errors, index_option, progress_bar, quiet_option, read_query_reporting
-from coderiv.cli.output import fmt_percent
 from coderiv.errors import CoderivError
+from coderiv.output import fmt_percent
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES
 
 
@@ -17,7 +17,7 @@ from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES
 @index_option
 @click.option("--top", "-k", type=click.IntRange(1), default=10, show_default=True,
               help="Candidates taken from each search (containment and --measure).")
-@click.option("--measure", "-m", type=click.Choice(["none", *sorted(MEASURES)]), default=DEFAULT_MEASURE, show_default=True,
+@click.option("--measure", "-m", type=click.Choice(["none", *MEASURES.names()]), default=DEFAULT_MEASURE, show_default=True,
               help="Ranking measure adding its top candidates to the containment search's ('none': containment only).")
 @click.option("--format", "fmt", type=click.Choice(["html", "json"]), default="html", show_default=True)
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from coderiv.errors import CoderivError
-from coderiv.index.index import Index
+from coderiv.index.index import Index, open_with_store
 from coderiv.keys.chunks import ngram_ids
 from coderiv.keys.kinds import StoreSpec
 from coderiv.ranking.kernel import top_k
@@ -52,17 +52,7 @@ def open_with_chunks(
     """Open the index at ``path``, first adding its n-word chunk store if it has none (the
     indexed source is read again by ``workers`` processes; ``announce`` is told so,
     ``progress`` counts bytes)."""
-    index = Index.open(path)
-    spec = chunk_store_spec(n)
-    if spec.name in index.specs:
-        return index
-    source = index.source
-    if not source or not os.path.exists(source):
-        raise CoderivError(f"the index has no {spec.name} store and its source {source} is gone; rebuild the index")
-    if announce is not None:
-        announce(f"adding store {spec.name} to the index (reading {source} again)")
-    Index.update_from(source, index.root, stores=[spec], progress=progress, workers=workers)
-    return Index.open(index.root)
+    return open_with_store(path, chunk_store_spec(n), progress, announce, workers)
 
 
 @dataclass

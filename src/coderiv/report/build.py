@@ -32,7 +32,7 @@ from coderiv.errors import InputError
 from coderiv.index.index import Index
 from coderiv.overlap.matching import Passage, normalize
 from coderiv.overlap.pairwise import ShingleScores, chunk_set
-from coderiv.overlap.verify import DocumentTexts, verify_texts
+from coderiv.overlap.verify import verify_texts
 from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
 from coderiv.ranking.search import Searcher
 from coderiv.report.exclusions import is_common, template_spans
@@ -47,6 +47,7 @@ from coderiv.text.exclusions import (
     word_bounds,
 )
 from coderiv.text.reading import QueryDocument
+from coderiv.text.sources import DocumentTexts
 
 #: Highlight colours of the sources, in rank order (distinct on screen and in print; reused
 #: cyclically beyond twelve sources).
@@ -124,7 +125,7 @@ def build_report(
     spans += template_spans(query, options.templates, options.min_chars)
     words.mark(spans)
 
-    doc_texts = (texts or DocumentTexts(index.source)).get(candidates) if candidates else {}
+    doc_texts = (texts or index.source_texts()).get(candidates) if candidates else {}
     found = verify_texts(query, doc_texts, options.min_chars)
     passages = {d: _classify(found[d][1], d, query_text, doc_texts[d], words, options, containment) for d in candidates}
     covers = {d: _coverage(passages[d], words) for d in candidates}
