@@ -57,6 +57,7 @@ def test_html_to_a_file(runner, indexed: Path) -> None:  # type: ignore[no-untyp
 @pytest.mark.parametrize("args, message", [
     (["missing.txt"], "cannot read query missing.txt"),
     (["EMPTY"], "has no words after analysis"),
+    (["EMPTY", "--exclude-template", "gone.txt"], "cannot read template gone.txt"),
 ])
 def test_bad_input_is_one_line(runner, indexed: Path, args: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
     (indexed / "empty.txt").write_text("... !!!", "utf-8")

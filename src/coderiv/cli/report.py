@@ -44,7 +44,7 @@ def report_command(
     with the share of the query each explains, and the passages side by side (docs/report.md)."""
     from coderiv.report import ReportOptions, render_html, render_json
     from coderiv.report.build import report_document
-    from coderiv.text.reading import read_query
+    from coderiv.report.exclusions import read_template
 
     query = read_query_reporting(query_file)
     options = ReportOptions(
@@ -54,7 +54,7 @@ def report_command(
         min_words=min_words,
         exclude_quotes=quotes,
         exclude_bibliography=bibliography,
-        templates=tuple((path, read_query(path).text) for path in templates),
+        templates=tuple(read_template(path) for path in templates),
         common_docs=exclude_common,
         group_versions=versions,
         exclude_docs=exclude_docs,

@@ -12,11 +12,25 @@ documents of the collection (quotes and the bibliography: :mod:`coderiv.text.exc
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 
+from coderiv.errors import InputError
 from coderiv.overlap.matching import NormalizedText, normalize, shared_passages
 from coderiv.ranking.containment import ContainmentSearcher
 from coderiv.text.exclusions import Span, merge_spans
+from coderiv.text.extract import visible_text
+
+
+def read_template(path: str | os.PathLike[str]) -> tuple[str, str]:
+    """(name, visible text) of a template file, or a one-line error naming it."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read template {path}: {exc.strerror}") from None
+    return str(path), visible_text(data, str(path)).text
 
 
 def template_spans(query: NormalizedText, templates: tuple[tuple[str, str], ...], min_chars: int) -> list[Span]:
