@@ -59,7 +59,7 @@ def test_fingerprint_percentages_count_shared_minutiae(index: Index) -> None:
 
 
 def test_choosing_a_searcher_refuses_bad_options(index: Index) -> None:
-    with pytest.raises(UnknownNameError, match=r"query method must be one of \['fingerprint', 'ranking'.*got 'bm25'"):
+    with pytest.raises(UnknownNameError, match=r"query method must be one of \['containment', 'fingerprint', 'ranking'.*got 'bm25'"):
         make_searcher(index, "bm25")
     with pytest.raises(CoderivError, match="--strategy and --full-query apply to --method fingerprint"):
         make_searcher(index, "ranking", QueryOptions(full_query=True))

@@ -6,7 +6,7 @@ the ones before it: :mod:`coderiv.text` (reading documents, analysis), :mod:`cod
 a document is indexed by), :mod:`coderiv.index` (the persistent inverted index),
 :mod:`coderiv.ranking` (measures, the scoring kernel, the searchers), :mod:`coderiv.overlap`
 (exact passages, comparing texts, verification), :mod:`coderiv.pairs` (n-to-n),
-:mod:`coderiv.evaluation` and :mod:`coderiv.cli`. Every score is an absolute percentage of the
+:mod:`coderiv.report` (the evidence report), :mod:`coderiv.evaluation` and :mod:`coderiv.cli`. Every score is an absolute percentage of the
 query's self-score. This module re-exports the public API.
 """
 
@@ -26,6 +26,7 @@ from coderiv.overlap import Passage, compare_texts, normalize, shared_passages, 
 from coderiv.ranking import (
     DEFAULT_MEASURE,
     MEASURES,
+    ContainmentSearcher,
     DocumentSearcher,
     FingerprintSearcher,
     Match,
@@ -35,8 +36,10 @@ from coderiv.ranking import (
     Searcher,
     get_measure,
     make_searcher,
+    open_with_chunks,
     search,
 )
+from coderiv.report import Report, ReportOptions, build_report, render_html, render_json
 from coderiv.text import AnalysisSettings, Analyzer
 
 __all__ = [
@@ -46,6 +49,7 @@ __all__ = [
     "AnalysisSettings",
     "Analyzer",
     "CoderivError",
+    "ContainmentSearcher",
     "CorruptIndexError",
     "DocumentSearcher",
     "FingerprintSearcher",
@@ -58,15 +62,21 @@ __all__ = [
     "MissingExtraError",
     "Passage",
     "QueryResult",
+    "Report",
+    "ReportOptions",
     "Searcher",
     "StoreSpec",
     "UnknownNameError",
     "UpdateReport",
     "__version__",
+    "build_report",
     "compare_texts",
     "get_measure",
     "make_searcher",
     "normalize",
+    "open_with_chunks",
+    "render_html",
+    "render_json",
     "resolve_index_path",
     "search",
     "shared_passages",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from coderiv.cli import evaluate, index, overlap, pairs, query
+from coderiv.cli import evaluate, index, overlap, pairs, query, report
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -14,7 +14,7 @@ def main() -> None:
     """Find the coderivatives of a document: its versions, revisions, mirrors and plagiarisms."""
 
 
-for _module in (index, query, overlap, pairs, evaluate):
+for _module in (index, query, overlap, pairs, evaluate, report):
     for _command in _module.COMMANDS:
         main.add_command(_command)
 

@@ -4,6 +4,9 @@ searchers (:class:`~coderiv.ranking.protocol.DocumentSearcher`), never from stri
 - each ranking measure under its own name (``identity5``, ``cosine``…), and the group ``all``;
 - ``fingerprint:STRATEGY[:KEY=VALUE…][:full-query]`` over the store of that strategy;
 - ``passages[:MEASURE]``, passage matching over the whole collection (SPEC §7);
+- ``containment``, the share of the query's 5-word chunks in each document (SPEC §6; the
+  index needs a chunk store, which ``coderiv report`` or ``coderiv query --method containment``
+  add);
 - ``verified:BASE[,top=K]``, any other method's top K re-checked by exact passages.
 
 A **method factory** takes an :class:`~coderiv.index.index.Index` and returns a function
@@ -23,6 +26,7 @@ from coderiv.errors import UnknownNameError
 from coderiv.index.index import Index
 from coderiv.keys.fingerprint import normalize_params, parse_params
 from coderiv.overlap.verify import DEFAULT_VERIFY_TOP, VerifiedSearcher
+from coderiv.ranking.containment import ContainmentSearcher
 from coderiv.ranking.fingerprint_search import FingerprintSearcher
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, get_measure
 from coderiv.ranking.passage_windows import PassageSearcher
@@ -94,6 +98,8 @@ def searcher_factory(name: str) -> SearcherFactory:
     """The searcher behind an evaluable method name (a measure or a family member)."""
     if name in MEASURES:
         return lambda index: MeasureSearcher(index, name)
+    if name == "containment":
+        return lambda index: ContainmentSearcher(index)
     prefix, sep, params = name.partition(":")
     makers: dict[str, Callable[[str], SearcherFactory]] = {
         "fingerprint": fingerprint_searcher, "passages": passage_searcher, "verified": verified_searcher,
@@ -181,6 +187,7 @@ for _name in MEASURES:
     register_method(_name, percentages_of(searcher_factory(_name)))
 register_group("all", list(MEASURES))
 register_method("passages", percentages_of(passage_searcher("")))
+register_method("containment", percentages_of(searcher_factory("containment")))
 register_family("passages", lambda params: percentages_of(passage_searcher(params)))
 register_family("fingerprint", lambda params: percentages_of(fingerprint_searcher(params)))
 register_family("verified", lambda params: percentages_of(verified_searcher(params)))

@@ -278,6 +278,27 @@ class Index:
             return report
 
 
+def open_with_store(
+    path: str | os.PathLike[str] | None,
+    spec: StoreSpec,
+    progress: Callable[[int], Any] | None = None,
+    notice: Callable[[str], Any] | None = None,
+    workers: int | None = None,
+) -> Index:
+    """Open the index at ``path``, first adding the store ``spec`` if it lacks it: the indexed
+    source is read again (``notice`` is told so, ``progress`` counts the bytes read)."""
+    index = Index.open(path)
+    if spec.name in index.specs:
+        return index
+    source = index.source
+    if not source or not Path(source).exists():
+        raise CoderivError(f"the index has no {spec.name} store and its source {source} is gone; rebuild the index")
+    if notice is not None:
+        notice(f"adding store {spec.name} to the index (reading {source} again)")
+    Index.update_from(source, index.root, stores=[spec], progress=progress, workers=workers)
+    return Index.open(index.root)
+
+
 def _write(
     root: Path,
     source: Source,

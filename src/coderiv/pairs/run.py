@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from coderiv.errors import CoderivError
 from coderiv.index.index import Index
+from coderiv.index.index import open_with_store as open_index_with_store
 from coderiv.keys.kinds import StoreSpec
 from coderiv.pairs.engine import (
     DEFAULT_METHOD,
@@ -135,14 +134,4 @@ def open_with_store(
 ) -> Index:
     """Open the index, first adding the store ``method`` needs if it lacks it (re-reads the
     indexed source; ``notice`` is told so, ``progress`` counts the bytes read)."""
-    index = Index.open(index_dir)
-    spec = require_store(index, method)
-    if spec is None:
-        return index
-    source = index.source
-    if not source or not Path(source).exists():
-        raise CoderivError(f"the index has no {spec.name} store and its source {source} is gone; rebuild the index")
-    if notice is not None:
-        notice(f"adding store {spec.name} to the index (reading {source} again)")
-    Index.update_from(source, index_dir, stores=[spec], progress=progress)
-    return Index.open(index_dir)
+    return open_index_with_store(index_dir, get_method(method).store, progress, notice)

@@ -2,9 +2,11 @@
 (:mod:`.measures`), the one scoring kernel (:mod:`.kernel`), exact top-k pruning
 (:mod:`.pruning`), percentages and the threshold rule (:mod:`.percent`), and the searchers behind
 one protocol (:mod:`.protocol`): ranking (:mod:`.search`), fingerprints
-(:mod:`.fingerprint_search`), passage windows (:mod:`.passage_windows`), chosen by
+(:mod:`.fingerprint_search`), passage windows (:mod:`.passage_windows`), containment
+(:mod:`.containment`: the share of the query in each document), chosen by
 :mod:`.searchers`. :mod:`.whoosh_models` offers the measures to whoosh users (extra ``whoosh``)."""
 
+from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
 from coderiv.ranking.fingerprint_search import FingerprintSearcher
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, Measure, get_measure
 from coderiv.ranking.passage_windows import PassageSearcher
@@ -15,7 +17,7 @@ from coderiv.ranking.search import MeasureSearcher, Searcher, search
 from coderiv.ranking.searchers import QUERY_METHODS, QueryOptions, make_searcher, rank_queries
 
 __all__ = [
-    "DEFAULT_MEASURE", "MEASURES", "QUERY_METHODS", "DocumentSearcher", "FingerprintSearcher", "Match", "Measure",
+    "DEFAULT_MEASURE", "MEASURES", "QUERY_METHODS", "ContainmentSearcher", "DocumentSearcher", "FingerprintSearcher", "Match", "Measure",
     "MeasureSearcher", "PassageSearcher", "QueryOptions", "QueryResult", "Searcher", "get_measure", "make_searcher",
-    "meets_threshold", "percent", "rank_queries", "search",
+    "meets_threshold", "open_with_chunks", "percent", "rank_queries", "search",
 ]

@@ -9,6 +9,7 @@ from typing import Any
 
 from coderiv.errors import CoderivError
 from coderiv.index.index import Index
+from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
 from coderiv.ranking.fingerprint_search import FingerprintSearcher
 from coderiv.ranking.measures import DEFAULT_MEASURE
 from coderiv.ranking.protocol import DocumentSearcher
@@ -46,8 +47,15 @@ def _fingerprint(index: Index, options: QueryOptions) -> DocumentSearcher[Any]:
     return FingerprintSearcher(index, options.strategy, options.full_query, options.settings)
 
 
+def _containment(index: Index, options: QueryOptions) -> DocumentSearcher[Any]:
+    if options.strategy is not None or options.full_query:
+        raise CoderivError("--strategy and --full-query apply to --method fingerprint")
+    return ContainmentSearcher(open_with_chunks(index.root), settings=options.settings)  # adds the store if missing
+
+
 QUERY_METHODS.add("ranking", _ranking)
 QUERY_METHODS.add("fingerprint", _fingerprint)
+QUERY_METHODS.add("containment", _containment)
 
 
 def make_searcher(index: Index, method: str = DEFAULT_QUERY_METHOD, options: QueryOptions | None = None) -> DocumentSearcher[Any]:

@@ -1,0 +1,299 @@
+"""Building the evidence report: candidates → verified passages → exclusions → shares.
+
+1. **Candidates**: the containment search (:mod:`coderiv.ranking.containment`: the share of
+   the query's chunks in each document, which finds the sources of partial copies), its greedy
+   cover (the documents that together hold most of the query, each adding chunks the others
+   lack: the top of a plain ranking can be seven releases of one source) and the ranking
+   measure's top documents (whole-document likeness: versions and revisions), merged.
+2. **Verified passages**: each candidate is re-read from the indexed collection and its exact
+   passages shared with the query are found by matching statistics
+   (:func:`coderiv.overlap.verify.verify_texts`): no hash or term-statistics false match
+   survives.
+3. **Exclusions**, applied to the query's words: quotations and the bibliography
+   (:mod:`coderiv.text.exclusions`), template text and passages common to many documents
+   (:mod:`coderiv.report.exclusions`); then passages left with fewer than ``min_words``
+   counted words are small matches and do not count.
+4. **Versions** of one source (chunk similarity both ways at least ``version_percent``) are
+   grouped under the member matching most words; the group counts every word any member matches.
+5. **Shares**: each query word counts once. Sources are taken greedily, the one explaining
+   most words not yet credited first, so the words a source alone explains are credited to it
+   and shared ones to the source that explains more; the shares add up to the overall figure.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from coderiv.errors import InputError
+from coderiv.index.index import Index
+from coderiv.overlap.matching import Passage, normalize
+from coderiv.overlap.pairwise import ShingleScores, chunk_set
+from coderiv.overlap.verify import verify_texts
+from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
+from coderiv.ranking.search import Searcher
+from coderiv.report.exclusions import is_common, template_spans
+from coderiv.report.model import Report, ReportExclusion, ReportOptions, ReportPassage, ReportSource, ReportVersion
+from coderiv.text.exclusions import (
+    KINDS,
+    Span,
+    bibliography_spans,
+    is_restructuredtext,
+    merge_spans,
+    quote_spans,
+    word_bounds,
+)
+from coderiv.text.reading import QueryDocument
+from coderiv.text.sources import DocumentTexts
+
+#: Highlight colours of the sources, in rank order (distinct on screen and in print; reused
+#: cyclically beyond twelve sources).
+PALETTE = (
+    "#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4",
+    "#f032e6", "#9a6324", "#469990", "#808000", "#000075", "#bfef45",
+)
+
+
+@dataclass
+class _Words:
+    """The query's words: bounds, and the exclusion kind of each (0: counted, k: KINDS[k-1])."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+    kind: np.ndarray
+
+    def range(self, start: int, end: int) -> tuple[int, int]:
+        """Indexes [i0, i1) of the words wholly inside characters [start, end)."""
+        i0 = int(np.searchsorted(self.starts, start, "left"))
+        i1 = int(np.searchsorted(self.ends, end, "right"))
+        return i0, max(i0, i1)
+
+    def mark(self, spans: list[Span]) -> None:
+        """Attribute to each span's kind the words starting inside it (first kind in KINDS wins)."""
+        for span in sorted(spans, key=lambda s: -KINDS.index(s.kind)):
+            i0 = int(np.searchsorted(self.starts, span.start, "left"))
+            i1 = int(np.searchsorted(self.starts, span.end, "left"))
+            self.kind[i0:i1] = KINDS.index(span.kind) + 1
+
+
+def build_report(
+    index: Index,
+    query_text: str,
+    label: str = "query",
+    options: ReportOptions | None = None,
+    texts: DocumentTexts | None = None,
+) -> Report:
+    """The evidence report of the document ``query_text`` against ``index`` (module docstring).
+
+    The index needs a chunk store (:func:`coderiv.ranking.containment.open_with_chunks` adds
+    it); ``texts`` re-reads candidates from the indexed collection (by default from
+    ``index.source``).
+    """
+    options = options or ReportOptions()
+    if options.top < 1:
+        raise InputError(f"top must be at least 1 (got {options.top})")
+    containment = ContainmentSearcher(index)
+    prepared = containment.prepare(query_text)
+    if prepared.length == 0:
+        raise InputError(f"{label} has no words after analysis ({index.settings.describe()})")
+    containment_percent = containment.percentages(prepared)
+    skip = set(options.exclude_docs)
+    candidates = [m.doc_id for m in containment.rank(prepared, options.top + len(skip)).matches if m.doc_id not in skip]
+    candidates = candidates[: options.top]
+    covering = [d for d, _ in containment.cover(prepared, options.top + len(skip)) if d not in skip]
+    candidates += [d for d in covering[: options.top] if d not in candidates]
+    searches = [containment.method, f"{containment.method} cover"]
+    ranking: dict[str, float] = {}
+    if options.measure is not None:
+        result = Searcher(index).search(query_text, options.measure, options.top + len(skip))
+        ranking = {m.doc_id: m.percent for m in result.matches if m.doc_id not in skip}
+        ranking = dict(list(ranking.items())[: options.top])
+        candidates += [d for d in ranking if d not in candidates]
+        searches.append(options.measure)
+
+    query = normalize(query_text)
+    starts, ends = word_bounds(query_text)
+    words = _Words(starts, ends, np.zeros(len(starts), np.int64))
+    spans: list[Span] = []
+    if options.exclude_quotes:
+        spans += quote_spans(query_text, rest=is_restructuredtext(label))
+    if options.exclude_bibliography:
+        spans += bibliography_spans(query_text)
+    spans += template_spans(query, options.templates, options.min_chars)
+    words.mark(spans)
+
+    doc_texts = (texts or index.source_texts()).get(candidates) if candidates else {}
+    found = verify_texts(query, doc_texts, options.min_chars)
+    passages = {d: _classify(found[d][1], d, query_text, doc_texts[d], words, options, containment) for d in candidates}
+    covers = {d: _coverage(passages[d], words) for d in candidates}
+    matched = [d for d in candidates if covers[d].any()]
+    groups = _group(matched, doc_texts, index, options) if options.group_versions else [[d] for d in matched]
+    groups = [sorted(members, key=lambda d: -int(covers[d].sum())) for members in groups]  # best member first (stable)
+
+    credited = np.zeros(len(starts), bool)
+    picked: list[tuple[list[str], np.ndarray, np.ndarray]] = []  # members (best first), cover, credit
+    pending = [(members, np.logical_or.reduce([covers[d] for d in members])) for members in groups]
+    while pending:
+        gains = [int(np.count_nonzero(cover & ~credited)) for _, cover in pending]
+        best = max(range(len(pending)), key=lambda i: (gains[i], int(np.count_nonzero(pending[i][1])), -i))
+        members, cover = pending.pop(best)
+        credit = cover & ~credited
+        credited |= cover
+        picked.append((members, cover, credit))
+
+    total = len(starts)
+    sources = []
+    for rank, (members, cover, credit) in enumerate(picked, start=1):
+        head = members[0]
+        source_passages = [p for d in members for p in passages[d]]
+        sources.append(ReportSource(
+            rank=rank,
+            doc_id=head,
+            color=PALETTE[(rank - 1) % len(PALETTE)],
+            share=_percent(int(credit.sum()), total),
+            credited_words=int(credit.sum()),
+            matched_words=int(cover.sum()),
+            matched_percent=_percent(int(cover.sum()), total),
+            containment_percent=float(containment_percent[index.doc_numbers[head]]),
+            ranking_percent=ranking.get(head),
+            versions=[ReportVersion(d, int(covers[d].sum())) for d in members[1:]],
+            passages=sorted(source_passages, key=lambda p: (p.doc_id != head, p.query_start, p.doc_id)),
+            text=doc_texts[head],
+        ))
+    exclusions = _exclusions(spans, passages, credited, words)
+    excluded_words = {kind: int(np.count_nonzero(words.kind == k + 1)) for k, kind in enumerate(KINDS)}
+    note = None
+    if not candidates:
+        note = "no document of the collection shares a chunk or a term with the query"
+    elif not sources:
+        note = "no candidate shares a counted exact passage with the query"
+    return Report(
+        label=label,
+        query_text=query_text,
+        total_words=total,
+        covered_words=int(credited.sum()),
+        overall=_percent(int(credited.sum()), total),
+        sources=sources,
+        exclusions=exclusions,
+        excluded_words=excluded_words,
+        options=options,
+        index=str(index.root),
+        documents=index.n_docs,
+        candidates=len(candidates),
+        searches=searches,
+        note=note,
+    )
+
+
+def _percent(part: int, total: int) -> float:
+    return 100.0 * part / total if total else 0.0
+
+
+def _trimmed(p: Passage, query_text: str, source_text: str) -> Passage:
+    """The passage without the whitespace a match may end with (one normalized space, which
+    both sides have): passages end where their last word or punctuation ends."""
+    a_end, b_end = p.a_end, p.b_end
+    if a_end > p.a_start and query_text[a_end - 1].isspace() and b_end > p.b_start and source_text[b_end - 1].isspace():
+        a_end = len(query_text[p.a_start : a_end].rstrip()) + p.a_start
+        b_end = len(source_text[p.b_start : b_end].rstrip()) + p.b_start
+    return Passage(p.a_start, a_end, p.b_start, b_end, p.length, query_text[p.a_start : a_end])
+
+
+def _classify(
+    found: list[Passage], doc_id: str, query_text: str, source_text: str, words: _Words, options: ReportOptions,
+    containment: ContainmentSearcher,
+) -> list[ReportPassage]:
+    """The passages of one candidate with their word counts and the exclusion dropping each."""
+    counted = np.concatenate(([0], np.cumsum(words.kind == 0)))
+    out = []
+    for number, p in enumerate(sorted(found, key=lambda p: (p.a_start, p.a_end)), start=1):
+        p = _trimmed(p, query_text, source_text)
+        i0, i1 = words.range(p.a_start, p.a_end)
+        n_counted = int(counted[i1] - counted[i0])
+        excluded: str | None = None
+        if i1 > i0 and n_counted == 0:
+            excluded = KINDS[int(np.bincount(words.kind[i0:i1]).argmax()) - 1]
+        elif options.common_docs is not None and is_common(containment, p.text, options.common_docs):
+            excluded = "common"
+        elif n_counted < max(options.min_words, 1):
+            excluded = "small"
+        out.append(ReportPassage(number, doc_id, p.a_start, p.a_end, p.b_start, p.b_end, i1 - i0, n_counted, excluded, p.text))
+    return out
+
+
+def _coverage(passages: list[ReportPassage], words: _Words) -> np.ndarray:
+    """Counted query words inside the counted passages."""
+    mark = np.zeros(len(words.starts) + 1, np.int64)
+    for p in passages:
+        if p.excluded is None:
+            i0, i1 = words.range(p.query_start, p.query_end)
+            mark[i0] += 1
+            mark[i1] -= 1
+    covered: np.ndarray = (np.cumsum(mark)[:-1] > 0) & (words.kind == 0)
+    return covered
+
+
+def _group(doc_ids: list[str], texts: dict[str, str], index: Index, options: ReportOptions) -> list[list[str]]:
+    """Documents grouped as versions of one another (union of pairs whose chunk similarity is at
+    least ``version_percent`` both ways), each group in the candidates' order."""
+    chunks = {d: chunk_set(index.analyzer.terms(texts[d])) for d in doc_ids}
+    parent = {d: d for d in doc_ids}
+
+    def root(d: str) -> str:
+        while parent[d] != d:
+            d = parent[d]
+        return d
+
+    for i, a in enumerate(doc_ids):
+        for b in doc_ids[i + 1 :]:
+            ca, cb = chunks[a], chunks[b]
+            scores = ShingleScores(len(ca), len(cb), len(np.intersect1d(ca, cb, assume_unique=True)))
+            if min(scores.a_in_b, scores.b_in_a) * 100 >= options.version_percent and root(a) != root(b):
+                parent[root(b)] = root(a)
+    groups: dict[str, list[str]] = {}
+    for d in doc_ids:
+        groups.setdefault(root(d), []).append(d)
+    return list(groups.values())
+
+
+def _exclusions(
+    spans: list[Span], passages: dict[str, list[ReportPassage]], credited: np.ndarray, words: _Words
+) -> list[ReportExclusion]:
+    """Every exclusion with the words it removed: the text spans, then the query spans of common
+    and small passages (their words not counted through another passage are attributed to them)."""
+    dropped: list[Span] = []
+    for kind in ("common", "small"):
+        dropped += merge_spans([
+            Span(p.query_start, p.query_end, kind, "found in many documents" if kind == "common" else "small match")
+            for ps in passages.values() for p in ps if p.excluded == kind
+        ])
+    for span in dropped:
+        i0, i1 = words.range(span.start, span.end)
+        free = np.flatnonzero((words.kind[i0:i1] == 0) & ~credited[i0:i1]) + i0
+        words.kind[free] = KINDS.index(span.kind) + 1
+    out = []
+    for span in sorted(merge_spans(spans) + dropped, key=lambda s: (s.start, s.end)):
+        i0 = int(np.searchsorted(words.starts, span.start, "left"))
+        i1 = int(np.searchsorted(words.starts, span.end, "left"))
+        n = int(np.count_nonzero(words.kind[i0:i1] == KINDS.index(span.kind) + 1))
+        if n == 0 and span.kind in ("common", "small"):
+            continue  # its words are counted through another passage
+        out.append(ReportExclusion(span.kind, span.start, span.end, n, span.reason))
+    return out
+
+
+
+def report_document(
+    index_path: str | os.PathLike[str] | None,
+    query: QueryDocument,
+    options: ReportOptions | None = None,
+    announce: Callable[[str], None] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Report:
+    """``coderiv report``: open the index (adding its chunk store if it lacks one, see
+    :func:`coderiv.ranking.containment.open_with_chunks`) and build the report of ``query``."""
+    index = open_with_chunks(index_path, announce=announce, progress=progress)
+    return build_report(index, query.text, query.label, options)

@@ -1,0 +1,109 @@
+"""The HTML report in a real browser: Debian's Chromium, driven by Playwright (never
+``playwright install``: the system browser is used). Highlights exist for every source,
+clicking a passage scrolls the other pane to it, document text never runs as script, and a
+screenshot is taken. Skipped only when /usr/bin/chromium is absent."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coderiv.report import ReportOptions, build_report, render_html
+from report_corpus import build, para
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)")
+
+A1, LONG = para("a", 1), para("long", 0)
+FILLER = "\n".join(f"line{i} filler{i}" for i in range(60))  # tall, but too short to be folded
+QUERY = f"{A1}\n\n" + "\n".join(f"own{i} words{i}" for i in range(60)) + f"\n\n{LONG}"
+EVIL = '<script>window.pwned = 1</script> <img src=x onerror="window.pwned = 2"> </textarea> ' + para("x", 0)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def report_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("browser")
+    index = build(root, {"long.txt": FILLER + "\n\n" + LONG, "evil<b>.txt": EVIL})
+    path = root / "report.html"
+    path.write_text(render_html(build_report(index, QUERY, "query.txt", ReportOptions(group_versions=False))), "utf-8")
+    return path
+
+
+def pair(page: Any, doc_id: str) -> Any:
+    """The side-by-side block of ``doc_id``, opened."""
+    block = page.locator("details.pair", has=page.locator("summary", has_text=doc_id))
+    if block.get_attribute("open") is None:
+        block.locator("summary").click()
+    block.locator(".pane").first.wait_for()  # the panes are put in on opening (lazy rendering)
+    return block
+
+
+def test_highlights_and_linked_scrolling(browser: Any, report_file: Path, tmp_path: Path) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(report_file.as_uri())
+    assert page.locator("#overall").inner_text().startswith("25.0%")  # 40 of 160 words
+    assert page.locator("#query mark.s1").count() == 1 and page.locator("#query mark.s2").count() == 1
+    for doc_id in ("a.txt", "c.txt", "long.txt"):
+        block = pair(page, doc_id)
+        assert block.locator(".pane").nth(0).locator("mark").count() >= 1
+        assert block.locator(".pane").nth(1).locator("mark").count() >= 1
+    block = pair(page, "long.txt")
+    left, right = block.locator(".pane").nth(0), block.locator(".pane").nth(1)
+    assert right.evaluate("p => p.scrollTop") == 0
+    left.locator("mark").first.click()
+    assert right.evaluate("p => p.scrollTop") > 0
+    assert visible_in_pane(right, right.locator("mark").first)
+    left.evaluate("p => { p.scrollTop = 0; }")
+    right.locator("mark").first.click()
+    assert left.evaluate("p => p.scrollTop") > 0
+    assert visible_in_pane(left, left.locator("mark").first)
+    page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+    assert (tmp_path / "report.png").stat().st_size > 10_000
+    page.close()
+
+
+def visible_in_pane(pane: Any, mark: Any) -> bool:
+    p, m = pane.bounding_box(), mark.bounding_box()
+    return bool(p["y"] <= m["y"] and m["y"] + min(m["height"], 20) <= p["y"] + p["height"])
+
+
+def test_clicking_a_highlight_in_the_query_opens_its_comparison(browser: Any, report_file: Path) -> None:
+    page = browser.new_page(viewport={"width": 390, "height": 800})  # a phone
+    page.goto(report_file.as_uri())
+    rank = page.locator("#query mark.s2").get_attribute("data-src")
+    page.locator("#query mark.s2").click()
+    assert page.locator(f"#src-{rank}").get_attribute("open") is not None
+    assert page.locator(f"#src-{rank} .pane mark").count() >= 2
+    page.close()
+
+
+def test_document_text_is_shown_not_run(browser: Any, tmp_path: Path) -> None:
+    index = build(tmp_path, {"evil<b>.txt": EVIL})
+    path = tmp_path / "evil.html"
+    path.write_text(render_html(build_report(index, EVIL + "\n\n" + A1, "<i>q</i>.txt")), "utf-8")
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(path.as_uri())
+    pair(page, "evil<b>.txt")
+    assert page.evaluate("() => window.pwned") is None
+    assert page.locator("img").count() == 0 and page.locator("textarea").count() == 0
+    assert "<script>window.pwned = 1</script>" in page.locator("#query").inner_text()
+    assert "evil<b>.txt" in page.locator("table.sources").inner_text()
+    assert errors == []
+    page.close()

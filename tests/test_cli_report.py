@@ -1,0 +1,67 @@
+"""``coderiv report``: HTML to a file, JSON to standard output, every exclusion flag, and bad
+input as one line with a non-zero exit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from coderiv.cli.main import main
+from report_corpus import build, para
+
+A1, B2, OWN = para("a", 1), para("b", 2), para("own", 0)
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("cli-report")
+    build(root)
+    (root / "q.txt").write_text(f"{A1}\n\n{OWN}\n\n“{B2}”\n\nReferences\n\n{para('c', 3)}\n", "utf-8")
+    (root / "sheet.txt").write_text(A1, "utf-8")
+    return root
+
+
+def run_json(runner, indexed: Path, *flags: str) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    result = runner.invoke(main, ["report", str(indexed / "q.txt"), "--index", str(indexed / "idx"), "--format", "json", *flags])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def test_json_with_default_exclusions(runner, indexed: Path) -> None:  # type: ignore[no-untyped-def]
+    data = run_json(runner, indexed)
+    assert data["total_words"] == 81 and data["covered_words"] == 20  # a's paragraph; b's is quoted, c's in the bibliography
+    assert data["excluded_words"] == {"quote": 20, "bibliography": 21, "template": 0, "common": 0, "small": 0}
+    # c holds A1 and c3 (more of the query by containment, so it is tried first); a adds nothing more
+    assert [(s["doc_id"], s["credited_words"]) for s in data["sources"]] == [("c.txt", 20), ("a.txt", 0)]
+
+
+def test_flags_turn_exclusions_off_and_on(runner, indexed: Path) -> None:  # type: ignore[no-untyped-def]
+    data = run_json(runner, indexed, "--no-quotes", "--no-bibliography", "--measure", "none")
+    assert data["covered_words"] == 60 and data["searches"] == ["containment:n=5", "containment:n=5 cover"]
+    data = run_json(runner, indexed, "--no-quotes", "--exclude-template", str(indexed / "sheet.txt"))
+    assert data["covered_words"] == 20 and data["excluded_words"]["template"] == 20
+    assert data["options"]["templates"] == [str(indexed / "sheet.txt")]
+
+
+def test_html_to_a_file(runner, indexed: Path) -> None:  # type: ignore[no-untyped-def]
+    out = indexed / "report.html"
+    result = runner.invoke(main, ["report", str(indexed / "q.txt"), "--index", str(indexed / "idx"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"{out}: 24.7% of {indexed / 'q.txt'}'s 81 words found in 2 source(s)" in result.output
+    html = out.read_text("utf-8")
+    assert html.startswith("<!DOCTYPE html>") and '<div class="overall" id="overall">24.7%' in html
+
+
+@pytest.mark.parametrize("args, message", [
+    (["missing.txt"], "cannot read query missing.txt"),
+    (["EMPTY"], "has no words after analysis"),
+    (["EMPTY", "--exclude-template", "gone.txt"], "cannot read template gone.txt"),
+])
+def test_bad_input_is_one_line(runner, indexed: Path, args: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
+    (indexed / "empty.txt").write_text("... !!!", "utf-8")
+    args = [str(indexed / "empty.txt") if a == "EMPTY" else a for a in args]
+    result = runner.invoke(main, ["report", *args, "--index", str(indexed / "idx")])
+    assert result.exit_code == 1
+    assert message in result.output and "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1

@@ -1,0 +1,195 @@
+"""The evidence report: exact sources, passages, offsets, shares and exclusions on a collection
+whose shared paragraphs are known (tests/report_corpus.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from coderiv.errors import CoderivError
+from coderiv.report import ReportOptions, build_report, render_html, render_json
+from coderiv.report.render_html import FOLD_KEEP, pane_runs
+from report_corpus import DOCS, LICENCE, WORDS, build, para
+
+A1, B2, OWN = para("a", 1), para("b", 2), para("own", 0)
+Q1 = f"{A1}\n\n{OWN}\n\n{B2}"  # 60 words: 20 from a (and c), 20 own, 20 from b
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    return build(tmp_path_factory.mktemp("report"), {"a2.txt": DOCS["a.txt"] + "\n\n" + para("a", 3)})
+
+
+def shares(report) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    return {s.doc_id: s.share for s in report.sources}
+
+
+def test_known_paragraphs_give_exactly_their_sources_passages_and_shares(index) -> None:  # type: ignore[no-untyped-def]
+    report = build_report(index, Q1, "q1", ReportOptions(group_versions=False))
+    assert (report.total_words, report.covered_words) == (3 * WORDS, 2 * WORDS)
+    assert report.overall == pytest.approx(100 * 40 / 60)
+    # a, a2 and c all hold A1: credited once, to the first of the tie (containment order); b holds B2.
+    assert [(s.doc_id, s.credited_words, s.matched_words) for s in report.sources] == [
+        ("a.txt", 20, 20), ("b.txt", 20, 20), ("a2.txt", 0, 20), ("c.txt", 0, 20),
+    ]
+    assert sum(s.share for s in report.sources) == pytest.approx(report.overall)
+    a, b = report.sources[0], report.sources[1]
+    (pa,) = a.passages
+    assert (pa.query_start, pa.query_end) == (0, len(A1))
+    assert (pa.source_start, pa.source_end) == (DOCS["a.txt"].index(A1), DOCS["a.txt"].index(A1) + len(A1))
+    assert (pa.words, pa.counted_words, pa.excluded, pa.text) == (20, 20, None, A1)
+    (pb,) = b.passages
+    assert (pb.query_start, pb.query_end) == (Q1.index(B2), len(Q1))
+    assert b.text[pb.source_start : pb.source_end] == B2 == DOCS["b.txt"][pb.source_start : pb.source_end]
+    assert a.containment_percent == pytest.approx(100 * 16 / 56)  # 16 of the query's 56 five-word chunks
+    assert a.ranking_percent is not None and a.ranking_percent > 0
+    assert report.searches == ["containment:n=5", "containment:n=5 cover", "identity5"]
+    assert [e.kind for e in report.exclusions] == [] and report.note is None
+
+
+def test_versions_are_grouped_under_one_source(index) -> None:  # type: ignore[no-untyped-def]
+    report = build_report(index, Q1, "q1")
+    assert [(s.doc_id, [v.doc_id for v in s.versions]) for s in report.sources] == [
+        ("a.txt", ["a2.txt"]), ("b.txt", []), ("c.txt", []),
+    ]
+    assert [v.matched_words for v in report.sources[0].versions] == [20]
+    assert [p.doc_id for p in report.sources[0].passages] == ["a.txt", "a2.txt"]
+    assert [p.doc_id for p in report.sources[0].own_passages] == ["a.txt"]
+    assert report.overall == pytest.approx(100 * 40 / 60)
+
+
+@pytest.mark.parametrize("open_, close", [("“", "”"), ('"', '"'), ("«", "»"), ("„", "“")])
+def test_a_quoted_passage_is_excluded_and_counted_without_the_flag(index, open_, close) -> None:  # type: ignore[no-untyped-def]
+    query = f"{A1}\n\n{OWN}\n\n{open_}{B2}{close}"
+    on = build_report(index, query, "q", ReportOptions(group_versions=False))
+    assert on.overall == pytest.approx(100 * 20 / 60)
+    assert on.excluded_words["quote"] == 20
+    assert "b.txt" not in shares(on)
+    (exclusion,) = on.exclusions
+    assert (exclusion.kind, exclusion.start, exclusion.end, exclusion.words) == ("quote", query.index(open_ + B2), len(query), 20)
+    off = build_report(index, query, "q", ReportOptions(exclude_quotes=False, group_versions=False))
+    assert off.overall == pytest.approx(100 * 40 / 60)
+    assert shares(off)["b.txt"] == pytest.approx(100 * 20 / 60)
+
+
+def test_a_bibliography_is_excluded_and_counted_without_the_flag(index) -> None:  # type: ignore[no-untyped-def]
+    query = f"{A1}\n\nReferences\n\n{B2}"  # 41 words, "References" one of them
+    on = build_report(index, query, "q", ReportOptions(group_versions=False))
+    assert on.total_words == 41
+    assert on.excluded_words["bibliography"] == 21
+    assert on.overall == pytest.approx(100 * 20 / 41)
+    (exclusion,) = on.exclusions
+    assert (exclusion.kind, exclusion.start, exclusion.end, exclusion.reason) == (
+        "bibliography", len(A1) + 2, len(query), "bibliography (References)",
+    )
+    off = build_report(index, query, "q", ReportOptions(exclude_bibliography=False, group_versions=False))
+    assert off.overall == pytest.approx(100 * 40 / 41)
+
+
+def test_small_matches_are_excluded_below_min_words(index) -> None:  # type: ignore[no-untyped-def]
+    fragment = " ".join(f"b2w{i}" for i in range(5))  # five words of b's paragraph 2
+    own = OWN.replace("own0w9 ", f"own0w9 {fragment} ")
+    query = f"{A1}\n\n{own}"  # 45 words
+    on = build_report(index, query, "q", ReportOptions(group_versions=False))
+    assert (on.total_words, on.excluded_words["small"]) == (45, 5)
+    assert on.overall == pytest.approx(100 * 20 / 45)
+    (small,) = [e for e in on.exclusions if e.kind == "small"]
+    assert (small.start, small.end, small.words) == (query.index(fragment), query.index(fragment) + len(fragment), 5)
+    off = build_report(index, query, "q", ReportOptions(min_words=0, group_versions=False))
+    assert off.overall == pytest.approx(100 * 25 / 45)
+    assert shares(off)["b.txt"] == pytest.approx(100 * 5 / 45)
+
+
+def test_template_text_is_not_counted(index) -> None:  # type: ignore[no-untyped-def]
+    report = build_report(index, Q1, "q", ReportOptions(templates=(("sheet.txt", "Header.\n\n" + A1),)))
+    assert report.excluded_words["template"] == 20
+    assert report.overall == pytest.approx(100 * 20 / 60)
+    assert [s.doc_id for s in report.sources] == ["b.txt"]
+    assert report.exclusions[0].reason == "in template sheet.txt"
+
+
+def test_passages_common_to_many_documents_are_excluded(index) -> None:  # type: ignore[no-untyped-def]
+    query = f"{A1}\n\n{LICENCE}"
+    plain = build_report(index, query, "q", ReportOptions(group_versions=False))
+    assert plain.overall == 100.0
+    assert [(s.doc_id, s.credited_words) for s in plain.sources][:2] == [("a.txt", 20), ("d.txt", 20)]
+    # A1 is in 3 documents (a, a2, c), the licence in 4 (d, e, f, g)
+    common = build_report(index, query, "q", ReportOptions(common_docs=3))
+    assert common.overall == pytest.approx(50.0)
+    assert common.excluded_words["common"] == 20
+    assert [(e.kind, e.start, e.end, e.words) for e in common.exclusions] == [("common", len(A1) + 2, len(query), 20)]
+    assert build_report(index, query, "q", ReportOptions(common_docs=2)).overall == 0.0
+    assert build_report(index, query, "q", ReportOptions(common_docs=4)).overall == 100.0
+
+
+def test_excluded_documents_and_empty_queries(index) -> None:  # type: ignore[no-untyped-def]
+    report = build_report(index, Q1, "q", ReportOptions(exclude_docs=("a.txt", "a2.txt")))
+    assert [s.doc_id for s in report.sources] == ["b.txt", "c.txt"]  # containment ties: id order
+    nothing = build_report(index, "zebra quagga okapi", "q")
+    assert (nothing.sources, nothing.overall) == ([], 0.0)
+    assert nothing.note == "no document of the collection shares a chunk or a term with the query"
+    with pytest.raises(CoderivError, match="no words"):
+        build_report(index, "   ...   ", "q")
+
+
+def test_json_form(index) -> None:  # type: ignore[no-untyped-def]
+    data = json.loads(render_json(build_report(index, Q1, "q1")))
+    assert set(data) == {
+        "version", "label", "total_words", "covered_words", "overall", "excluded_words", "sources", "exclusions",
+        "options", "index", "documents", "candidates", "searches", "note",
+    }
+    source = data["sources"][0]
+    assert set(source) == {
+        "rank", "doc_id", "color", "share", "credited_words", "matched_words", "matched_percent",
+        "containment_percent", "ranking_percent", "versions", "passages",
+    }
+    assert source["passages"][0] == {
+        "number": 1, "doc_id": "a.txt", "query_start": 0, "query_end": len(A1),
+        "source_start": DOCS["a.txt"].index(A1), "source_end": DOCS["a.txt"].index(A1) + len(A1),
+        "words": 20, "counted_words": 20, "excluded": None, "text": A1,
+    }
+    with_texts = json.loads(render_json(build_report(index, Q1, "q1"), include_texts=True))
+    assert with_texts["query_text"] == Q1 and with_texts["sources"][1]["text"] == DOCS["b.txt"]
+
+
+def test_html_is_self_contained_and_escapes_document_text(tmp_path: Path) -> None:
+    evil = '<script>window.pwned = 1</script> <img src=x onerror="window.pwned = 2"> </textarea> ' + para("x", 0)
+    index = build(tmp_path, {"evil<b>name.txt": evil})
+    html = render_html(build_report(index, evil + "\n\n" + A1, "<i>query</i>.txt"))
+    assert "<script>window" not in html and "<img src=x" not in html and "</textarea>" not in html
+    assert "&lt;script&gt;window.pwned = 1&lt;/script&gt;" in html
+    assert "evil&lt;b&gt;name.txt" in html and "&lt;i&gt;query&lt;/i&gt;.txt" in html
+    assert len(re.findall(r"<script", html)) == 1  # the page's own, inline
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", html)
+    assert "default-src 'none'" in html
+    assert html.count('class="s1"') >= 1 and html.count('class="s2"') >= 1
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from([("a", 0), ("a", 2), ("b", 1), ("d", 2), ("own", 0), ("own", 1), ("lic", 0)]), min_size=1, max_size=6))
+def test_shares_add_up_and_each_word_counts_once(index, picked) -> None:  # type: ignore[no-untyped-def]
+    query = "\n\n".join(para(name, k) for name, k in picked)
+    report = build_report(index, query, "q", ReportOptions(min_words=0, group_versions=False))
+    copied = sum(1 for name, _ in picked if name != "own")
+    assert (report.total_words, report.covered_words) == (WORDS * len(picked), WORDS * copied)
+    assert sum(s.credited_words for s in report.sources) == report.covered_words
+    assert all(s.credited_words <= s.matched_words for s in report.sources)
+
+
+def test_comparison_panes_fold_and_leave_out_long_unmatched_stretches(index) -> None:  # type: ignore[no-untyped-def]
+    filler = "\n\n".join(para("own", k) for k in range(40))  # about 5,000 characters no source has
+    query = f"{filler}\n\n{A1}\n\n{para('own', 99)}"
+    report = build_report(index, query, "q", ReportOptions(group_versions=False))
+    left, right = pane_runs(report, report.sources[0])
+    omitted = [r for r in left if r.omitted]
+    assert len(omitted) == 1 and omitted[0].omitted == len(filler) + 2 - 2 * FOLD_KEEP
+    assert "".join(r.text for r in left if not r.omitted) == query[:FOLD_KEEP] + query[len(filler) + 2 - FOLD_KEEP :]
+    (mark,) = [r for r in left if r.css]
+    assert (mark.text, mark.id, mark.peer) == (A1, "q1-0", "d1-0")
+    assert [r.id for r in right if r.css] == ["d1-0"]
+    assert "".join(r.text for r in right) == report.sources[0].text  # the source side keeps everything (folded)
