@@ -1,17 +1,40 @@
-"""Rendering results for people (aligned tables) and programs (JSON, TSV)."""
+"""Rendering results for people (aligned tables) and programs (JSON, TSV).
+
+Document ids, file names and excerpts come from the collection, and a hostile one may hold
+terminal escape sequences (colours, window titles) or a newline that forges a result row. Every
+human output goes through :func:`printable`, which shows control characters as escapes; JSON
+escapes them already.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
 FORMATS = ("table", "json", "tsv")
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(value: Any) -> str:
+    """``str(value)`` with control characters (C0, DEL, C1, line separators and bidirectional
+    overrides) shown as escapes, so a terminal prints them instead of obeying them."""
+    text = str(value)
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(lambda m: _NAMED.get(m.group(), _escape(m.group())), text)
+
+
+def _escape(char: str) -> str:
+    return f"\\x{ord(char):02x}" if ord(char) < 256 else f"\\u{ord(char):04x}"
+
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: str | None = None) -> str:
     """A plain aligned text table; ``align`` has one ``<`` or ``>`` per column."""
-    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
+    cells = [[printable(h) for h in headers]] + [[printable(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     align = align or "<" * len(headers)
     lines = []
@@ -23,11 +46,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: str | No
 
 
 def tsv(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """Tab-separated values with a header line (tabs and newlines in cells become spaces)."""
-    def clean(value: Any) -> str:
-        return str(value).replace("\t", " ").replace("\n", " ")
-
-    return "\n".join("\t".join(clean(c) for c in row) for row in [headers, *rows])
+    """Tab-separated values with a header line (control characters in cells, tabs and newlines
+    included, shown as escapes: a cell never splits a row or a column)."""
+    return "\n".join("\t".join(printable(c) for c in row) for row in [headers, *rows])
 
 
 def to_json(data: Any) -> str:

@@ -17,7 +17,7 @@ from coderiv.cli.options import (
     settings_from,
 )
 from coderiv.errors import CoderivError
-from coderiv.output import table, to_json, tsv
+from coderiv.output import printable, table, to_json, tsv
 
 
 @click.command("index")
@@ -59,11 +59,11 @@ def index_command(
         why = "".join(f", {n} {reason}" for reason, n in reasons.items())
         click.echo(f"  {fmt}: {read} read, {sum(reasons.values())} skipped{why}")
     for skipped in report.skipped:
-        click.echo(f"skipped {skipped.doc_id}: {skipped.reason}", err=True)
+        click.echo(f"skipped {printable(skipped.doc_id)}: {printable(skipped.reason)}", err=True)
     for doc_id, note in report.notes:
-        click.echo(f"note: {doc_id}: {note}", err=True)
+        click.echo(f"note: {printable(doc_id)}: {printable(note)}", err=True)
     for doc_id in report.lossy:
-        click.echo(f"warning: {doc_id}: undecodable bytes replaced (not valid UTF-8)", err=True)
+        click.echo(f"warning: {printable(doc_id)}: undecodable bytes replaced (not valid UTF-8)", err=True)
 
 
 @click.command("info")
@@ -109,7 +109,7 @@ def info_command(index_dir: Path, verify: bool, fmt: str) -> None:
     else:
         click.echo(table(["key", "value"], rows))
         for s in info["skipped"]:
-            click.echo(f"  skipped {s['doc_id']}: {s['reason']}")
+            click.echo(f"  skipped {printable(s['doc_id'])}: {printable(s['reason'])}")
 
 
 

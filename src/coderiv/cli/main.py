@@ -6,12 +6,14 @@ from __future__ import annotations
 import click
 
 from coderiv.cli import evaluate, index, overlap, pairs, query, report
+from coderiv.cli.options import stop_cleanly_on_signals
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="coderiv")
 def main() -> None:
     """Find the coderivatives of a document: its versions, revisions, mirrors and plagiarisms."""
+    stop_cleanly_on_signals()
 
 
 for _module in (index, query, overlap, pairs, evaluate, report):

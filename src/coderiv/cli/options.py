@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -11,11 +14,31 @@ from typing import Any, TypeVar
 import click
 
 from coderiv.errors import CoderivError
-from coderiv.output import FORMATS
+from coderiv.output import FORMATS, printable
 from coderiv.text.analysis import AnalysisSettings
 from coderiv.text.reading import QueryDocument, read_query
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (a closed terminal): cleaned up as Ctrl-C is, then exit 128 + signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated(signum)
+
+
+def stop_cleanly_on_signals() -> None:
+    """Make SIGTERM and SIGHUP unwind like Ctrl-C: worker pools stop, scratch files go, the
+    index is left as it was (only in the main thread, where Python delivers signals)."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, _terminate)
 
 
 def friendly_errors(func: F) -> F:
@@ -26,12 +49,17 @@ def friendly_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except CoderivError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise click.ClickException(printable(str(exc))) from None
         except MemoryError:
             raise click.ClickException("out of memory; try a smaller input") from None
-        except KeyboardInterrupt:
-            click.echo("interrupted: any index being written was left as it was before", err=True)
-            sys.exit(130)
+        except KeyboardInterrupt as exc:
+            signum = exc.signum if isinstance(exc, Terminated) else int(signal.SIGINT)
+            with contextlib.suppress(OSError):  # a closed terminal (SIGHUP) cannot be written to
+                click.echo(
+                    f"{'interrupted' if signum == signal.SIGINT else signal.Signals(signum).name}: "
+                    "any index being written was left as it was before", err=True,
+                )
+            sys.exit(128 + signum)
 
     return wrapper  # type: ignore[return-value]
 
@@ -69,9 +97,9 @@ def read_query_reporting(path: str) -> QueryDocument:
     declares reported on standard error."""
     document = read_query(path)
     if document.note:
-        click.echo(f"note: {document.label}: {document.note}", err=True)
+        click.echo(f"note: {printable(document.label)}: {printable(document.note)}", err=True)
     if document.lossy:
-        click.echo(f"warning: {document.label}: undecodable bytes replaced (not valid UTF-8)", err=True)
+        click.echo(f"warning: {printable(document.label)}: undecodable bytes replaced (not valid UTF-8)", err=True)
     return document
 
 

@@ -17,7 +17,7 @@ from coderiv.cli.options import (
     settings_from,
 )
 from coderiv.errors import CoderivError
-from coderiv.output import fmt_percent, table, to_json, tsv
+from coderiv.output import fmt_percent, printable, table, to_json, tsv
 from coderiv.overlap import verify as _verify  # noqa: F401  (registers the "verified:" evaluation family)
 from coderiv.overlap.compare import COMPARE_METHODS
 from coderiv.overlap.verify import VerifiedResult
@@ -77,7 +77,7 @@ def compare_command(
         click.echo()
         click.echo(tsv(pheads, prows))
         return
-    click.echo(f"A = {label_a}\nB = {label_b}")
+    click.echo(f"A = {printable(label_a)}\nB = {printable(label_b)}")
     click.echo(table(["method", "A in B", "B in A"], rows, align="<>>"))
     click.echo()
     click.echo(f"{len(prows)} exact passages of {threshold}+ characters shared")
@@ -153,16 +153,17 @@ def print_verified(checked_results: list[VerifiedResult], fmt: str) -> None:
     for n, (result, checked, note) in enumerate(zip(results, verified, notes)):
         if n:
             click.echo()
-        click.echo(f"{result.query}: {result.measure}, verified by exact passages (share of the query they cover)")
+        click.echo(f"{printable(result.query)}: {result.measure}, verified by exact passages (share of the query they cover)")
         if note:
             click.echo(f"note: {note}")
         rows = [[v.match.rank, fmt_percent(v.match.percent), fmt_percent(v.verified), len(v.passages), v.match.doc_id] for v in checked]
         click.echo(table(headers[1:], rows, align=">>>><"))
         for v in checked:
             for p in v.passages[:3]:
-                click.echo(f"  {v.match.doc_id} [{p.b_start}:{p.b_end}] = query [{p.a_start}:{p.a_end}]: {p.excerpt()}")
+                where = f"[{p.b_start}:{p.b_end}] = query [{p.a_start}:{p.a_end}]"
+                click.echo(f"  {printable(v.match.doc_id)} {where}: {printable(p.excerpt())}")
             if len(v.passages) > 3:
-                click.echo(f"  {v.match.doc_id}: {len(v.passages) - 3} more passages")
+                click.echo(f"  {printable(v.match.doc_id)}: {len(v.passages) - 3} more passages")
 
 
 def plagiarism_report(cases_path: Path, collection: Path | None, index_dir: Path, methods: str | None, fmt: str) -> None:

@@ -16,7 +16,7 @@ from coderiv.cli.options import (
     settings_from,
 )
 from coderiv.errors import CoderivError
-from coderiv.output import fmt_percent, table, to_json, tsv
+from coderiv.output import fmt_percent, printable, table, to_json, tsv
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES
 from coderiv.ranking.searchers import DEFAULT_QUERY_METHOD, QUERY_METHODS
 
@@ -82,7 +82,7 @@ def _print_results(results: list[Any], fmt: str, unit: str) -> None:
         if n:
             click.echo()
         click.echo(
-            f"{result.query}: {result.measure}, {result.matched_terms} of {result.query_terms} distinct "
+            f"{printable(result.query)}: {result.measure}, {result.matched_terms} of {result.query_terms} distinct "
             f"{unit} in the collection, "
             f"self-score {result.self_score:.6g} = 100%"
         )

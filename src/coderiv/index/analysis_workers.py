@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from coderiv.errors import MissingExtraError
+from coderiv.index.child_processes import stop_pool, worker_pool
 from coderiv.keys.kinds import KEY_KINDS, StoreSpec
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer
 from coderiv.text.collection import RawDocument
@@ -190,7 +191,8 @@ def analyze_documents(
         for batch in batches:
             yield _run_batch(batch)
         return
-    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(settings_dict, spec_dicts)) as pool:
+    pool = worker_pool(workers, _init_worker, (settings_dict, spec_dicts))
+    try:
         pending: list[Future[AnalyzedBatch]] = []
         for batch in batches:
             pending.append(pool.submit(_run_batch, batch))
@@ -198,3 +200,7 @@ def analyze_documents(
                 yield pending.pop(0).result()
         for future in pending:
             yield future.result()
+    except BaseException:  # an error, Ctrl-C, SIGTERM, or the consumer closing the generator
+        stop_pool(pool)
+        raise
+    pool.shutdown()

@@ -32,6 +32,7 @@ from coderiv.index.storage import (
     MANIFEST,
     current_generation,
     new_generation,
+    newest_readable_manifest,
     read_manifest,
     verify_files,
     write_lock,
@@ -47,6 +48,22 @@ FORMAT = "coderiv-index"
 FORMAT_VERSION = 3
 DEFAULT_INDEX_DIR = ".coderiv"
 INDEX_ENV = "CODERIV_INDEX"
+
+
+def _recorded_layout(root: Path) -> tuple[AnalysisSettings, list[StoreSpec]] | None:
+    """The analysis settings and stores a damaged index at ``root`` was built with, if any of its
+    generations still says (so that rebuilding it keeps its fingerprint stores and stemming)."""
+    if not (root / "CURRENT").exists():
+        return None
+    manifest = newest_readable_manifest(root)
+    if manifest is None:
+        return None
+    try:
+        settings = AnalysisSettings.from_dict(manifest["analysis"])
+        stores = [StoreSpec.from_dict(meta["spec"]) for meta in manifest["stores"].values()]
+    except (CoderivError, KeyError, TypeError, ValueError):
+        return None
+    return settings, stores
 
 
 def resolve_index_path(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -270,8 +287,16 @@ class Index:
                 elif old.manifest.get("extraction", 1) != EXTRACTION_VERSION:
                     report.rebuilt = "documents are read differently now (PDF, Word, Markdown, reStructuredText…)"
             else:
+                recorded = _recorded_layout(root)
+                if recorded is not None:
+                    report.rebuilt = "the index was damaged; rebuilt with the analysis and stores it recorded"
+                    settings = settings or recorded[0]
                 settings = settings or AnalysisSettings()
-                wanted = {s.name: s for s in [TERMS, *(stores or [])]}
+                wanted = {s.name: s for s in [TERMS, *(recorded[1] if recorded else []), *(stores or [])]}
+            if old is not None and report.rebuilt is None:
+                damage = old.verify()  # an update copies the old arrays: never carry damage forward
+                if damage:
+                    report.rebuilt = f"the index was damaged ({damage[0]}); every document is read again"
             reuse = old if (old is not None and report.rebuilt is None) else None
             specs = [wanted["terms"], *sorted((s for n, s in wanted.items() if n != "terms"), key=lambda s: s.name)]
             _write(root, source, settings, specs, reuse, report, workers, progress)

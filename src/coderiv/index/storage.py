@@ -13,6 +13,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -24,6 +25,12 @@ from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
 CURRENT = "CURRENT"
 MANIFEST = "manifest.json"
 LOCK = "lock"
+#: The only names CURRENT may hold: a generation folder of this index, never a path elsewhere.
+GENERATION_NAME = re.compile(r"gen-[0-9]{6}")
+
+#: File descriptors of the writer locks this process holds. A forked child (an analysis worker)
+#: closes them first thing, so that it never keeps an index locked after its parent is gone.
+HELD_LOCK_FDS: set[int] = set()
 
 
 def file_sha256(path: Path) -> str:
@@ -46,17 +53,32 @@ def _fsync_path(path: Path) -> None:
 def current_generation(root: Path) -> Path:
     """The live generation folder of the index at ``root``."""
     pointer = root / CURRENT
+    if pointer.exists() and not pointer.is_file():
+        raise CorruptIndexError(f"index at {root}: its {CURRENT} is not a file; rebuild it with 'coderiv index'")
     if not pointer.is_file():
-        if root.exists() and any(root.iterdir()):
+        if root.is_dir() and any(root.iterdir()):
             raise CorruptIndexError(f"{root} is not a coderiv index (no {CURRENT} file)")
         raise IndexNotFoundError(
             f"no index at {root}: build one with 'coderiv index FOLDER' (or pass --index DIR)"
         )
-    name = pointer.read_text("utf-8").strip()
+    try:
+        name = pointer.read_bytes().decode("ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        raise CorruptIndexError(f"index at {root}: its {CURRENT} file is damaged; rebuild it with 'coderiv index'") from None
     generation = root / name
-    if not name.startswith("gen-") or not (generation / MANIFEST).is_file():
-        raise CorruptIndexError(f"index at {root} names a missing generation {name!r}; rebuild it")
+    if not GENERATION_NAME.fullmatch(name) or not (generation / MANIFEST).is_file():
+        raise CorruptIndexError(f"index at {root} names a missing generation {name!r}; rebuild it with 'coderiv index'")
     return generation
+
+
+def newest_readable_manifest(root: Path) -> dict[str, Any] | None:
+    """The manifest of the newest generation folder that still parses, whatever CURRENT says:
+    what a damaged index was built with (its analysis settings and stores), to rebuild it alike."""
+    numbered = sorted((p for p in root.glob("gen-*") if GENERATION_NAME.fullmatch(p.name)), reverse=True)
+    for generation in numbered:
+        with contextlib.suppress(CorruptIndexError, OSError):
+            return read_manifest(generation)
+    return None
 
 
 def read_manifest(generation: Path) -> dict[str, Any]:
@@ -71,15 +93,39 @@ def read_manifest(generation: Path) -> dict[str, Any]:
 def write_lock(root: Path) -> Iterator[None]:
     """Exclusive writer lock on an index folder (a second writer gets a clear error)."""
     root.mkdir(parents=True, exist_ok=True)
-    with open(root / LOCK, "a+") as handle:
+    lock = root / LOCK
+    if lock.exists() and not lock.is_file():
+        raise CorruptIndexError(f"index at {root}: its {LOCK} is not a file; remove it and run 'coderiv index' again")
+    with open(lock, "a+") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise CoderivError(f"another coderiv process is writing the index at {root}") from None
+        HELD_LOCK_FDS.add(handle.fileno())
         try:
+            remove_leftovers(root)
             yield
         finally:
+            HELD_LOCK_FDS.discard(handle.fileno())
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def remove_leftovers(root: Path) -> None:
+    """Remove what an interrupted writer left (``tmp-*`` folders, a half-written pointer): only
+    the lock holder calls this, so no live writer owns them."""
+    for stale in root.glob("tmp-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    with contextlib.suppress(FileNotFoundError):
+        (root / (CURRENT + ".tmp")).unlink()
+
+
+def release_inherited_locks() -> None:
+    """In a forked child: close the writer-lock descriptors inherited from the parent, so that
+    the lock dies with the parent and never with the last of its children."""
+    for fd in list(HELD_LOCK_FDS):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    HELD_LOCK_FDS.clear()
 
 
 @contextlib.contextmanager

@@ -20,7 +20,6 @@ import multiprocessing
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +27,7 @@ import numpy as np
 from numpy.lib.format import open_memmap
 
 from coderiv.index.analysis_workers import AnalyzedBatch, default_workers
+from coderiv.index.child_processes import stop_pool, worker_pool
 from coderiv.index.postings import Postings, group_by_key, narrow
 from coderiv.keys.kinds import StoreSpec
 from coderiv.weights import document_norms, idf_weight, tf_weight
@@ -181,9 +181,15 @@ def _invert_ranges(
         return [_invert_range(sources, name, lo, hi, folder) for (lo, hi), folder in zip(ranges, folders)]
     _FORK_SOURCES = sources
     try:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        pool = worker_pool(workers, mp_context=multiprocessing.get_context("fork"))
+        try:
             futures = [pool.submit(_invert_range_forked, name, lo, hi, folder) for (lo, hi), folder in zip(ranges, folders)]
-            return [future.result() for future in futures]
+            segments = [future.result() for future in futures]
+        except BaseException:
+            stop_pool(pool)
+            raise
+        pool.shutdown()
+        return segments
     finally:
         _FORK_SOURCES = None
 
