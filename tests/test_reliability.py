@@ -1,0 +1,200 @@
+"""An interrupted or failing writer never blocks, hides or corrupts the index; hostile names and
+bytes stay inert. Fault tests start coderiv as a subprocess and kill it by its PID only."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from coderiv import Index, Searcher, StoreSpec
+from coderiv.cli.main import main
+from coderiv.errors import CoderivError, CorruptIndexError
+from coderiv.index import storage
+from conftest import write_docs
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+WORDS = "river delta marsh wetland estuary sediment tide channel levee basin floodplain meander".split()
+
+
+def slow_collection(folder: Path, count: int = 240) -> Path:
+    """reStructuredText documents: docutils makes each take ~20 ms, so indexing lasts seconds."""
+    rng = np.random.default_rng(7)
+    for i in range(count):
+        body = "\n\n".join(" ".join(rng.choice(WORDS, 40)) + f" doc{i} para{p}." for p in range(12))
+        write_docs(folder, {f"d{i:04d}.rst": f"Title {i}\n========\n\n{body}\n\n.. note:: see :ref:`x{i}`\n"})
+    return folder
+
+
+def children_of(pid: int) -> list[int]:
+    """Live (not zombie) processes whose parent is ``pid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def wait_for(condition, seconds: float = 30.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    return condition()
+
+
+def start_index(source: Path, index: Path, stderr: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    with open(stderr, "wb") as errors:
+        return subprocess.Popen(
+            [sys.executable, "-m", "coderiv.cli.main", "index", str(source), "--index", str(index), "--workers", "2", "-q"],
+            stdout=subprocess.DEVNULL, stderr=errors, env=env, start_new_session=True,
+        )
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the process table from /proc")
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM, signal.SIGHUP])
+def test_a_killed_writer_leaves_no_worker_and_no_lock(tmp_path: Path, signum: int) -> None:
+    source = slow_collection(tmp_path / "c")
+    proc = start_index(source, tmp_path / "i", tmp_path / "stderr")
+    try:
+        workers = wait_for(lambda: children_of(proc.pid) if len(children_of(proc.pid)) >= 2 else None)
+        assert workers, "the worker pool did not start"
+        time.sleep(0.3)  # the workers are busy analysing
+        os.kill(proc.pid, signum)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert wait_for(lambda: not any(alive(w) for w in workers), 10), "orphan workers survived their parent"
+    if signum != signal.SIGKILL:
+        assert proc.returncode == 128 + signum
+        message = f"{signal.Signals(signum).name}: any index being written was left as it was before"
+        assert message in (tmp_path / "stderr").read_text()
+    # the next writer is not blocked, and leaves no leftovers
+    report = Index.update_from(source, tmp_path / "i", workers=1)
+    assert report.n_docs == 240
+    assert sorted(p.name for p in (tmp_path / "i").iterdir() if p.name.startswith("tmp-")) == []
+
+
+DOCS = {f"d{i}.txt": " ".join(WORDS[i:] + WORDS[:i]) + f" unique{i} words here" for i in range(8)}
+
+
+def test_an_update_never_carries_damage_forward(tmp_path: Path) -> None:
+    write_docs(tmp_path / "c", DOCS)
+    Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    generation = Index.open(tmp_path / "i").generation
+    keys = next(generation.rglob("keys.npy"))
+    data = bytearray(keys.read_bytes())
+    data[-64:] = bytes(64)  # zero the last 64 bytes of the terms store's keys
+    keys.write_bytes(bytes(data))
+    assert Index.open(tmp_path / "i").verify() != []
+    write_docs(tmp_path / "c", {"d0.txt": DOCS["d0.txt"] + " and one more sentence"})
+    report = Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    assert report.rebuilt is not None and report.rebuilt.startswith("the index was damaged (")
+    index = Index.open(tmp_path / "i")
+    assert index.verify() == []
+    Index.update_from(tmp_path / "c", tmp_path / "fresh", workers=1)
+    fresh = Index.open(tmp_path / "fresh")
+    for text in DOCS.values():  # every answer equals a fresh build's
+        got, want = Searcher(index).search(text, top=8), Searcher(fresh).search(text, top=8)
+        assert [(m.doc_id, m.score) for m in got.matches] == [(m.doc_id, m.score) for m in want.matches]
+
+
+def test_rebuilding_a_damaged_index_keeps_its_stores_and_analysis(tmp_path: Path) -> None:
+    write_docs(tmp_path / "c", DOCS)
+    stores = [StoreSpec.create("fingerprint", strategy="anchor", g=2)]
+    from coderiv.text.analysis import AnalysisSettings
+
+    Index.update_from(tmp_path / "c", tmp_path / "i", settings=AnalysisSettings(stem=True), stores=stores, workers=1)
+    (tmp_path / "i" / "CURRENT").write_bytes(b"\xff\xfe not a name")
+    with pytest.raises(CorruptIndexError, match="its CURRENT file is damaged"):
+        Index.open(tmp_path / "i")
+    report = Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    assert report.rebuilt == "the index was damaged; rebuilt with the analysis and stores it recorded"
+    index = Index.open(tmp_path / "i")
+    assert index.settings.stem is True
+    assert sorted(index.specs) == sorted(["terms", stores[0].name])
+
+
+@pytest.mark.parametrize("pointer", ["gen-000001/../../../other/gen-000001", "../gen-000001", "gen-1", "gen-0000001"])
+def test_current_must_name_a_generation_of_this_index(tmp_path: Path, pointer: str) -> None:
+    write_docs(tmp_path / "c", DOCS)
+    Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    (tmp_path / "i" / "CURRENT").write_text(pointer + "\n")
+    with pytest.raises(CorruptIndexError, match=r"names a missing generation"):
+        Index.open(tmp_path / "i")
+
+
+def test_current_or_lock_replaced_by_a_folder_is_a_clear_error(tmp_path: Path, runner) -> None:
+    write_docs(tmp_path / "c", DOCS)
+    Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    (tmp_path / "i" / "lock").unlink()
+    (tmp_path / "i" / "lock").mkdir()
+    result = runner.invoke(main, ["index", str(tmp_path / "c"), "--index", str(tmp_path / "i"), "-q"])
+    assert (result.exit_code, result.output.strip()) == (
+        1, f"Error: index at {tmp_path / 'i'}: its lock is not a file; remove it and run 'coderiv index' again",
+    )
+    (tmp_path / "i" / "lock").rmdir()
+    (tmp_path / "i" / "CURRENT").unlink()
+    (tmp_path / "i" / "CURRENT").mkdir()
+    result = runner.invoke(main, ["query", str(tmp_path / "c" / "d1.txt"), "--index", str(tmp_path / "i")])
+    assert result.exit_code == 1 and "its CURRENT is not a file" in result.output
+
+
+def test_leftovers_of_an_interrupted_writer_are_removed(tmp_path: Path) -> None:
+    write_docs(tmp_path / "c", DOCS)
+    Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    (tmp_path / "i" / "tmp-abandoned").mkdir()
+    (tmp_path / "i" / "tmp-abandoned" / "big.npy").write_bytes(b"x" * 1000)
+    (tmp_path / "i" / "CURRENT.tmp").write_text("gen-000009\n")
+    with storage.write_lock(tmp_path / "i"):
+        assert not (tmp_path / "i" / "tmp-abandoned").exists() and not (tmp_path / "i" / "CURRENT.tmp").exists()
+
+
+def test_a_second_writer_is_refused_while_the_first_holds_the_lock(tmp_path: Path) -> None:
+    with storage.write_lock(tmp_path / "i"):
+        assert len(storage.HELD_LOCK_FDS) == 1
+        with pytest.raises(CoderivError, match="another coderiv process is writing the index"):
+            with storage.write_lock(tmp_path / "i"):
+                pass
+    assert storage.HELD_LOCK_FDS == set()
+
+
+def test_hostile_names_cannot_forge_rows_or_drive_the_terminal(tmp_path: Path, runner) -> None:
+    text = "river delta marsh wetland estuary sediment"
+    write_docs(tmp_path / "c", {"evil\n   9   100.0%  forged.txt": text, "\x1b]0;owned\x07\x1b[31mred.txt": text, "plain.txt": text})
+    assert runner.invoke(main, ["index", str(tmp_path / "c"), "--index", str(tmp_path / "i"), "-q"]).exit_code == 0
+    for fmt in ("table", "tsv"):
+        result = runner.invoke(main, ["query", str(tmp_path / "c" / "plain.txt"), "--index", str(tmp_path / "i"), "--format", fmt])
+        assert result.exit_code == 0
+        assert "\x1b" not in result.output and "\x07" not in result.output
+        rows = [line for line in result.output.splitlines() if "forged" in line]
+        assert len(rows) == 1 and "evil\\n   9   100.0%  forged.txt" in rows[0]
+        assert "\\x1b]0;owned\\x07\\x1b[31mred.txt" in result.output
+    data = runner.invoke(main, ["query", str(tmp_path / "c" / "plain.txt"), "--index", str(tmp_path / "i"), "--format", "json"])
+    assert "evil\\n   9   100.0%  forged.txt" in data.output  # JSON escapes by itself
