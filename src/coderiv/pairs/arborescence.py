@@ -41,15 +41,16 @@ def max_arborescence(weights: np.ndarray, root: int = 0) -> np.ndarray:
     n = w.shape[0]
     np.fill_diagonal(w, -np.inf)
     w[:, root] = -np.inf
-    parent = np.argmax(w, axis=0)
+    parent: np.ndarray = np.argmax(w, axis=0)
     parent[root] = -1
     best = w[parent, np.arange(n)]
     best[root] = 0.0
     if np.isneginf(best).any():
         raise ValueError("some node cannot be reached from the root")
-    cycle = _find_cycle(parent, root)
-    if cycle is None:
+    found = _find_cycle(parent, root)
+    if found is None:
         return parent
+    cycle = np.array(found, np.int64)
     in_cycle = np.zeros(n, bool)
     in_cycle[cycle] = True
     rest = np.flatnonzero(~in_cycle)
@@ -64,10 +65,10 @@ def max_arborescence(weights: np.ndarray, root: int = 0) -> np.ndarray:
     small[k, :k] = leaving[leave_from, np.arange(k)]
     inner_root = int(np.searchsorted(rest, root))
     sub = max_arborescence(small, inner_root)
-    result = parent.copy()  # cycle nodes keep their cycle parents but one
+    result: np.ndarray = parent.copy()  # cycle nodes keep their cycle parents but one
     for i, node in enumerate(rest.tolist()):
         p = int(sub[i])
-        result[node] = -1 if p < 0 else (cycle[int(leave_from[i])] if p == k else int(rest[p]))
+        result[node] = -1 if p < 0 else (int(cycle[int(leave_from[i])]) if p == k else int(rest[p]))
     outside = int(sub[k])
-    result[cycle[int(enter_at[outside])]] = int(rest[outside])
+    result[int(cycle[int(enter_at[outside])])] = int(rest[outside])
     return result

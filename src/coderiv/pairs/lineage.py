@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 #: Weight of the growth term against closeness in an edge's weight (tuned on the dev collection,
 #: docs/lineage.md): large enough to orient edges, small enough not to pick distant parents.
-GROWTH_WEIGHT = 0.5
+GROWTH_WEIGHT = 0.25
 #: |growth| at which text evidence of direction counts as strong (confidence TEXT_CEILING).
 STRONG_GROWTH = 0.10
 #: Highest confidence text alone ever gets: text-only order is an inference, never a fact.
@@ -115,7 +115,7 @@ class Lineage:
     def basis(self) -> str:
         """``dates`` when every parent link rests on dates, ``text`` when none does, else ``mixed``."""
         kinds = {link.basis for link in self.links if link.parent is not None}
-        if kinds <= {DATES}:
+        if kinds and kinds <= {DATES}:
             return DATES
         return TEXT if DATES not in kinds else "mixed"
 
@@ -174,8 +174,9 @@ def containment_matrix(chunk_sets: Sequence[np.ndarray]) -> np.ndarray:
     ids, column = np.unique(np.concatenate(chunk_sets), return_inverse=True)
     rows = np.repeat(np.arange(n), sizes.astype(np.int64))
     incidence = csr_matrix((np.ones(len(rows)), (rows, column)), shape=(n, len(ids)))
-    shared = (incidence @ incidence.T).toarray()
-    return np.divide(shared, sizes[:, None], out=np.zeros_like(shared), where=sizes[:, None] > 0)
+    shared = np.asarray((incidence @ incidence.T).toarray(), np.float64)
+    result: np.ndarray = np.divide(shared, sizes[:, None], out=np.zeros_like(shared), where=sizes[:, None] > 0)
+    return result
 
 
 def _word_changes(child: Profile, parent: Profile) -> tuple[int, int]:

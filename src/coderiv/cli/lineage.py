@@ -1,0 +1,56 @@
+"""``coderiv lineage``: which version of a group came first and which derives from which."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from coderiv.cli.options import friendly_errors, index_option
+from coderiv.pairs.lineage import DEFAULT_MIN_PERCENT
+
+
+@click.command("lineage")
+@click.argument("doc_id", required=False)
+@click.option("--group", "group", type=click.IntRange(1), default=None, help="The group numbered N by 'coderiv groups'.")
+@click.option("--all", "everything", is_flag=True, help="Every group.")
+@click.option("--dates", "dates_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="TSV of doc_id and ISO date: a parent is then always an earlier document.")
+@click.option("--min", "min_percent", type=float, default=DEFAULT_MIN_PERCENT, show_default=True,
+              help="Groups link documents similar at PERCENT or more (as 'coderiv groups --min').")
+@click.option("--mutual", is_flag=True, help="Groups link only when both directions reach --min.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "dot"]), default="text", show_default=True)
+@click.option("--plot", "plot_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also draw the trees as a PNG (needs coderiv[plot]).")
+@index_option
+@friendly_errors
+def lineage_command(
+    doc_id: str | None, group: int | None, everything: bool, dates_file: Path | None, min_percent: float,
+    mutual: bool, fmt: str, plot_file: Path | None, index_dir: Path,
+) -> None:
+    """The derivation tree of DOC_ID's group (or --group N, or --all): each document's most likely
+    parent, the evidence (chunk containment both ways, words added and removed) and a confidence.
+
+    Needs the chunks pair table ('coderiv pairs'). Without --dates the order is inferred from the
+    text alone, with a lower confidence; documents with the same text are reported as ties.
+    """
+    from coderiv.index.index import Index
+    from coderiv.pairs.dates import read_dates_file
+    from coderiv.pairs.lineage import index_lineages
+    from coderiv.pairs.lineage_output import lineage_dot, lineage_json, lineage_text, plot_lineages
+
+    index = Index.open(index_dir)
+    dates = read_dates_file(dates_file) if dates_file is not None else None
+    if dates:
+        unknown = [d for d in dates if d not in index.doc_numbers]
+        if unknown:
+            click.echo(f"warning: the dates file names {len(unknown)} documents not in the index, e.g. {unknown[0]}", err=True)
+    lineages = index_lineages(index, doc_id, group, everything, min_percent, mutual, dates)
+    render = {"text": lineage_text, "json": lineage_json, "dot": lineage_dot}[fmt]
+    click.echo(render(lineages))
+    if plot_file is not None:
+        plot_lineages(lineages, plot_file)
+        click.echo(f"wrote {plot_file}", err=True)
+
+
+COMMANDS = (lineage_command,)

@@ -1,0 +1,270 @@
+"""Version lineage: hand-made version chains with known edits, dates, ties, the arborescence."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from coderiv import Index
+from coderiv.cli.main import main
+from coderiv.errors import CoderivError, InputError
+from coderiv.pairs.arborescence import max_arborescence
+from coderiv.pairs.dates import DATES_FILE, DocDate, read_dates_file
+from coderiv.pairs.engine import get_method, run_pairs
+from coderiv.pairs.lineage import (
+    DATES,
+    ROOT,
+    TEXT,
+    TEXT_CEILING,
+    TIE,
+    Profile,
+    containment_matrix,
+    derive_lineage,
+    index_lineages,
+)
+from conftest import write_docs
+
+WORDS = ["".join(p) for p in itertools.product("bcdfghk", "aeiou", "lmnprst", "aeiou")]
+
+
+def paragraph(number: int, length: int) -> list[str]:
+    """``length`` words no other paragraph uses."""
+    return WORDS[number * 60 : number * 60 + length]
+
+
+A, B, C, D = paragraph(0, 40), paragraph(1, 20), paragraph(2, 30), paragraph(3, 10)
+# v1 → v2 (adds B) → v3 (adds C); a branch v2 → v2a (adds D instead)
+VERSIONS = {"v1": A, "v2": A + B, "v3": A + B + C, "v2a": A + B + D}
+
+
+def profiles(versions: dict[str, list[str]] = VERSIONS) -> list[Profile]:
+    return [Profile.from_terms(doc_id, terms) for doc_id, terms in versions.items()]
+
+
+def day(n: int) -> DocDate:
+    return DocDate(dt.datetime(2020, 1, n, tzinfo=dt.timezone.utc), DATES_FILE)
+
+
+def test_chain_with_branch_from_text_alone() -> None:
+    lineage = derive_lineage(profiles())
+    assert lineage.parent_of() == {"v1": None, "v2": "v1", "v2a": "v2", "v3": "v2"}
+    assert lineage.basis == TEXT
+    links = {link.doc_id: link for link in lineage.links}
+    assert links["v1"].basis == ROOT
+    v2 = links["v2"]
+    # chunks: v1 has 40-4 = 36, v2 has 60-4 = 56, all of v1's in v2
+    assert v2.in_parent == pytest.approx(100 * 36 / 56)
+    assert v2.parent_in == 100.0
+    assert (v2.words_added, v2.words_removed) == (20, 0)
+    # growth 1 - 36/56 = 0.357 ≥ STRONG_GROWTH: the strongest text confidence, never more
+    assert v2.basis == TEXT and v2.confidence == TEXT_CEILING
+    assert (links["v3"].words_added, links["v2a"].words_added) == (30, 10)
+    assert [(depth, link.doc_id) for depth, link in lineage.preorder()] == [(0, "v1"), (1, "v2"), (2, "v2a"), (2, "v3")]
+
+
+def test_shrinking_revision_is_read_as_older_without_dates_and_dates_override() -> None:
+    versions = {"old": A + B + C, "new": A + B}  # the newer version lost paragraph C
+    assert derive_lineage(profiles(versions)).parent_of() == {"new": None, "old": "new"}
+    dated = derive_lineage(profiles(versions), {"old": day(1), "new": day(2)})
+    assert dated.parent_of() == {"old": None, "new": "old"}
+    link = next(link for link in dated.links if link.doc_id == "new")
+    assert (link.basis, link.confidence, link.words_removed, link.date) == (DATES, 1.0, 30, day(2))
+    assert dated.basis == DATES
+
+
+def test_dates_reverse_the_whole_chain() -> None:
+    dates = {"v3": day(1), "v2": day(2), "v1": day(3), "v2a": day(4)}
+    lineage = derive_lineage(profiles(), dates)
+    assert lineage.parent_of() == {"v3": None, "v2": "v3", "v1": "v2", "v2a": "v2"}
+    assert {link.basis for link in lineage.links} == {ROOT, DATES}
+
+
+def test_equal_dates_leave_the_order_to_the_text() -> None:
+    same = {d: day(1) for d in VERSIONS}
+    assert derive_lineage(profiles(), same).parent_of() == derive_lineage(profiles()).parent_of()
+
+
+def test_partial_dates_mix_with_text() -> None:
+    lineage = derive_lineage(profiles(), {"v1": day(1), "v2": day(2)})
+    assert lineage.parent_of() == {"v1": None, "v2": "v1", "v2a": "v2", "v3": "v2"}
+    assert {link.doc_id: link.basis for link in lineage.links} == {"v1": ROOT, "v2": DATES, "v2a": TEXT, "v3": TEXT}
+    assert lineage.basis == "mixed"
+
+
+def test_identical_copies_are_ties_and_dates_chain_them_in_order() -> None:
+    versions = {"a": A, "b": A, "c": A}
+    lineage = derive_lineage(profiles(versions))
+    ties = [link for link in lineage.links if link.parent is not None]
+    assert len(ties) == 2 and all(link.basis == TIE and link.confidence == 0.5 for link in ties)
+    dated = derive_lineage(profiles(versions), {"c": day(1), "a": day(2), "b": day(3)})
+    assert dated.parent_of() == {"c": None, "a": "c", "b": "a"}  # the latest earlier copy is the parent
+
+
+def test_unrelated_documents_are_separate_roots() -> None:
+    lineage = derive_lineage(profiles({"x": A, "y": C}))
+    assert lineage.parent_of() == {"x": None, "y": None}
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.permutations(list(VERSIONS)), st.booleans())
+def test_input_order_does_not_matter(order: list[str], dated: bool) -> None:
+    dates = {"v1": day(1), "v2": day(1), "v3": day(2)} if dated else None
+    reference = derive_lineage(profiles(), dates).to_dict()
+    assert derive_lineage([Profile.from_terms(d, VERSIONS[d]) for d in order], dates).to_dict() == reference
+
+
+def test_containment_matrix() -> None:
+    inside = containment_matrix([np.array([1, 2, 3, 4], np.uint64), np.array([3, 4], np.uint64), np.empty(0, np.uint64)])
+    assert inside.tolist() == [[1.0, 0.5, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 0.0]]
+
+
+def brute_force_best(weights: np.ndarray) -> float:
+    """Best total weight over every parent assignment that forms a tree under node 0."""
+    n = len(weights)
+    best = -np.inf
+    for parents in itertools.product(range(n), repeat=n - 1):
+        full = (-1, *parents)
+        if any(p == v for v, p in enumerate(full)):
+            continue
+        ok = True
+        for v in range(1, n):
+            seen, node = set(), v
+            while node != 0 and ok:
+                ok = node not in seen
+                seen.add(node)
+                node = full[node]
+        if ok:
+            best = max(best, sum(weights[full[v], v] for v in range(1, n)))
+    return float(best)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 5).flatmap(lambda n: st.lists(st.sampled_from([-np.inf, 0.0, 0.3, 0.5, 1.0, 2.0]), min_size=n * n, max_size=n * n)))
+def test_arborescence_is_maximum(values: list[float]) -> None:
+    n = int(round(len(values) ** 0.5))
+    weights = np.array(values).reshape(n, n)
+    weights[0, 1:] = -100.0  # the root reaches everything
+    parents = max_arborescence(weights, 0)
+    assert parents[0] == -1
+    for v in range(1, n):  # a tree: every node climbs to the root
+        seen, node = set(), v
+        while node != 0:
+            assert node not in seen
+            seen.add(node)
+            node = int(parents[node])
+    total = sum(weights[parents[v], v] for v in range(1, n))
+    assert total == pytest.approx(brute_force_best(weights))
+
+
+def test_arborescence_refuses_unreachable_nodes() -> None:
+    with pytest.raises(ValueError):
+        max_arborescence(np.array([[0.0, -np.inf], [1.0, 0.0]]), 0)
+
+
+# -- dates file ------------------------------------------------------------------------------
+def test_dates_file(tmp_path: Path) -> None:
+    path = tmp_path / "dates.tsv"
+    path.write_text("doc_id\tdate\n# comment\n\na.txt\t2024-03-01\nb.txt\t2024-03-01T12:30:00+02:00\nc.txt\t2024-03-02T00:00:00Z\n")
+    dates = read_dates_file(path)
+    assert dates["a.txt"] == DocDate(dt.datetime(2024, 3, 1, tzinfo=dt.timezone.utc), DATES_FILE)
+    assert dates["b.txt"].when == dt.datetime(2024, 3, 1, 10, 30, tzinfo=dt.timezone.utc)
+    assert dates["a.txt"].iso == "2024-03-01" and dates["c.txt"].iso == "2024-03-02"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("a.txt\tyesterday\n", "dates.tsv:1: 'yesterday' is not an ISO 8601 date"),
+    ("a.txt 2024-01-01\n", "dates.tsv:1: expected 'doc_id<TAB>date'"),
+    ("a.txt\t2024-01-01\na.txt\t2024-01-02\n", "dates.tsv:2: a.txt is given two different dates"),
+    ("# nothing\n", "holds no dates"),
+])
+def test_bad_dates_file(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "dates.tsv"
+    path.write_text(text)
+    with pytest.raises(InputError, match=message.replace("(", r"\(")):
+        read_dates_file(path)
+    with pytest.raises(InputError, match="cannot read dates file"):
+        read_dates_file(tmp_path / "missing.tsv")
+
+
+# -- from an index and the command line -----------------------------------------------------------
+@pytest.fixture
+def versions_index(tmp_path: Path) -> Path:
+    docs = {f"{name}.txt": " ".join(terms) for name, terms in VERSIONS.items()}
+    docs["other.txt"] = " ".join(paragraph(5, 50))
+    docs["other-copy.txt"] = " ".join(paragraph(5, 50) + paragraph(6, 5))
+    write_docs(tmp_path / "c", docs)
+    index_dir = tmp_path / "idx"
+    Index.update_from(tmp_path / "c", index_dir, stores=[get_method("chunks").store])
+    run_pairs(Index.open(index_dir), "chunks")
+    return index_dir
+
+
+def test_index_lineages(versions_index: Path) -> None:
+    index = Index.open(versions_index)
+    (lineage,) = index_lineages(index, doc_id="v3.txt")
+    assert lineage.parent_of() == {"v1.txt": None, "v2.txt": "v1.txt", "v2a.txt": "v2.txt", "v3.txt": "v2.txt"}
+    assert lineage.group == 1
+    link = next(link for link in lineage.links if link.doc_id == "v2.txt")
+    assert link.in_parent == pytest.approx(100 * 36 / 56) and (link.words_added, link.words_removed) == (20, 0)
+    both = index_lineages(index, everything=True)
+    assert [len(x.links) for x in both] == [4, 2]
+    assert both[1].parent_of() == {"other.txt": None, "other-copy.txt": "other.txt"}
+    assert index_lineages(index, group=2)[0].to_dict() == both[1].to_dict()
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"doc_id": "nope.txt"}, "no document 'nope.txt'"),
+    ({"group": 3}, "there is no group 3: 2 groups"),
+    ({}, "give one of"),
+    ({"doc_id": "v1.txt", "everything": True}, "give one of"),
+])
+def test_index_lineage_errors(versions_index: Path, kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(CoderivError, match=message):
+        index_lineages(Index.open(versions_index), **kwargs)  # type: ignore[arg-type]
+
+
+def test_document_without_coderivatives(tmp_path: Path) -> None:
+    write_docs(tmp_path / "c", {"a.txt": " ".join(A), "b.txt": " ".join(C)})
+    Index.update_from(tmp_path / "c", tmp_path / "idx", stores=[get_method("chunks").store])
+    run_pairs(Index.open(tmp_path / "idx"), "chunks")
+    with pytest.raises(CoderivError, match="a.txt has no coderivative at 50% or more"):
+        index_lineages(Index.open(tmp_path / "idx"), doc_id="a.txt")
+
+
+def test_cli_lineage(versions_index: Path, tmp_path: Path, runner: CliRunner) -> None:
+    idx = str(versions_index)
+    result = runner.invoke(main, ["lineage", "v1.txt", "--index", idx])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("group 1: 4 documents; order inferred from the text alone")
+    assert [line.split("  ")[0] if not line.startswith(" ") else line.strip().split("  ")[0] for line in lines[1:]] == [
+        "v1.txt", "v2.txt", "v2a.txt", "v3.txt"]
+    assert lines[2].startswith("    v2.txt  [64.3% of it in its parent, 100.0% of the parent in it; +20 -0 words; text, confidence 0.90")
+
+    dates = tmp_path / "dates.tsv"
+    dates.write_text("v3.txt\t2020-01-01\nv2.txt\t2020-01-02\nv1.txt\t2020-01-03\nv2a.txt\t2020-01-04\ngone.txt\t2020-01-05\n")
+    result = runner.invoke(main, ["lineage", "--group", "1", "--dates", str(dates), "--format", "json", "--index", idx])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert "warning: the dates file names 1 documents not in the index, e.g. gone.txt" in result.stderr
+    (lineage,) = data["lineages"]
+    assert lineage["basis"] == "dates" and lineage["roots"] == ["v3.txt"]
+    assert {d["doc_id"]: d["parent"] for d in lineage["documents"]} == {
+        "v1.txt": "v2.txt", "v2.txt": "v3.txt", "v2a.txt": "v2.txt", "v3.txt": None}
+
+    png = tmp_path / "tree.png"
+    result = runner.invoke(main, ["lineage", "--all", "--format", "dot", "--plot", str(png), "--index", idx])
+    assert result.exit_code == 0, result.output
+    assert '"v2.txt" -> "v3.txt"' in result.stdout and result.stdout.count("subgraph cluster_") == 2
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    result = runner.invoke(main, ["lineage", "--index", idx])
+    assert result.exit_code == 1 and "give one of a document id, --group N or --all" in result.output
