@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import io
 import itertools
 import json
+import os
+import tarfile
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +20,7 @@ from coderiv import Index
 from coderiv.cli.main import main
 from coderiv.errors import CoderivError, InputError
 from coderiv.pairs.arborescence import max_arborescence
-from coderiv.pairs.dates import DATES_FILE, DocDate, read_dates_file
+from coderiv.pairs.dates import DATES_FILE, FILE_TIME, DocDate, read_dates_file, recorded_dates
 from coderiv.pairs.engine import get_method, run_pairs
 from coderiv.pairs.lineage import (
     DATES,
@@ -268,3 +271,51 @@ def test_cli_lineage(versions_index: Path, tmp_path: Path, runner: CliRunner) ->
 
     result = runner.invoke(main, ["lineage", "--index", idx])
     assert result.exit_code == 1 and "give one of a document id, --group N or --all" in result.output
+
+
+# -- modification times recorded at indexing ---------------------------------------------------
+def test_file_times_are_recorded_and_order_when_asked(tmp_path: Path) -> None:
+    folder = write_docs(tmp_path / "c", {f"{name}.txt": " ".join(terms) for name, terms in VERSIONS.items()})
+    for day_number, name in enumerate(["v3", "v2", "v1", "v2a"], 1):  # a history running backwards
+        stamp = dt.datetime(2021, 5, day_number, 8, 0, 0, 700_000, tzinfo=dt.timezone.utc).timestamp()
+        os.utime(folder / f"{name}.txt", (stamp, stamp))
+    index_dir = tmp_path / "idx"
+    Index.update_from(folder, index_dir, stores=[get_method("chunks").store])
+    run_pairs(Index.open(index_dir), "chunks")
+    index = Index.open(index_dir)
+    recorded = recorded_dates(index)
+    assert recorded["v1.txt"] == DocDate(dt.datetime(2021, 5, 3, 8, 0, 0, tzinfo=dt.timezone.utc), FILE_TIME)
+    (by_text,) = index_lineages(index, group=1)
+    assert by_text.parent_of()["v2.txt"] == "v1.txt"  # times unused unless asked for
+    (by_time,) = index_lineages(index, group=1, file_times=True)
+    assert by_time.parent_of() == {"v3.txt": None, "v2.txt": "v3.txt", "v1.txt": "v2.txt", "v2a.txt": "v2.txt"}
+    assert {link.date.source for link in by_time.links if link.date} == {FILE_TIME}
+    override = {"v1.txt": day(1)}  # a dates file wins: v1 becomes the earliest
+    (mixed,) = index_lineages(index, group=1, file_times=True, dates=override)
+    assert mixed.parent_of()["v1.txt"] is None
+
+
+def test_tar_member_times_are_recorded(tmp_path: Path) -> None:
+    archive = tmp_path / "c.tar"
+    with tarfile.open(archive, "w") as tar:
+        for number, (name, terms) in enumerate(VERSIONS.items()):
+            data = " ".join(terms).encode()
+            info = tarfile.TarInfo(f"{name}.txt")
+            info.size, info.mtime = len(data), 1_600_000_000 + 86_400 * number
+            tar.addfile(info, io.BytesIO(data))
+    Index.update_from(archive, tmp_path / "idx")
+    recorded = recorded_dates(Index.open(tmp_path / "idx"))
+    assert recorded["v2.txt"].when == dt.datetime.fromtimestamp(1_600_086_400, dt.timezone.utc)
+
+
+def test_index_without_recorded_times_still_opens(tmp_path: Path) -> None:
+    write_docs(tmp_path / "c", {"a.txt": "one two three four five six"})
+    Index.update_from(tmp_path / "c", tmp_path / "idx")
+    generation = Index.open(tmp_path / "idx").generation
+    manifest = json.loads((generation / "manifest.json").read_text())
+    del manifest["files"]["doc_modified.npy"]  # as an index written before times were recorded
+    (generation / "manifest.json").write_text(json.dumps(manifest))
+    (generation / "doc_modified.npy").unlink()
+    index = Index.open(tmp_path / "idx")
+    assert index.doc_modified is None and recorded_dates(index) == {}
+    assert index.verify() == []

@@ -48,6 +48,7 @@ FORMAT = "coderiv-index"
 FORMAT_VERSION = 3
 DEFAULT_INDEX_DIR = ".coderiv"
 INDEX_ENV = "CODERIV_INDEX"
+MODIFIED_FILE = "doc_modified.npy"
 
 
 def _recorded_layout(root: Path) -> tuple[AnalysisSettings, list[StoreSpec]] | None:
@@ -143,6 +144,10 @@ class Index:
             self._sha256: np.ndarray = self._array("doc_sha256.npy")
         except (OSError, ValueError, UnicodeDecodeError) as exc:
             raise CorruptIndexError(f"index at {root} is damaged ({exc}); rebuild it") from exc
+        # modification times (POSIX seconds, NaN unknown); absent from indexes made before them
+        self.doc_modified: np.ndarray | None = (
+            self._array(MODIFIED_FILE) if MODIFIED_FILE in manifest.get("files", {}) else None
+        )
         if not (len(self.doc_ids) == len(self.doc_lengths) == len(self.doc_norms) == manifest["documents"]):
             raise CorruptIndexError(f"index at {root} has inconsistent document tables; rebuild it")
         self._stores: dict[str, Postings] = {
@@ -338,6 +343,7 @@ def _write(
     old_sha = dict(zip(old.doc_ids, old.doc_sha256)) if old is not None else {}
     seen: set[str] = set()
     kept: dict[str, int] = {}
+    modified: dict[str, float] = {}
     source_bytes = 0
 
     def to_analyse() -> Iterator[RawDocument]:
@@ -346,6 +352,8 @@ def _write(
             if raw.doc_id in seen:
                 continue
             seen.add(raw.doc_id)
+            if raw.modified is not None:
+                modified[raw.doc_id] = raw.modified
             source_bytes += len(raw.data)
             if progress is not None:
                 progress(len(raw.data))
@@ -402,6 +410,7 @@ def _write(
             (staging / "doc_ids.bin").write_bytes(blob)
             np.save(staging / "doc_sha256.npy", digest)
             np.save(staging / "doc_lengths.npy", lengths)
+            np.save(staging / MODIFIED_FILE, np.array([modified.get(d, np.nan) for d in ids], np.float64))
             stores_meta = {}
             for number, spec in enumerate(specs):
                 folder = f"store-{number}"

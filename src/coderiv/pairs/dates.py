@@ -1,10 +1,17 @@
-"""When each document was written, where it is known: a dates file given by the user.
+"""When each document was written, where it is known: a dates file given by the user, or the
+modification times recorded at indexing (files of a folder, members of a tar archive).
 
 A dates file is tab-separated, one ``doc_id<TAB>date`` per line, the date in ISO 8601 (``2024-03-01``
 or ``2024-03-01T12:30:00``, with or without a UTC offset). Blank lines and lines starting with ``#``
 are passed over, and so is a first line ``doc_id<TAB>date`` (a header). Dates without an offset
 are taken as UTC so that every date compares with every other. Lineage uses a date only to say
 which of two documents is the earlier; equal dates say nothing about order.
+
+Modification times are weaker evidence: copying, downloading or checking files out resets them
+to the moment of the copy, in an arbitrary order. So lineage uses them only when asked
+(``--file-times``), to the whole second (files written within one second are not ordered), flagged
+by source; a dates file overrides them document by document. An index made before coderiv
+recorded them has none.
 """
 
 from __future__ import annotations
@@ -14,10 +21,14 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from coderiv.errors import InputError
+import numpy as np
 
-#: Source label of dates read from a ``--dates`` file.
+from coderiv.errors import InputError
+from coderiv.index.index import Index
+
+#: Source labels: a ``--dates`` file, modification times recorded at indexing.
 DATES_FILE = "dates file"
+FILE_TIME = "file modification time"
 
 
 @dataclass(frozen=True)
@@ -75,3 +86,15 @@ def read_dates_file(path: str | os.PathLike[str]) -> dict[str, DocDate]:
     if not dates:
         raise InputError(f"dates file {path} holds no dates")
     return dates
+
+
+def recorded_dates(index: Index) -> dict[str, DocDate]:
+    """doc id → modification time recorded at indexing, for the documents that have one."""
+    if index.doc_modified is None:
+        return {}
+    times = np.asarray(index.doc_modified)
+    return {
+        doc_id: DocDate(_dt.datetime.fromtimestamp(float(np.floor(t)), _dt.timezone.utc), FILE_TIME)
+        for doc_id, t in zip(index.doc_ids, times.tolist())
+        if not np.isnan(t)
+    }

@@ -38,7 +38,7 @@ from coderiv.keys.chunks import ngram_ids
 from coderiv.keys.kinds import counted_keys, term_key
 from coderiv.overlap.pairwise import DEFAULT_CHUNK_WORDS
 from coderiv.pairs.arborescence import max_arborescence
-from coderiv.pairs.dates import DocDate
+from coderiv.pairs.dates import DocDate, recorded_dates
 from coderiv.pairs.engine import get_method
 from coderiv.pairs.groups import find_groups
 from coderiv.pairs.table import PairTable
@@ -288,10 +288,14 @@ def index_lineages(
     min_percent: float = DEFAULT_MIN_PERCENT,
     mutual: bool = False,
     dates: dict[str, DocDate] | None = None,
+    file_times: bool = False,
     method: str = "chunks",
 ) -> list[Lineage]:
     """Lineages of the groups of the index's pair table: the one holding ``doc_id``, group number
-    ``group``, or all of them (``everything``). Groups are those of ``coderiv groups --min``."""
+    ``group``, or all of them (``everything``). Groups are those of ``coderiv groups --min``.
+
+    ``dates`` (a dates file's) win over the modification times recorded at indexing, which are
+    used for the other documents when ``file_times`` is True (see :mod:`coderiv.pairs.dates`)."""
     if sum((doc_id is not None, group is not None, everything)) != 1:
         raise CoderivError("lineage: give one of a document id, --group N or --all")
     groups = find_groups(PairTable.open(index, method), min_percent, mutual)
@@ -306,4 +310,5 @@ def index_lineages(
             raise CoderivError(f"there is no group {group}: {len(groups)} groups at {min_percent:g}% or more")
         groups = [groups[group - 1]]
     profiles = index_profiles(index, [d for g in groups for d in g.doc_ids], method)
-    return [derive_lineage([profiles[d] for d in g.doc_ids], dates, g.number) for g in groups]
+    known = {**(recorded_dates(index) if file_times else {}), **(dates or {})}
+    return [derive_lineage([profiles[d] for d in g.doc_ids], known, g.number) for g in groups]

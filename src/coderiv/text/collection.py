@@ -27,6 +27,8 @@ class RawDocument:
     data: bytes
     #: size on disk of a file too large to read (``data`` is then empty and the file is skipped)
     oversize: int = 0
+    #: modification time (POSIX seconds) of the file or archive member, when known (lineage)
+    modified: float | None = None
 
     @property
     def sha256(self) -> str:
@@ -57,14 +59,14 @@ def iter_folder(root: Path) -> Iterator[RawDocument]:
     entries.sort()
     for doc_id, path in entries:
         try:
-            size = path.stat().st_size
-            if size > MAX_DOCUMENT_BYTES:
-                yield RawDocument(doc_id, b"", oversize=size)
+            stat = path.stat()
+            if stat.st_size > MAX_DOCUMENT_BYTES:
+                yield RawDocument(doc_id, b"", oversize=stat.st_size)
                 continue
             data = path.read_bytes()
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror}") from exc
-        yield RawDocument(doc_id, data)
+        yield RawDocument(doc_id, data, modified=stat.st_mtime)
 
 
 def iter_archive(path: Path) -> Iterator[RawDocument]:
@@ -81,7 +83,7 @@ def iter_archive(path: Path) -> Iterator[RawDocument]:
                 handle = archive.extractfile(member)
                 if handle is None:
                     continue
-                yield RawDocument(name, handle.read())
+                yield RawDocument(name, handle.read(), modified=float(member.mtime))
     except (tarfile.TarError, EOFError, OSError) as exc:
         raise InputError(f"cannot read archive {path}: {exc}") from exc
 
