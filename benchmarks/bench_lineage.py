@@ -9,7 +9,9 @@ the text alone. Printed per setting:
 
 * parent accuracy: share of documents (first release excluded) whose parent is the same page in
   the previous release; also over the documents whose text differs from that previous release
-  (an unchanged page gives no text evidence of order: its link is a ``tie``);
+  (an unchanged page gives no text evidence of order: its link is a ``tie``), and counting a
+  parent as right when it has the same text as the previous release (identical copies cannot be
+  told apart by their text);
 * root accuracy: share of families whose root is their first release;
 * direction accuracy of the inferred links: share whose parent is of an earlier release, by
   basis and confidence (the calibration of :func:`coderiv.pairs.lineage.text_confidence`);
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import datetime as dt
 import time
 from collections import defaultdict
@@ -55,8 +58,10 @@ def depth_of(lineage: Lineage) -> dict[str, int]:
     return {link.doc_id: depth for depth, link in lineage.preorder()}
 
 
-def evaluate(fams: dict[tuple[str, str], list[str]], lineages: dict[tuple[str, str], Lineage], identical: set[str]) -> None:
-    right = total = right_changed = changed = roots = 0
+def evaluate(
+    fams: dict[tuple[str, str], list[str]], lineages: dict[tuple[str, str], Lineage], identical: set[str], same: dict[str, bytes]
+) -> None:
+    right = total = right_changed = changed = roots = up_to_copies = 0
     buckets: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     taus = []
     for family, order in fams.items():
@@ -67,6 +72,7 @@ def evaluate(fams: dict[tuple[str, str], list[str]], lineages: dict[tuple[str, s
         for previous, doc in zip(order, order[1:]):
             total += 1
             right += parent[doc] == previous
+            up_to_copies += parent[doc] is not None and same[parent[doc]] == same[previous]
             if doc not in identical:
                 changed += 1
                 right_changed += parent[doc] == previous
@@ -83,6 +89,8 @@ def evaluate(fams: dict[tuple[str, str], list[str]], lineages: dict[tuple[str, s
                 taus.append(tau)
     print(f"  parent accuracy: {right}/{total} = {100 * right / total:.1f}%;"
           f" documents changed since the previous release: {right_changed}/{changed} = {100 * right_changed / changed:.1f}%")
+    print(f"  parent has the text of the previous release (right up to identical copies): {up_to_copies}/{total}"
+          f" = {100 * up_to_copies / total:.1f}%")
     print(f"  root accuracy: {roots}/{len(fams)} = {100 * roots / len(fams):.1f}%")
     print(f"  Kendall tau-b of depth vs release order (families of 3+, {len(taus)} with a defined tau): mean {np.mean(taus):.3f}")
     print("  links whose parent is of an earlier release, by basis:")
@@ -106,6 +114,7 @@ def main() -> None:
     profiles = index_profiles(index, [d for f in fams.values() for d in f])
     identical = {doc for order in fams.values() for prev, doc in zip(order, order[1:])
                  if np.array_equal(profiles[prev].chunks, profiles[doc].chunks)}
+    same = {d: hashlib.sha256(p.chunks.tobytes()).digest() for d, p in profiles.items()}
     print(f"{len(identical)} documents have the same chunks as the previous release (no text evidence of order)")
     start = dt.datetime(2000, 1, 1, tzinfo=dt.timezone.utc)
     for setting in ("release order as dates", "text only"):
@@ -115,7 +124,7 @@ def main() -> None:
             dates = {d: DocDate(start + dt.timedelta(days=i), "release") for i, d in enumerate(order)} if setting != "text only" else None
             lineages[family] = derive_lineage([profiles[d] for d in order], dates)
         print(f"{setting} ({time.perf_counter() - t0:.2f} s):")
-        evaluate(fams, lineages, identical)
+        evaluate(fams, lineages, identical, same)
     t0 = time.perf_counter()
     found = index_lineages(index, everything=True, min_percent=50)
     print(f"lineage --all --min 50: {len(found)} groups, {sum(len(g.links) for g in found)} documents in {time.perf_counter() - t0:.2f} s")

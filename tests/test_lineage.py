@@ -32,6 +32,7 @@ from coderiv.pairs.lineage import (
     containment_matrix,
     derive_lineage,
     index_lineages,
+    text_confidence,
 )
 from conftest import write_docs
 
@@ -122,6 +123,10 @@ def test_input_order_does_not_matter(order: list[str], dated: bool) -> None:
     dates = {"v1": day(1), "v2": day(1), "v3": day(2)} if dated else None
     reference = derive_lineage(profiles(), dates).to_dict()
     assert derive_lineage([Profile.from_terms(d, VERSIONS[d]) for d in order], dates).to_dict() == reference
+
+
+def test_text_confidence() -> None:
+    assert [text_confidence(g) for g in (0.0, 0.05, -0.05, 0.1, 0.4)] == pytest.approx([0.5, 0.725, 0.725, 0.85, 0.85])
 
 
 def test_containment_matrix() -> None:
@@ -250,7 +255,7 @@ def test_cli_lineage(versions_index: Path, tmp_path: Path, runner: CliRunner) ->
     assert lines[0].startswith("group 1: 4 documents; order inferred from the text alone")
     assert [line.split("  ")[0] if not line.startswith(" ") else line.strip().split("  ")[0] for line in lines[1:]] == [
         "v1.txt", "v2.txt", "v2a.txt", "v3.txt"]
-    assert lines[2].startswith("    v2.txt  [64.3% of it in its parent, 100.0% of the parent in it; +20 -0 words; text, confidence 0.90")
+    assert lines[2].startswith("    v2.txt  [64.3% of it in its parent, 100.0% of the parent in it; +20 -0 words; text, confidence 0.85")
 
     dates = tmp_path / "dates.tsv"
     dates.write_text("v3.txt\t2020-01-01\nv2.txt\t2020-01-02\nv1.txt\t2020-01-03\nv2a.txt\t2020-01-04\ngone.txt\t2020-01-05\n")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from coderiv.errors import CoderivError
 from coderiv.extras import require
-from coderiv.pairs.lineage import DATES, TEXT, TIE, Lineage, Link
+from coderiv.pairs.lineage import DATES, TEXT, TEXT_CEILING, TIE, Lineage, Link
 
 #: The most documents one picture holds legibly.
 MAX_PLOTTED = 400
@@ -16,7 +16,7 @@ MAX_PLOTTED = 400
 _BASIS_NOTE = {
     DATES: "order from dates",
     TEXT: "order inferred from the text alone (no dates): a later version is taken to hold most of its "
-    "predecessor and add to it; confidence at most 0.9",
+    f"predecessor and add to it; confidence at most {TEXT_CEILING}",
     "mixed": "order from dates where both documents have one, else inferred from the text",
 }
 
