@@ -16,8 +16,9 @@ growth``. A date on both ends constrains an edge: only an earlier document can b
 edge then weighs ``closeness + GROWTH_WEIGHT``, its direction being certain); equal dates say
 nothing and leave the edge to the text. So with dates each document's parent is, among the
 earlier ones, the one it is closest to; without dates the order is the text's alone and the
-confidence says so (see :func:`text_confidence`). Two documents with the same chunks give no
-evidence of order at all: their link is reported as a ``tie`` with confidence 0.5 (a coin flip),
+confidence says so (see :func:`text_confidence`). Two documents with as many chunks each (the
+same text, most often) give no evidence of order at all (growth 0): their link is reported as a
+``tie`` with confidence 0.5 (a coin flip),
 its direction chosen by a fixed hash of the ids, reproducibly and independently of the order the
 documents were given in.
 """

@@ -26,7 +26,10 @@ def describe_link(link: Link) -> str:
     date = f"; {link.date.iso} ({link.date.source})" if link.date else ""
     if link.parent is None:
         return f"[root{date}]"
-    basis = "same text as its parent: order unknown" if link.basis == TIE else link.basis
+    basis = link.basis
+    if link.basis == TIE:
+        same = link.in_parent == link.parent_in == 100.0
+        basis = "tie: same text as its parent, order unknown" if same else "tie: as many chunks as its parent, order unknown"
     return (
         f"[{link.in_parent:.1f}% of it in its parent, {link.parent_in:.1f}% of the parent in it; "
         f"+{link.words_added} -{link.words_removed} words; {basis}, confidence {link.confidence:.2f}{date}]"
