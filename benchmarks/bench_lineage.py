@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import argparse
 import csv
-import hashlib
 import datetime as dt
+import hashlib
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -35,8 +35,8 @@ from scipy.stats import kendalltau
 
 from coderiv import Index
 from coderiv.pairs.dates import DocDate
-from coderiv.pairs.engine import run_pairs
 from coderiv.pairs.lineage import TEXT, Lineage, derive_lineage, index_lineages, index_profiles
+from coderiv.pairs.run import run_pairs
 from common import machine
 
 

@@ -21,7 +21,7 @@ from coderiv.cli.main import main
 from coderiv.errors import CoderivError, InputError
 from coderiv.pairs.arborescence import max_arborescence
 from coderiv.pairs.dates import DATES_FILE, FILE_TIME, DocDate, read_dates_file, recorded_dates
-from coderiv.pairs.engine import get_method, run_pairs
+from coderiv.pairs.engine import get_method
 from coderiv.pairs.lineage import (
     DATES,
     ROOT,
@@ -34,6 +34,7 @@ from coderiv.pairs.lineage import (
     index_lineages,
     text_confidence,
 )
+from coderiv.pairs.run import run_pairs
 from conftest import write_docs
 
 WORDS = ["".join(p) for p in itertools.product("bcdfghk", "aeiou", "lmnprst", "aeiou")]
