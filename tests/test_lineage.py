@@ -7,6 +7,7 @@ import io
 import itertools
 import json
 import os
+import sys
 import tarfile
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import coderiv.pairs.lineage as lineage_module
 from coderiv import Index
 from coderiv.cli.main import main
 from coderiv.errors import CoderivError, InputError
@@ -173,6 +175,22 @@ def test_arborescence_is_maximum(values: list[float]) -> None:
     assert total == pytest.approx(brute_force_best(weights))
 
 
+def test_arborescence_of_deeply_nested_cycles() -> None:
+    n = 300  # 1 ⇄ 2 ⇄ 3 ⇄ …: about one contraction per node, deeper than the stack allowed here
+    weights = np.full((n, n), -np.inf)
+    weights[0, 1:] = -1e6
+    weights[np.arange(1, n - 1), np.arange(2, n)] = 1.0
+    weights[np.arange(2, n), np.arange(1, n - 1)] = 1.0
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(150)
+    try:
+        parents = max_arborescence(weights, 0)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert int((parents == 0).sum()) == 1  # one real root, then a path of n - 2 edges of weight 1
+    assert sum(weights[parents[v], v] for v in range(1, n)) == -1e6 + n - 2
+
+
 def test_arborescence_refuses_unreachable_nodes() -> None:
     with pytest.raises(ValueError):
         max_arborescence(np.array([[0.0, -np.inf], [1.0, 0.0]]), 0)
@@ -238,6 +256,14 @@ def test_index_lineages(versions_index: Path) -> None:
 def test_index_lineage_errors(versions_index: Path, kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(CoderivError, match=message):
         index_lineages(Index.open(versions_index), **kwargs)  # type: ignore[arg-type]
+
+
+def test_group_too_large(versions_index: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lineage_module, "MAX_LINEAGE_DOCS", 3)
+    with pytest.raises(CoderivError, match="group 1 has 4 documents, more than the 3 a lineage handles: raise --min"):
+        index_lineages(Index.open(versions_index), everything=True)
+    with pytest.raises(CoderivError, match="lineage of 4 documents at once: at most 3"):
+        derive_lineage(profiles())
 
 
 def test_document_without_coderivatives(tmp_path: Path) -> None:

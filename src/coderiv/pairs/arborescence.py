@@ -31,44 +31,56 @@ def _find_cycle(parent: np.ndarray, root: int) -> list[int] | None:
     return None
 
 
-def max_arborescence(weights: np.ndarray, root: int = 0) -> np.ndarray:
-    """Parent of every node (``-1`` for ``root``) of a maximum-weight spanning arborescence.
-
-    ``weights[u, v]`` is the weight of edge u → v, ``-inf`` where there is no edge; every node
-    must be reachable from ``root`` through finite edges (a ValueError otherwise).
-    """
-    w = np.array(weights, np.float64)
+def _best_incoming(w: np.ndarray, root: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every node's best parent and that edge's weight (the root: -1 and 0)."""
     n = w.shape[0]
-    np.fill_diagonal(w, -np.inf)
-    w[:, root] = -np.inf
     parent: np.ndarray = np.argmax(w, axis=0)
     parent[root] = -1
     best = w[parent, np.arange(n)]
     best[root] = 0.0
     if np.isneginf(best).any():
         raise ValueError("some node cannot be reached from the root")
-    found = _find_cycle(parent, root)
-    if found is None:
-        return parent
-    cycle = np.array(found, np.int64)
-    in_cycle = np.zeros(n, bool)
-    in_cycle[cycle] = True
-    rest = np.flatnonzero(~in_cycle)
-    k = len(rest)  # the contracted node is number k
-    small = np.full((k + 1, k + 1), -np.inf)
-    small[:k, :k] = w[np.ix_(rest, rest)]
-    entering = w[np.ix_(rest, cycle)] - best[cycle]  # rest → cycle node, net of the cycle edge dropped
-    enter_at = np.argmax(entering, axis=1)
-    small[:k, k] = entering[np.arange(k), enter_at]
-    leaving = w[np.ix_(cycle, rest)]
-    leave_from = np.argmax(leaving, axis=0)
-    small[k, :k] = leaving[leave_from, np.arange(k)]
-    inner_root = int(np.searchsorted(rest, root))
-    sub = max_arborescence(small, inner_root)
-    result: np.ndarray = parent.copy()  # cycle nodes keep their cycle parents but one
-    for i, node in enumerate(rest.tolist()):
-        p = int(sub[i])
-        result[node] = -1 if p < 0 else (int(cycle[int(leave_from[i])]) if p == k else int(rest[p]))
-    outside = int(sub[k])
-    result[int(cycle[int(enter_at[outside])])] = int(rest[outside])
-    return result
+    return parent, best
+
+
+def max_arborescence(weights: np.ndarray, root: int = 0) -> np.ndarray:
+    """Parent of every node (``-1`` for ``root``) of a maximum-weight spanning arborescence.
+
+    ``weights[u, v]`` is the weight of edge u → v, ``-inf`` where there is no edge; every node
+    must be reachable from ``root`` through finite edges (a ValueError otherwise). Contractions
+    are kept on a list, not the call stack, so a thousand nested cycles are no problem.
+    """
+    w = np.array(weights, np.float64)
+    np.fill_diagonal(w, -np.inf)
+    w[:, root] = -np.inf
+    contractions = []
+    while True:
+        parent, best = _best_incoming(w, root)
+        found = _find_cycle(parent, root)
+        if found is None:
+            break
+        cycle = np.array(found, np.int64)
+        in_cycle = np.zeros(len(w), bool)
+        in_cycle[cycle] = True
+        rest = np.flatnonzero(~in_cycle)
+        k = len(rest)  # the contracted node is number k
+        small = np.full((k + 1, k + 1), -np.inf)
+        small[:k, :k] = w[np.ix_(rest, rest)]
+        entering = w[np.ix_(rest, cycle)] - best[cycle]  # rest → cycle node, net of the cycle edge dropped
+        enter_at = np.argmax(entering, axis=1)
+        small[:k, k] = entering[np.arange(k), enter_at]
+        leaving = w[np.ix_(cycle, rest)]
+        leave_from = np.argmax(leaving, axis=0)
+        small[k, :k] = leaving[leave_from, np.arange(k)]
+        contractions.append((parent, cycle, rest, enter_at, leave_from))
+        w, root = small, int(np.searchsorted(rest, root))
+    for outer_parent, cycle, rest, enter_at, leave_from in reversed(contractions):
+        k = len(rest)
+        result: np.ndarray = outer_parent.copy()  # cycle nodes keep their cycle parents but one
+        for i, node in enumerate(rest.tolist()):
+            p = int(parent[i])
+            result[node] = -1 if p < 0 else (int(cycle[int(leave_from[i])]) if p == k else int(rest[p]))
+        outside = int(parent[k])
+        result[int(cycle[int(enter_at[outside])])] = int(rest[outside])
+        parent = result
+    return parent

@@ -60,6 +60,8 @@ TEXT_FLOOR, TEXT_CEILING = 0.6, 0.85
 #: Lineage basis labels.
 ROOT, DATES, TEXT, TIE = "root", "dates", "text", "tie"
 DEFAULT_MIN_PERCENT = 50.0
+#: Largest group a lineage is drawn for: the work grows as n³ (846 documents take about 11 s).
+MAX_LINEAGE_DOCS = 1000
 
 
 @dataclass(frozen=True)
@@ -228,6 +230,8 @@ def derive_lineage(profiles: Iterable[Profile], dates: dict[str, DocDate] | None
     ids = [p.doc_id for p in docs]
     if len(set(ids)) != len(ids):
         raise CoderivError("lineage: a document is given twice")
+    if len(ids) > MAX_LINEAGE_DOCS:
+        raise CoderivError(f"lineage of {len(ids)} documents at once: at most {MAX_LINEAGE_DOCS} are handled")
     dates = dates or {}
     n = len(docs)
     inside = containment_matrix([p.chunks for p in docs])
@@ -315,6 +319,12 @@ def index_lineages(
         if not 1 <= group <= len(groups):
             raise CoderivError(f"there is no group {group}: {len(groups)} groups at {min_percent:g}% or more")
         groups = [groups[group - 1]]
+    for g in groups:
+        if len(g.doc_ids) > MAX_LINEAGE_DOCS:
+            raise CoderivError(
+                f"group {g.number} has {len(g.doc_ids)} documents, more than the {MAX_LINEAGE_DOCS} a lineage handles: "
+                f"raise --min (versions of one text are usually 50% or more alike) or use --mutual"
+            )
     profiles = index_profiles(index, [d for g in groups for d in g.doc_ids], method)
     known = {**(recorded_dates(index) if file_times else {}), **(dates or {})}
     return [derive_lineage([profiles[d] for d in g.doc_ids], known, g.number) for g in groups]
