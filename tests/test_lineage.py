@@ -341,8 +341,8 @@ def test_tar_member_times_are_recorded(tmp_path: Path) -> None:
 
 
 def test_index_without_recorded_times_still_opens(tmp_path: Path) -> None:
-    write_docs(tmp_path / "c", {"a.txt": "one two three four five six"})
-    Index.update_from(tmp_path / "c", tmp_path / "idx")
+    write_docs(tmp_path / "c", {"a.txt": " ".join(A), "b.txt": " ".join(A + B)})
+    Index.update_from(tmp_path / "c", tmp_path / "idx", stores=[get_method("chunks").store])
     generation = Index.open(tmp_path / "idx").generation
     manifest = json.loads((generation / "manifest.json").read_text())
     del manifest["files"]["doc_modified.npy"]  # as an index written before times were recorded
@@ -351,3 +351,7 @@ def test_index_without_recorded_times_still_opens(tmp_path: Path) -> None:
     index = Index.open(tmp_path / "idx")
     assert index.doc_modified is None and recorded_dates(index) == {}
     assert index.verify() == []
+    run_pairs(index, "chunks")
+    result = CliRunner().invoke(main, ["lineage", "--all", "--file-times", "--index", str(tmp_path / "idx")])
+    assert result.exit_code == 0 and "warning: this index records no modification times" in result.stderr
+    assert "    b.txt  [" in result.stdout and "text, confidence 0.85]" in result.stdout

@@ -48,6 +48,9 @@ def lineage_command(
         unknown = [d for d in dates if d not in index.doc_numbers]
         if unknown:
             click.echo(f"warning: the dates file names {len(unknown)} documents not in the index, e.g. {unknown[0]}", err=True)
+    if file_times and index.doc_modified is None:
+        click.echo("warning: this index records no modification times (built before coderiv recorded them); "
+                   "build it again in a new --index folder to record them", err=True)
     lineages = index_lineages(index, doc_id, group, everything, min_percent, mutual, dates, file_times)
     render = {"text": lineage_text, "json": lineage_json, "dot": lineage_dot}[fmt]
     click.echo(render(lineages))
