@@ -74,6 +74,10 @@ def test_chain_with_branch_from_text_alone() -> None:
     # growth 1 - 36/56 = 0.357 ≥ STRONG_GROWTH: the strongest text confidence, never more
     assert v2.basis == TEXT and v2.confidence == TEXT_CEILING
     assert (links["v3"].words_added, links["v2a"].words_added) == (30, 10)
+    # v3 (86 chunks) holds all of v2's 56: closeness (56/86 + 1) / 2; the next best parent is v1
+    # (weight (36/86 + 1)/2 + 0.25 × (1 − 36/86) beats v2a's (56/86 + 56/66)/2 + 0.25 × (56/66 − 56/86))
+    assert links["v3"].closeness == pytest.approx(100 * (56 / 86 + 1) / 2)
+    assert links["v3"].runner_up == ("v1", pytest.approx(100 * (36 / 86 + 1) / 2))
     assert [(depth, link.doc_id) for depth, link in lineage.preorder()] == [(0, "v1"), (1, "v2"), (2, "v2a"), (2, "v3")]
 
 
@@ -294,6 +298,9 @@ def test_cli_lineage(versions_index: Path, tmp_path: Path, runner: CliRunner) ->
     assert lineage["basis"] == "dates" and lineage["roots"] == ["v3.txt"]
     assert {d["doc_id"]: d["parent"] for d in lineage["documents"]} == {
         "v1.txt": "v2.txt", "v2.txt": "v3.txt", "v2a.txt": "v2.txt", "v3.txt": None}
+    v1 = next(d for d in lineage["documents"] if d["doc_id"] == "v1.txt")
+    assert v1["next_best_parent"] == {"doc_id": "v3.txt", "closeness": round(100 * (36 / 86 + 36 / 36) / 2, 4)}
+    assert v1["date"] == {"date": "2020-01-03", "source": "dates file"} and v1["basis"] == "dates"
 
     png = tmp_path / "tree.png"
     result = runner.invoke(main, ["lineage", "--all", "--format", "dot", "--plot", str(png), "--index", idx])

@@ -94,6 +94,10 @@ class Link:
     words_added: int = 0
     words_removed: int = 0
     date: DocDate | None = None
+    #: closeness to the parent (mean of the two containments, percent), and the next best parent
+    #: the document could have had with its closeness (None when there was no other candidate)
+    closeness: float = 0.0
+    runner_up: tuple[str, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -106,6 +110,10 @@ class Link:
             "words_added": self.words_added,
             "words_removed": self.words_removed,
             "date": self.date.to_dict() if self.date else None,
+            "closeness": round(self.closeness, 4),
+            "next_best_parent": (
+                {"doc_id": self.runner_up[0], "closeness": round(self.runner_up[1], 4)} if self.runner_up else None
+            ),
         }
 
 
@@ -238,8 +246,10 @@ def derive_lineage(profiles: Iterable[Profile], dates: dict[str, DocDate] | None
     growth = inside - inside.T
     when = [dates.get(d) for d in ids]
     times = np.array([w.when.timestamp() if w is not None else np.nan for w in when], np.float64)
-    parents = max_arborescence(edge_weights(inside, times, _id_rank(ids)), 0)[1:] - 1
+    weights = edge_weights(inside, times, _id_rank(ids))
+    parents = max_arborescence(weights, 0)[1:] - 1
     parent = {c: int(p) for c, p in enumerate(parents.tolist()) if p >= 0}
+    closeness = (inside + inside.T) / 2
     links = []
     for c in range(n):
         p = parent.get(c)
@@ -254,9 +264,13 @@ def derive_lineage(profiles: Iterable[Profile], dates: dict[str, DocDate] | None
         else:
             basis, confidence = TEXT, text_confidence(float(growth[p, c]))
         added, removed = _word_changes(docs[c], docs[p])
+        others = weights[1:, c + 1].copy()
+        others[p] = -np.inf
+        runner = int(np.argmax(others))
+        runner_up = (ids[runner], 100 * float(closeness[runner, c])) if np.isfinite(others[runner]) else None
         links.append(Link(
             ids[c], ids[p], basis, confidence, 100 * float(inside[c, p]), 100 * float(inside[p, c]),
-            added, removed, when[c],
+            added, removed, when[c], 100 * float(closeness[p, c]), runner_up,
         ))
     return Lineage(links, group)
 

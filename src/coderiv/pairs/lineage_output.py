@@ -30,9 +30,10 @@ def describe_link(link: Link) -> str:
     if link.basis == TIE:
         same = link.in_parent == link.parent_in == 100.0
         basis = "tie: same text as its parent, order unknown" if same else "tie: as many chunks as its parent, order unknown"
+    runner = f"; next best parent {link.runner_up[0]} ({link.runner_up[1]:.1f}% close)" if link.runner_up else ""
     return (
         f"[{link.in_parent:.1f}% of it in its parent, {link.parent_in:.1f}% of the parent in it; "
-        f"+{link.words_added} -{link.words_removed} words; {basis}, confidence {link.confidence:.2f}{date}]"
+        f"+{link.words_added} -{link.words_removed} words; {basis}, confidence {link.confidence:.2f}{date}{runner}]"
     )
 
 
