@@ -10,17 +10,18 @@ chunk similarity: the share of one document's distinct 5-word chunks found in th
   way an edge runs when no dates are known: revisions mostly grow, so a later version holds most
   of its predecessor and adds material of its own.
 
-The tree is the maximum spanning arborescence (Edmonds' algorithm, :mod:`.arborescence`) of the directed
-graph over documents sharing chunks, an edge p → c weighing ``closeness + GROWTH_WEIGHT ×
-growth``. A date on both ends constrains an edge: only an earlier document can be a parent (an
-edge then weighs ``closeness + GROWTH_WEIGHT``, its direction being certain); equal dates say
-nothing and leave the edge to the text. So with dates each document's parent is, among the
-earlier ones, the one it is closest to; without dates the order is the text's alone and the
-confidence says so (see :func:`text_confidence`). Two documents with as many chunks each (the
-same text, most often) give no evidence of order at all (growth 0): their link is reported as a
-``tie`` with confidence 0.5 (a coin flip),
-its direction chosen by a fixed hash of the ids, reproducibly and independently of the order the
-documents were given in.
+The tree is the maximum spanning arborescence (Edmonds' algorithm, :mod:`.arborescence`) of
+the directed graph over documents sharing chunks, an edge p → c weighing ``closeness +
+GROWTH_WEIGHT × growth``. A date on both ends constrains an edge: only an earlier document can be
+a parent (an edge then weighs ``closeness + GROWTH_WEIGHT``, its direction being certain); equal
+dates say nothing and leave the edge to the text. So with dates each document's parent is, among
+the earlier ones, the one it is closest to (among equally close ones, the latest); without dates
+the order is the text's alone and the confidence says so (see :func:`text_confidence`). Two
+documents with as many chunks each (the same text, most often) give no evidence of order at all
+(growth 0): their link is reported as a ``tie`` with confidence 0.5 (a coin flip), its direction
+chosen by a fixed hash of the ids, reproducibly and independently of the order the documents
+were given in. A virtual root joined to every document at a prohibitive cost makes a group whose
+documents do not all share chunks a forest instead of an error.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ GROWTH_WEIGHT = 0.25
 #: |growth| at which text evidence of direction counts as strong (confidence TEXT_CEILING).
 STRONG_GROWTH = 0.10
 #: Confidence of the text's direction from the faintest growth up to strong growth. Calibrated on
-#: the dev collection (docs/lineage.md): 72% of the weakest links and 83-86% of the strongest
+#: the dev collection (docs/lineage.md): 73% of the weakest links and 83% of the strongest
 #: ones point the right way; text-only order is an inference, never a fact.
 TEXT_FLOOR, TEXT_CEILING = 0.6, 0.85
 #: Lineage basis labels.
