@@ -55,7 +55,7 @@ GROWTH_WEIGHT = 0.25
 #: |growth| at which text evidence of direction counts as strong (confidence TEXT_CEILING).
 STRONG_GROWTH = 0.10
 #: Confidence of the text's direction from the faintest growth up to strong growth. Calibrated on
-#: the dev collection (docs/lineage.md): 73% of the weakest links and 83% of the strongest
+#: the dev collection (docs/lineage.md): 75% of the weakest links and 83% of the strongest
 #: ones point the right way; text-only order is an inference, never a fact.
 TEXT_FLOOR, TEXT_CEILING = 0.6, 0.85
 #: Lineage basis labels.
