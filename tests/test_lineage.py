@@ -22,7 +22,15 @@ from coderiv import Index
 from coderiv.cli.main import main
 from coderiv.errors import CoderivError, InputError
 from coderiv.pairs.arborescence import max_arborescence
-from coderiv.pairs.dates import DATES_FILE, FILE_TIME, DocDate, read_dates_file, recorded_dates
+from coderiv.pairs.dates import (
+    DATES_FILE,
+    DOCUMENT_DATE,
+    FILE_TIME,
+    DocDate,
+    document_dates,
+    read_dates_file,
+    recorded_dates,
+)
 from coderiv.pairs.engine import get_method
 from coderiv.pairs.lineage import (
     DATES,
@@ -38,6 +46,7 @@ from coderiv.pairs.lineage import (
 )
 from coderiv.pairs.run import run_pairs
 from conftest import write_docs
+from test_created import docx_bytes
 
 WORDS = ["".join(p) for p in itertools.product("bcdfghk", "aeiou", "lmnprst", "aeiou")]
 
@@ -362,3 +371,24 @@ def test_index_without_recorded_times_still_opens(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["lineage", "--all", "--file-times", "--index", str(tmp_path / "idx")])
     assert result.exit_code == 0 and "warning: this index records no modification times" in result.stderr
     assert "    b.txt  [" in result.stdout and "text, confidence 0.85]" in result.stdout
+
+
+def test_creation_dates_inside_documents(tmp_path: Path, runner: CliRunner) -> None:
+    folder = tmp_path / "c"
+    folder.mkdir()
+    for day_number, name in enumerate(["v3", "v2", "v1", "v2a"], 1):  # written in the reverse order
+        created = dt.datetime(2021, 5, day_number, 8, 0)
+        (folder / f"{name}.docx").write_bytes(docx_bytes(" ".join(VERSIONS[name]), created))
+    idx = str(tmp_path / "idx")
+    assert runner.invoke(main, ["index", str(folder), "--index", idx, "-q"]).exit_code == 0
+    assert runner.invoke(main, ["pairs", "--index", idx, "-q"]).exit_code == 0
+    index = Index.open(idx)
+    assert document_dates(index, ["v1.docx", "nope.txt"]) == {
+        "v1.docx": DocDate(dt.datetime(2021, 5, 3, 8, 0, tzinfo=dt.timezone.utc), DOCUMENT_DATE)}
+    (by_text,) = index_lineages(index, group=1)
+    assert by_text.parent_of()["v2.docx"] == "v1.docx"
+    (inside,) = index_lineages(index, group=1, inside_dates=True)
+    assert inside.parent_of() == {"v3.docx": None, "v2.docx": "v3.docx", "v1.docx": "v2.docx", "v2a.docx": "v2.docx"}
+    result = runner.invoke(main, ["lineage", "v1.docx", "--document-dates", "--index", idx])
+    assert result.exit_code == 0, result.output
+    assert "  v3.docx  [root; 2021-05-01T08:00:00+00:00 (creation date in the document)]" in result.output

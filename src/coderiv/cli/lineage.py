@@ -18,6 +18,8 @@ from coderiv.pairs.lineage import DEFAULT_MIN_PERCENT
               help="TSV of doc_id and ISO date: a parent is then always an earlier document.")
 @click.option("--file-times", is_flag=True,
               help="Use the file modification times recorded at indexing as dates (a --dates file wins over them).")
+@click.option("--document-dates", is_flag=True,
+              help="Use the creation dates written inside DOCX, ODT and PDF files (re-reads them; --dates wins).")
 @click.option("--min", "min_percent", type=float, default=DEFAULT_MIN_PERCENT, show_default=True,
               help="Groups link documents similar at PERCENT or more (as 'coderiv groups --min').")
 @click.option("--mutual", is_flag=True, help="Groups link only when both directions reach --min.")
@@ -27,15 +29,17 @@ from coderiv.pairs.lineage import DEFAULT_MIN_PERCENT
 @index_option
 @friendly_errors
 def lineage_command(
-    doc_id: str | None, group: int | None, everything: bool, dates_file: Path | None, file_times: bool, min_percent: float,
+    doc_id: str | None, group: int | None, everything: bool, dates_file: Path | None, file_times: bool, document_dates: bool,
+    min_percent: float,
     mutual: bool, fmt: str, plot_file: Path | None, index_dir: Path,
 ) -> None:
     """The derivation tree of DOC_ID's group (or --group N, or --all): each document's most likely
     parent, the evidence (chunk containment both ways, words added and removed) and a confidence.
 
     Needs the chunks pair table ('coderiv pairs'). A parent is an earlier document when both have
-    dates (--dates, and with --file-times the modification times recorded at indexing); otherwise
-    the order is inferred from the text alone, with a lower confidence; same texts are ties.
+    dates (--dates; with --document-dates the creation dates inside DOCX/ODT/PDF files; with
+    --file-times the modification times recorded at indexing); otherwise the order is inferred
+    from the text alone, with a lower confidence; same texts are ties.
     """
     from coderiv.index.index import Index
     from coderiv.pairs.dates import read_dates_file
@@ -51,7 +55,9 @@ def lineage_command(
     if file_times and index.doc_modified is None:
         click.echo("warning: this index records no modification times (built before coderiv recorded them); "
                    "build it again in a new --index folder to record them", err=True)
-    lineages = index_lineages(index, doc_id, group, everything, min_percent, mutual, dates, file_times)
+    lineages = index_lineages(
+        index, doc_id, group, everything, min_percent, mutual, dates, file_times, inside_dates=document_dates
+    )
     render = {"text": lineage_text, "json": lineage_json, "dot": lineage_dot}[fmt]
     click.echo(render(lineages))
     if plot_file is not None:

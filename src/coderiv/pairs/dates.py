@@ -1,5 +1,6 @@
-"""When each document was written, where it is known: a dates file given by the user, or the
-modification times recorded at indexing (files of a folder, members of a tar archive).
+"""When each document was written, where it is known: a dates file given by the user, the
+creation dates written inside DOCX, ODT and PDF files, or the modification times recorded at
+indexing (files of a folder, members of a tar archive). Each date says which it is.
 
 A dates file is tab-separated, one ``doc_id<TAB>date`` per line, the date in ISO 8601 (``2024-03-01``
 or ``2024-03-01T12:30:00``, with or without a UTC offset). Blank lines and lines starting with ``#``
@@ -23,12 +24,17 @@ from pathlib import Path
 
 import numpy as np
 
-from coderiv.errors import InputError
+from coderiv.errors import CoderivError, InputError
 from coderiv.index.index import Index
+from coderiv.text.collection import is_archive, iter_archive, read_member
+from coderiv.text.formats.created import creation_date
 
-#: Source labels: a ``--dates`` file, modification times recorded at indexing.
+#: Source labels: a ``--dates`` file, a date inside the document, a time recorded at indexing.
 DATES_FILE = "dates file"
+DOCUMENT_DATE = "creation date in the document"
 FILE_TIME = "file modification time"
+#: Names of the files whose creation date is looked for (their bytes are read again).
+DATED_SUFFIXES = (".docx", ".odt", ".pdf")
 
 
 @dataclass(frozen=True)
@@ -98,3 +104,23 @@ def recorded_dates(index: Index) -> dict[str, DocDate]:
         for doc_id, t in zip(index.doc_ids, times.tolist())
         if not np.isnan(t)
     }
+
+
+def document_dates(index: Index, doc_ids: list[str]) -> dict[str, DocDate]:
+    """doc id → the creation date written inside it, for the DOCX, ODT and PDF files among
+    ``doc_ids`` (by name) that have one; their bytes are read again from the indexed source."""
+    wanted = {d for d in doc_ids if d.lower().endswith(DATED_SUFFIXES)}
+    if not wanted:
+        return {}
+    source = index.source
+    if not source or not Path(source).exists():
+        raise CoderivError(f"the indexed collection {source} is gone: document dates cannot be read from it")
+    found: dict[str, _dt.datetime | None] = {}
+    if is_archive(Path(source)):
+        for raw in iter_archive(Path(source)):
+            if raw.doc_id in wanted:
+                found[raw.doc_id] = creation_date(raw.data)
+    else:
+        for doc_id in sorted(wanted):
+            found[doc_id] = creation_date(read_member(source, doc_id))
+    return {doc_id: DocDate(when, DOCUMENT_DATE) for doc_id, when in found.items() if when is not None}

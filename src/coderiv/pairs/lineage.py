@@ -40,7 +40,7 @@ from coderiv.keys.chunks import ngram_ids
 from coderiv.keys.kinds import counted_keys, term_key
 from coderiv.overlap.pairwise import DEFAULT_CHUNK_WORDS
 from coderiv.pairs.arborescence import max_arborescence
-from coderiv.pairs.dates import DocDate, recorded_dates
+from coderiv.pairs.dates import DocDate, document_dates, recorded_dates
 from coderiv.pairs.engine import get_method
 from coderiv.pairs.groups import find_groups
 from coderiv.pairs.table import PairTable
@@ -315,12 +315,14 @@ def index_lineages(
     dates: dict[str, DocDate] | None = None,
     file_times: bool = False,
     method: str = "chunks",
+    inside_dates: bool = False,
 ) -> list[Lineage]:
     """Lineages of the groups of the index's pair table: the one holding ``doc_id``, group number
     ``group``, or all of them (``everything``). Groups are those of ``coderiv groups --min``.
 
-    ``dates`` (a dates file's) win over the modification times recorded at indexing, which are
-    used for the other documents when ``file_times`` is True (see :mod:`coderiv.pairs.dates`)."""
+    ``dates`` (a dates file's) win over the creation dates inside DOCX/ODT/PDF documents (read
+    when ``inside_dates`` is True), which win over the modification times recorded at indexing
+    (used when ``file_times`` is True); see :mod:`coderiv.pairs.dates`."""
     if sum((doc_id is not None, group is not None, everything)) != 1:
         raise CoderivError("lineage: give one of a document id, --group N or --all")
     groups = find_groups(PairTable.open(index, method), min_percent, mutual)
@@ -341,5 +343,6 @@ def index_lineages(
                 f"raise --min (versions of one text are usually 50% or more alike) or use --mutual"
             )
     profiles = index_profiles(index, [d for g in groups for d in g.doc_ids], method)
-    known = {**(recorded_dates(index) if file_times else {}), **(dates or {})}
+    inside = document_dates(index, [d for g in groups for d in g.doc_ids]) if inside_dates else {}
+    known = {**(recorded_dates(index) if file_times else {}), **inside, **(dates or {})}
     return [derive_lineage([profiles[d] for d in g.doc_ids], known, g.number) for g in groups]
