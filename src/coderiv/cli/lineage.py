@@ -29,9 +29,8 @@ from coderiv.pairs.lineage import DEFAULT_MIN_PERCENT
 @index_option
 @friendly_errors
 def lineage_command(
-    doc_id: str | None, group: int | None, everything: bool, dates_file: Path | None, file_times: bool, document_dates: bool,
-    min_percent: float,
-    mutual: bool, fmt: str, plot_file: Path | None, index_dir: Path,
+    doc_id: str | None, group: int | None, everything: bool, dates_file: Path | None, file_times: bool,
+    document_dates: bool, min_percent: float, mutual: bool, fmt: str, plot_file: Path | None, index_dir: Path,
 ) -> None:
     """The derivation tree of DOC_ID's group (or --group N, or --all): each document's most likely
     parent, the evidence (chunk containment both ways, words added and removed) and a confidence.
