@@ -1,0 +1,56 @@
+"""``coderiv serve``: the web page and JSON API over an index (needs ``coderiv[web]``)."""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+
+import click
+
+from coderiv.cli.options import friendly_errors, index_option
+from coderiv.errors import CoderivError
+from coderiv.extras import require
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@click.command("serve")
+@index_option
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (anything but loopback needs --token).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--token", envvar="CODERIV_TOKEN", default=None, help="Token every request must carry (also $CODERIV_TOKEN).")
+@click.option("--max-upload-mb", type=click.FloatRange(0.001), default=50.0, show_default=True, help="Largest document accepted.")
+@click.option("--workers", type=click.IntRange(1), default=None, help="Checks run at once [default: number of cores].")
+@click.option("--queue", type=click.IntRange(0), default=None, help="Checks waiting beyond that before 503 [default: 4 per worker].")
+@friendly_errors
+def serve_command(
+    index_dir: Path, host: str, port: int, token: str | None, max_upload_mb: float, workers: int | None, queue: int | None
+) -> None:
+    """Serve the check page, the collection pages and the JSON API (/docs) over the index.
+
+    The index is opened read-only; after 'coderiv index' updates it, new requests use the new
+    version without a restart.
+    """
+    require("fastapi", "web", "coderiv serve")
+    uvicorn = require("uvicorn", "web", "coderiv serve")
+    if not is_loopback(host) and not token:
+        raise CoderivError(f"--host {host} makes the server reachable from other machines: give --token or set CODERIV_TOKEN")
+    from coderiv.index.index import Index
+    from coderiv.web.app import create_app
+    from coderiv.web.context import ServeSettings
+
+    Index.open(index_dir)  # a missing or damaged index is a one-line error now, not on the first request
+    settings = ServeSettings(index_dir, token or None, int(max_upload_mb * 1024 * 1024), workers, queue)
+    click.echo(f"coderiv serving {index_dir} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", server_header=False)
+
+
+COMMANDS = [serve_command]

@@ -1,0 +1,110 @@
+"""The ASGI application: :func:`create_app` wires the pages, the JSON API, the static files, the
+error pages and the safety middleware around one index folder.
+
+Errors are one line, as a page or as ``{"error": "..."}`` on ``/api``: bad input 400, an id or
+pair table that is not there 404, an upload over the limit 413, a busy server 503 with
+``Retry-After``, no usable index 503; anything unexpected is logged and answered with a 500
+that shows no traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+
+from coderiv._version import __version__
+from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
+from coderiv.web import api, pages
+from coderiv.web.context import ServeSettings, WebContext
+from coderiv.web.pool import RETRY_AFTER, Busy
+from coderiv.web.security import BodyLimit, SecurityHeaders, TokenAuth
+from coderiv.web.views import NotAvailable
+
+log = logging.getLogger("coderiv.web")
+
+#: Multipart overhead allowed beyond the upload limit (field names, boundaries, other fields).
+FORM_OVERHEAD = 64 * 1024
+
+
+def _status(exc: CoderivError) -> int:
+    if isinstance(exc, NotAvailable):
+        return 404
+    if isinstance(exc, (Busy, IndexNotFoundError, CorruptIndexError)):
+        return 503
+    return 400
+
+
+def error(request: Request, status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    """A one-line error: JSON under ``/api``, an error page elsewhere."""
+    if request.url.path.startswith("/api"):
+        return JSONResponse({"error": message}, status_code=status, headers=headers)
+    response = pages.page(request, "error.html", status=status, status_code=status, message=message)
+    response.headers.update(headers or {})
+    return response
+
+
+def _one_line(exc: RequestValidationError) -> str:
+    problems = []
+    for item in exc.errors():
+        where = ".".join(str(part) for part in item.get("loc", ()) if part not in ("body", "query"))
+        problems.append(f"{where}: {item.get('msg', 'invalid')}" if where else str(item.get("msg", "invalid")))
+    return "; ".join(problems) or "invalid request"
+
+
+def create_app(settings: ServeSettings) -> FastAPI:
+    """The web application serving the index at ``settings.index_dir``."""
+    context = WebContext.create(settings)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        context.pool.shutdown()
+
+    app = FastAPI(
+        title="coderiv",
+        version=__version__,
+        description=(
+            "Find the coderivatives of a document (versions, revisions, mirrors, plagiarisms) in an "
+            "indexed collection. Every percentage is absolute: the document scored against itself is 100%."
+        ),
+        lifespan=lifespan,
+        form_limits={"max_files": 1, "max_fields": 16, "max_part_size": settings.max_upload},
+    )
+    app.state.context = context
+    app.include_router(pages.router)
+    app.include_router(api.router)
+    app.mount("/static", StaticFiles(directory=str(Path(__file__).parent / "static")), name="static")
+
+    @app.exception_handler(CoderivError)
+    async def coderiv_error(request: Request, exc: CoderivError) -> Response:
+        status = _status(exc)
+        headers = {"Retry-After": str(RETRY_AFTER)} if isinstance(exc, Busy) else None
+        return error(request, status, str(exc), headers)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        return error(request, exc.status_code, str(exc.detail), dict(exc.headers or {}))
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+        return error(request, 422, _one_line(exc))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unexpected error on %s", request.url.path)
+        return error(request, 500, f"internal error ({type(exc).__name__}); the server log has the details")
+
+    # the last added is the outermost: headers on every answer, the token before any body is read
+    app.add_middleware(BodyLimit, limit=settings.max_upload + FORM_OVERHEAD)
+    if settings.token:
+        app.add_middleware(TokenAuth, token=settings.token)
+    app.add_middleware(SecurityHeaders)
+    return app

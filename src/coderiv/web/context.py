@@ -1,0 +1,37 @@
+"""What every route shares: the server's settings, the index snapshots, the worker pool and the
+jobs of the web page. One :class:`WebContext` per application, kept in ``app.state``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from coderiv.web.jobs import JobStore
+from coderiv.web.pool import WorkPool
+from coderiv.web.snapshot import IndexSnapshots
+
+#: Default upload limit (bytes): a long thesis as text is a few MB; 50 MB leaves room for HTML.
+DEFAULT_MAX_UPLOAD = 50 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ServeSettings:
+    """How the server runs: its index, token, upload limit and worker pool size."""
+
+    index_dir: Path
+    token: str | None = None
+    max_upload: int = DEFAULT_MAX_UPLOAD
+    workers: int | None = None
+    queue: int | None = None
+
+
+@dataclass
+class WebContext:
+    settings: ServeSettings
+    snapshots: IndexSnapshots
+    pool: WorkPool
+    jobs: JobStore = field(default_factory=JobStore)
+
+    @classmethod
+    def create(cls, settings: ServeSettings) -> WebContext:
+        return cls(settings, IndexSnapshots(settings.index_dir), WorkPool(settings.workers, settings.queue))

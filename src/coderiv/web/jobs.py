@@ -1,0 +1,68 @@
+"""Checks started from the web page: each is a job with a random id that the results page polls
+while verification runs. Jobs live in memory only (the uploaded text is never written to disk),
+a bounded number of them, each for a limited time."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from coderiv.web.checks import CheckOptions, CheckOutcome
+
+#: Finished jobs are forgotten after this many seconds.
+JOB_TTL = 3600.0
+#: At most this many jobs are kept; the oldest finished ones go first.
+MAX_JOBS = 200
+
+
+@dataclass
+class Job:
+    """One check: its state (``verifying``, ``done``, ``failed``), progress and outcome."""
+
+    id: str
+    options: CheckOptions
+    outcome: CheckOutcome
+    state: str = "verifying"
+    done: int = 0
+    total: int = 0
+    error: str | None = None
+    created: float = field(default_factory=time.monotonic)
+
+    def progress(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+
+    def status(self) -> dict[str, Any]:
+        return {"id": self.id, "state": self.state, "done": self.done, "total": self.total, "error": self.error}
+
+
+class JobStore:
+    """Jobs by id, bounded in number and age."""
+
+    def __init__(self, ttl: float = JOB_TTL, limit: int = MAX_JOBS) -> None:
+        self.ttl = ttl
+        self.limit = limit
+        self._jobs: dict[str, Job] = {}
+        self._lock = threading.Lock()
+
+    def add(self, options: CheckOptions, outcome: CheckOutcome) -> Job:
+        job = Job(secrets.token_urlsafe(16), options, outcome, total=len(outcome.result.matches))
+        with self._lock:
+            self._expire()
+            self._jobs[job.id] = job
+        return job
+
+    def get(self, job_id: str) -> Job | None:
+        with self._lock:
+            self._expire()
+            return self._jobs.get(job_id)
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for key in [k for k, j in self._jobs.items() if now - j.created > self.ttl]:
+            del self._jobs[key]
+        finished = [k for k, j in self._jobs.items() if j.state != "verifying"]
+        while len(self._jobs) >= self.limit and finished:
+            del self._jobs[finished.pop(0)]

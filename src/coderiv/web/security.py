@@ -1,0 +1,192 @@
+"""ASGI middleware that keeps the server safe by default: a body size limit, a token when the
+server is reachable from other machines, and security headers on every response.
+
+Written as plain ASGI (not per-route code) so that no route can forget them.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Awaitable, Callable, MutableMapping
+from http.cookies import SimpleCookie
+from typing import Any
+from urllib.parse import parse_qs
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+TOKEN_COOKIE = "coderiv_token"
+
+#: Pages of the app: scripts and styles from this server only, no framing, no plugins.
+STRICT_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-src 'self'; frame-ancestors 'none'"
+)
+#: FastAPI's /docs and /redoc pages load their viewer from a CDN with an inline bootstrap script.
+DOCS_CSP = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; img-src 'self' data: https://fastapi.tiangolo.com; "
+    "worker-src blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
+DOCS_PATHS = ("/docs", "/redoc")
+
+
+async def _respond(send: Send, status: int, body: bytes, content_type: str, headers: list[tuple[bytes, bytes]] = ()) -> None:  # type: ignore[assignment]
+    await send({
+        "type": "http.response.start",
+        "status": status,
+        "headers": [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode()), *headers],
+    })
+    await send({"type": "http.response.body", "body": body})
+
+
+def _wants_json(scope: Scope) -> bool:
+    return str(scope.get("path", "")).startswith("/api")
+
+
+async def error_response(scope: Scope, send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] = ()) -> None:  # type: ignore[assignment]
+    """A one-line error as JSON (API paths) or as a minimal page (everything else)."""
+    if _wants_json(scope):
+        await _respond(send, status, json.dumps({"error": message}).encode(), "application/json", headers)
+        return
+    from html import escape
+
+    page = (
+        "<!doctype html><html lang=en><head><meta charset=utf-8><title>coderiv: error</title>"
+        '<link rel=stylesheet href="/static/style.css"></head><body><main>'
+        f'<h1>{status}</h1><p class="error">{escape(message)}</p>'
+        "</main></body></html>"
+    )
+    await _respond(send, status, page.encode(), "text/html; charset=utf-8", headers)
+
+
+class BodyLimit:
+    """Refuse a request body larger than ``limit`` bytes with 413, by its Content-Length before
+    reading a byte, or as soon as a streamed body passes the limit."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        message = f"the upload is larger than the server's {self.limit}-byte limit"
+        for name, value in scope.get("headers", []):
+            if name == b"content-length" and value.isdigit() and int(value) > self.limit:
+                await error_response(scope, send, 413, message)
+                return
+        seen = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            incoming = await receive()
+            if incoming["type"] == "http.request":
+                seen += len(incoming.get("body", b""))
+                if seen > self.limit:
+                    raise _TooLarge()
+            return incoming
+
+        async def tracking_send(outgoing: Message) -> None:
+            nonlocal started
+            if outgoing["type"] == "http.response.start":
+                started = True
+            await send(outgoing)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except _TooLarge:
+            if not started:
+                await error_response(scope, send, 413, message)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class TokenAuth:
+    """Every request but the static files must carry the token: ``Authorization: Bearer T``, the
+    ``coderiv_token`` cookie, or ``?token=T`` (which sets the cookie, so a browser asks once)."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.token = token
+
+    def _presented(self, scope: Scope) -> tuple[str | None, bool]:
+        """The token the request carries, and whether it came in the query string."""
+        for name, value in scope.get("headers", []):
+            if name == b"authorization" and value.lower().startswith(b"bearer "):
+                return value[7:].decode("latin-1").strip(), False
+        for name, value in scope.get("headers", []):
+            if name == b"cookie":
+                cookie: SimpleCookie = SimpleCookie()
+                try:
+                    cookie.load(value.decode("latin-1"))
+                except Exception:  # a malformed cookie header is no token
+                    continue
+                if TOKEN_COOKIE in cookie:
+                    return cookie[TOKEN_COOKIE].value, False
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        if "token" in query:
+            return query["token"][0], True
+        return None, False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or str(scope.get("path", "")).startswith("/static/"):
+            await self.app(scope, receive, send)
+            return
+        presented, from_query = self._presented(scope)
+        if presented is None or not secrets.compare_digest(presented.encode(), self.token.encode()):
+            why = "this server needs a token" if presented is None else "wrong token"
+            await error_response(
+                scope, send, 401,
+                f"{why}: send 'Authorization: Bearer TOKEN', or open the page once with ?token=TOKEN",
+                [(b"www-authenticate", b'Bearer realm="coderiv"')],
+            )
+            return
+        if not from_query:
+            await self.app(scope, receive, send)
+            return
+
+        async def set_cookie(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                cookie = f"{TOKEN_COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict"
+                message["headers"] = [*message.get("headers", []), (b"set-cookie", cookie.encode())]
+            await send(message)
+
+        await self.app(scope, receive, set_cookie)
+
+
+class SecurityHeaders:
+    """CSP without inline script, no sniffing, no framing, no referrer, on every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = str(scope.get("path", ""))
+        csp = DOCS_CSP if path in DOCS_PATHS else STRICT_CSP
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [
+                    (b"content-security-policy", csp.encode()),
+                    (b"x-content-type-options", b"nosniff"),
+                    (b"x-frame-options", b"DENY"),
+                    (b"referrer-policy", b"no-referrer"),
+                    (b"cache-control", b"no-store"),
+                ]
+                message["headers"] = [*message.get("headers", []), *(h for h in extra if h[0] not in present)]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)

@@ -1,0 +1,111 @@
+"""The index a web server answers from: one open :class:`Index` per generation, swapped for new
+requests when ``coderiv index`` commits a newer one.
+
+An open ``Index`` is a snapshot (every file is memory-mapped at open), so a request that began on
+generation 7 finishes on it even after generation 8 is committed and 7's files are unlinked.
+Each request asks :meth:`IndexSnapshots.current`, which reads the small ``CURRENT`` pointer (one
+``stat`` and one read) and opens the new generation only when the pointer moved. ``CURRENT`` is
+replaced atomically after a generation is complete and fsynced (:mod:`coderiv.index.storage`),
+so a half-written generation is never seen.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from coderiv.errors import CoderivError
+from coderiv.index.index import Index
+from coderiv.index.storage import CURRENT, current_generation
+from coderiv.pairs.groups import Group, find_groups
+from coderiv.pairs.table import PairTable, table_root, tables_info
+from coderiv.ranking.search import Searcher
+
+
+@dataclass
+class Snapshot:
+    """One open index generation and what is derived from it (searcher, pair tables, groups)."""
+
+    index: Index
+    searcher: Searcher
+    _tables: dict[tuple[str, str], PairTable | CoderivError] = field(default_factory=dict)
+    _groups: dict[tuple[str, str, float], list[Group]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def open(cls, root: Path) -> Snapshot:
+        index = Index.open(root)
+        return cls(index, Searcher(index))
+
+    @property
+    def generation(self) -> str:
+        return self.index.generation.name
+
+    def pair_methods(self) -> list[dict[str, object]]:
+        """Every stored pair table with its state (``up to date``, ``stale``, ``damaged``)."""
+        return tables_info(self.index)
+
+    def pair_table(self, method: str) -> PairTable:
+        """The up-to-date pair table of ``method``; a missing or stale one is a one-line error.
+
+        Cached by the table's own ``CURRENT`` pointer: ``coderiv pairs`` may commit a new table
+        generation while the index generation stays the same.
+        """
+        pointer = table_root(self.index, method) / CURRENT
+        try:
+            version = pointer.read_text("utf-8").strip()
+        except OSError:
+            version = ""
+        key = (method, version)
+        with self._lock:
+            cached = self._tables.get(key)
+        if cached is None:
+            try:
+                cached = PairTable.open(self.index, method)
+            except CoderivError as exc:
+                cached = exc
+            with self._lock:
+                self._tables = {k: v for k, v in self._tables.items() if k[0] != method}
+                self._tables[key] = cached
+        if isinstance(cached, CoderivError):
+            raise cached
+        return cached
+
+    def groups(self, method: str, min_percent: float) -> list[Group]:
+        """Groups of the ``method`` pair table at ``min_percent`` (computed once per table version)."""
+        table = self.pair_table(method)
+        key = (method, str(table.generation), min_percent)
+        with self._lock:
+            cached = self._groups.get(key)
+        if cached is None:
+            cached = find_groups(table, min_percent)
+            with self._lock:
+                if len(self._groups) > 32:
+                    self._groups.clear()
+                self._groups[key] = cached
+        return cached
+
+
+class IndexSnapshots:
+    """The current :class:`Snapshot` of the index at ``root``, checked cheaply per request."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._lock = threading.Lock()
+        self._snapshot: Snapshot | None = None
+
+    def current(self) -> Snapshot:
+        """The snapshot of the live generation; opens it if ``coderiv index`` committed a new one.
+
+        Raises the index's own one-line errors (no index, damaged index) when it cannot open."""
+        live = current_generation(self.root).name
+        snapshot = self._snapshot
+        if snapshot is not None and snapshot.generation == live:
+            return snapshot
+        with self._lock:  # one opener; concurrent requests wait for it rather than open twice
+            snapshot = self._snapshot
+            if snapshot is None or snapshot.generation != current_generation(self.root).name:
+                snapshot = Snapshot.open(self.root)
+                self._snapshot = snapshot
+            return snapshot
