@@ -16,7 +16,7 @@ pytest.importorskip("fastapi", reason="the web extra (coderiv[web]) is not insta
 from fastapi.testclient import TestClient  # noqa: E402
 
 from coderiv.index.index import Index  # noqa: E402
-from coderiv.pairs.engine import run_pairs  # noqa: E402
+from coderiv.pairs.run import require_store, run_pairs  # noqa: E402
 from coderiv.web.app import create_app  # noqa: E402
 from coderiv.web.context import ServeSettings  # noqa: E402
 from conftest import write_docs  # noqa: E402
@@ -51,7 +51,6 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def passages(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("passages")
-    from coderiv.pairs.engine import require_store
 
     folder = write_docs(root / "docs", PASSAGES)
     Index.update_from(folder, root / "index", workers=1)
