@@ -61,6 +61,14 @@ def passages(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def plain(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The documents of ``passages`` in an index without a chunk store (no report: fallback)."""
+    root = tmp_path_factory.mktemp("plain")
+    Index.update_from(write_docs(root / "docs", PASSAGES), root / "index", workers=1)
+    return root / "index"
+
+
+@pytest.fixture(scope="module")
 def client(tiny: Path) -> TestClient:
     return client_for(tiny)
 
@@ -133,24 +141,86 @@ def test_a_short_query_is_verified_at_zero_with_the_reason(client: TestClient) -
     assert body["verify_note"] == "the query has no passage of 60+ characters: every verified percentage is 0"
 
 
-def test_the_page_check_shows_ranking_then_verified_passages(passages: Path) -> None:
-    web = client_for(passages)
+def wait_for(web: TestClient, job: str) -> dict:
+    for _ in range(400):
+        status = web.get(f"/api/checks/{job}").json()
+        if status["state"] != "verifying":
+            return status
+        threading.Event().wait(0.05)
+    raise AssertionError(f"check {job} did not finish")
+
+
+def test_without_a_chunk_store_the_page_verifies_the_ranked_matches(plain: Path) -> None:
+    web = client_for(plain)
     started = web.post("/check", files={"file": ("q.txt", (P + " " + Q).encode())}, follow_redirects=False)
     assert started.status_code == 303
     job = started.headers["location"].rsplit("/", 1)[1]
-    for _ in range(200):
-        status = web.get(f"/api/checks/{job}").json()
-        if status["state"] != "verifying":
-            break
-        threading.Event().wait(0.05)
+    status = wait_for(web, job)
     assert status["state"] == "done" and status["done"] == status["total"] == 2
+    assert status["result"]["report"] is None
+    assert status["result"]["report_note"].startswith("no evidence report: the index has no chunk store")
     verified = [(m["doc_id"], round(m["verified"], 6)) for m in status["result"]["matches"]]
     assert verified == [("src2.txt", round(100 * 88 / 175, 6)), ("src1.txt", round(100 * 86 / 175, 6))]
     page = web.get(f"/check/{job}").text
     assert "49.1%" in page and "50.3%" in page  # 86/175 and 88/175
-    assert 'id="progress"' not in page
+    assert 'id="progress"' not in page and "the index has no chunk store" in page
+    assert web.get(f"/check/{job}/report").status_code == 404
     assert web.get("/api/checks/not-a-job").status_code == 404
     assert web.get("/check/not-a-job").status_code == 404
+
+
+# The report (coderiv.report) counts words: P has 15 and Q 16, so the query P + Q has 31; src1
+# explains P's 15 and src2 Q's 16, which no other source explains: 15/31 and 16/31, 100% overall.
+
+
+def test_the_page_builds_the_evidence_report(passages: Path) -> None:
+    web = client_for(passages)
+    started = web.post("/check", files={"file": ("q.txt", (P + " " + Q).encode())}, follow_redirects=False)
+    job = started.headers["location"].rsplit("/", 1)[1]
+    status = wait_for(web, job)
+    assert status["state"] == "done"
+    built = status["result"]["report"]
+    assert (built["total_words"], built["covered_words"], built["overall"]) == (31, 31, 100.0)
+    assert [(s["doc_id"], s["share"], s["credited_words"]) for s in built["sources"]] == [
+        ("src2.txt", 100 * 16 / 31, 16), ("src1.txt", 100 * 15 / 31, 15)]  # most words first
+    page = web.get(f"/check/{job}").text
+    assert '<strong id="overall">100.0%</strong>' in page and 'sandbox="allow-scripts"' in page
+    assert '<td class="num share">51.6%</td>' in page and '<td class="num share">48.4%</td>' in page
+    framed = web.get(f"/check/{job}/report")
+    assert framed.status_code == 200 and "src1.txt" in framed.text
+    assert "sandbox allow-scripts" in framed.headers["content-security-policy"]
+    assert framed.headers["x-frame-options"] == "SAMEORIGIN"
+    download = web.get(f"/check/{job}/report", params={"download": "true"})
+    assert download.headers["content-disposition"] == 'attachment; filename="coderiv-report.html"'
+
+
+def test_report_api_with_each_exclusion(passages: Path) -> None:
+    web = client_for(passages)
+    quoted = f'{P} "{Q}"'
+    excluded = web.post("/api/report", data={"text": quoted}).json()
+    assert (excluded["total_words"], excluded["covered_words"], excluded["overall"]) == (31, 15, 100 * 15 / 31)
+    assert [(s["doc_id"], s["share"]) for s in excluded["sources"]] == [("src1.txt", 100 * 15 / 31)]
+    assert excluded["excluded_words"]["quote"] == 16
+    kept = web.post("/api/report", data={"text": quoted, "quotes": "false"}).json()
+    assert kept["overall"] == 100.0 and kept["options"]["exclude_quotes"] is False
+    template = web.post("/api/report", data={"text": P + " " + Q}, files={"template": ("sheet.txt", Q.encode())}).json()
+    assert template["overall"] == 100 * 15 / 31 and template["excluded_words"]["template"] == 16
+    assert template["options"]["templates"] == ["sheet.txt"]
+    small = web.post("/api/report", data={"text": P + " " + Q, "min_words": "17"}).json()
+    assert small["overall"] == 0.0 and small["excluded_words"]["small"] == 31
+    texts = web.post("/api/report", data={"text": P, "include_texts": "true"}).json()
+    assert texts["query_text"] == P and texts["sources"][0]["text"] == P
+
+
+def test_report_api_refuses_what_it_cannot_do(plain: Path, passages: Path) -> None:
+    response = client_for(plain).post("/api/report", data={"text": P})
+    assert response.status_code == 400
+    assert response.json() == {
+        "error": "the index has no chunk store for the report; run 'coderiv pairs' or 'coderiv report FILE' once to add it"}
+    web = client_for(passages)
+    common = web.post("/api/report", data={"text": P, "common": "many"}).json()
+    assert common == {"error": "common must be a number of documents (got 'many')"}
+    assert web.post("/api/report", data={"text": P, "min_words": "-1"}).json() == {"error": "min_words must be 0 or more (got -1)"}
 
 
 # -- the collection ------------------------------------------------------------------------------
@@ -201,7 +271,8 @@ def test_a_missing_pair_table_is_a_note_on_the_page_and_404_for_groups(client: T
         ({"file": ("image.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")}, {}, 400, "image.png is a binary file, not a text document"),
         (None, {"text": "the and of"}, 400, "pasted text has no words after analysis (stopping, no stemming)"),
         (None, {"text": "alpha", "measure": "bm25"}, 400,
-         "measure must be one of ['cosine', 'identity1', 'identity2', 'identity3', 'identity4', 'identity5', 'inner', 'normalized'] (got 'bm25')"),
+         "measure must be one of ['cosine', 'identity1', 'identity2', 'identity3', 'identity4', 'identity5', 'inner', "
+         "'normalized'] (got 'bm25')"),
         (None, {"text": "alpha", "top": "0"}, 400, "top must be between 1 and 100 (got 0)"),
         (None, {"text": "alpha", "top": "many"}, 422, "top: Input should be a valid integer, unable to parse string as an integer"),
         ({"file": ("../../etc/passwd", b"alpha beta gamma")}, {"verify": "false"}, 200, None),
@@ -278,11 +349,8 @@ def test_document_text_and_names_are_escaped(tmp_path: Path) -> None:
     web = client_for(tmp_path / "index")
     started = web.post("/check", files={"file": ("<img src=x onerror=alert(3)>.txt", hostile.encode())})
     assert started.status_code == 200  # followed the redirect to the results page
-    for _ in range(200):
-        page = web.get(str(started.url)).text
-        if 'id="progress"' not in page:
-            break
-        threading.Event().wait(0.05)
+    wait_for(web, str(started.url).rsplit("/", 1)[1])
+    page = web.get(str(started.url)).text
     assert "&lt;b&gt;bold&lt;/b&gt;.txt" in page and "<b>bold</b>" not in page
     assert "&lt;img src=x onerror=alert(3)&gt;.txt" in page
     assert "script&gt;alert(1)&lt;/script&gt; &lt;img src=x onerror=alert(2)&gt;" in page  # the passage, as text

@@ -3,18 +3,18 @@ read the collection's information, documents, similar documents and groups."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Query, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import JSONResponse
 
 from coderiv.errors import CoderivError
 from coderiv.pairs.engine import DEFAULT_METHOD
-from coderiv.ranking.measures import DEFAULT_MEASURE
 from coderiv.web import views
-from coderiv.web.checks import CheckOptions, run_check
+from coderiv.web.checks import CheckOptions, run_check, run_report
 from coderiv.web.context import WebContext
-from coderiv.web.inputs import query_document
+from coderiv.web.inputs import check_options, query_document
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -24,23 +24,40 @@ def context(request: Request) -> WebContext:
     return ctx
 
 
-@router.post("/check", summary="Check a document against the collection")
+@router.post("/check", summary="Rank the collection against a document")
 async def check(
     request: Request,
+    options: Annotated[CheckOptions, Depends(check_options)],
     file: Annotated[UploadFile | None, File(description="The document (text or HTML)")] = None,
     text: Annotated[str | None, Form(description="The document's text, when no file is sent")] = None,
-    measure: Annotated[str, Form(description="Ranking measure")] = DEFAULT_MEASURE,
-    top: Annotated[int, Form(description="How many matches (1 to 100)")] = 10,
     verify: Annotated[bool, Form(description="Verify the matches with exact passages")] = True,
 ) -> dict[str, Any]:
     """Rank the collection against the document (absolute percentages: the document scored
     against itself is 100%) and, with ``verify``, give each match the exact passages it shares
-    with the document and the share of the document they cover (``verified``, percent)."""
+    with the document and the share of the document they cover (``verified``, percent). The
+    report fields of the form do not apply here (see ``/api/report``)."""
     ctx = context(request)
-    options = CheckOptions(measure, top, verify)
+    options = replace(options, verify=verify)
     document = await query_document(file, text, ctx.settings.max_upload)
     outcome = await ctx.pool.run(lambda: run_check(ctx.snapshots.current(), document, options))
     return outcome.to_dict()
+
+
+@router.post("/report", summary="The evidence report of a document (docs/report.md)")
+async def report(
+    request: Request,
+    options: Annotated[CheckOptions, Depends(check_options)],
+    file: Annotated[UploadFile | None, File(description="The document (text or HTML)")] = None,
+    text: Annotated[str | None, Form(description="The document's text, when no file is sent")] = None,
+    include_texts: Annotated[bool, Form(description="Add the document's and every source's visible text")] = False,
+) -> dict[str, Any]:
+    """The report's JSON form, as ``coderiv report --format json`` writes it: the overall
+    similarity (share of the document's words found in any source), the sources with their
+    shares, passages (character offsets) and the exclusions. Needs the index's chunk store."""
+    ctx = context(request)
+    document = await query_document(file, text, ctx.settings.max_upload)
+    built = await ctx.pool.run(lambda: run_report(ctx.snapshots.current(), document, options))
+    return built.to_dict(include_texts)
 
 
 @router.get("/checks/{job_id}", summary="State of a check started from the web page")

@@ -5,11 +5,15 @@ system: the upload is read into memory and its file name is only a label."""
 from __future__ import annotations
 
 from pathlib import PurePosixPath
+from typing import Annotated
 
-from starlette.datastructures import UploadFile
+from fastapi import File, Form, UploadFile
 
 from coderiv.errors import InputError
+from coderiv.ranking.measures import DEFAULT_MEASURE
+from coderiv.report import ReportOptions
 from coderiv.text.reading import QueryDocument, read_query_bytes
+from coderiv.web.checks import MAX_TOP, CheckOptions
 
 PASTED_LABEL = "pasted text"
 
@@ -31,3 +35,29 @@ async def query_document(file: UploadFile | None, text: str | None, max_bytes: i
     if text is not None and text.strip():
         return read_query_bytes(text.encode("utf-8"), PASTED_LABEL, max_bytes)
     raise InputError("give a document: upload a file or paste its text")
+
+
+async def check_options(
+    measure: Annotated[str, Form(description="Ranking measure (SPEC §3)")] = DEFAULT_MEASURE,
+    top: Annotated[int, Form(description=f"Matches, and report candidates per search (1 to {MAX_TOP})")] = 10,
+    quotes: Annotated[bool, Form(description="Report: exclude quoted text and block quotes")] = True,
+    bibliography: Annotated[bool, Form(description="Report: exclude the bibliography")] = True,
+    min_words: Annotated[int, Form(description="Report: exclude matches of fewer words (0: keep all)")] = ReportOptions.min_words,
+    common: Annotated[str, Form(description="Report: exclude passages found in more than this many documents (empty: off)")] = "",
+    versions: Annotated[bool, Form(description="Report: group versions of one source")] = True,
+    template: Annotated[UploadFile | None, File(description="Report: a template whose text is not counted")] = None,
+) -> CheckOptions:
+    """The check's options from the form fields (shared by the page and the API)."""
+    templates: tuple[tuple[str, str], ...] = ()
+    if template is not None and template.filename:
+        label = display_name(template.filename)
+        templates = ((label, read_query_bytes(await template.read(), label).text),)
+    common_docs = None
+    if common.strip():
+        if not common.strip().isdigit():
+            raise InputError(f"common must be a number of documents (got {common!r})")
+        common_docs = int(common)
+    return CheckOptions(
+        measure, top, exclude_quotes=quotes, exclude_bibliography=bibliography, min_words=min_words,
+        common_docs=common_docs, group_versions=versions, templates=templates,
+    )

@@ -20,7 +20,11 @@ MAX_JOBS = 200
 
 @dataclass
 class Job:
-    """One check: its state (``verifying``, ``done``, ``failed``), progress and outcome."""
+    """One check: its state (``verifying``, ``done``, ``failed``), progress and outcome.
+
+    ``done``/``total`` count verified candidates when the fallback verification runs; while the
+    report is built they stay 0/0 (the report is one library call) and the page shows an
+    indeterminate progress bar with the time elapsed."""
 
     id: str
     options: CheckOptions
@@ -35,7 +39,10 @@ class Job:
         self.done, self.total = done, total
 
     def status(self) -> dict[str, Any]:
-        return {"id": self.id, "state": self.state, "done": self.done, "total": self.total, "error": self.error}
+        return {
+            "id": self.id, "state": self.state, "done": self.done, "total": self.total, "error": self.error,
+            "elapsed": round(time.monotonic() - self.created, 1),
+        }
 
 
 class JobStore:
@@ -48,7 +55,7 @@ class JobStore:
         self._lock = threading.Lock()
 
     def add(self, options: CheckOptions, outcome: CheckOutcome) -> Job:
-        job = Job(secrets.token_urlsafe(16), options, outcome, total=len(outcome.result.matches))
+        job = Job(secrets.token_urlsafe(16), options, outcome)
         with self._lock:
             self._expire()
             self._jobs[job.id] = job

@@ -7,21 +7,28 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Query, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from coderiv.pairs.engine import DEFAULT_METHOD, METHODS
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES
+from coderiv.report import ReportOptions, render_html
 from coderiv.web import views
-from coderiv.web.checks import MAX_TOP, CheckOptions, rank, verify
+from coderiv.web.checks import MAX_TOP, CheckOptions, has_report_store, rank, report
 from coderiv.web.context import WebContext
-from coderiv.web.inputs import query_document
+from coderiv.web.inputs import check_options, query_document
 from coderiv.web.jobs import Job
 from coderiv.web.pool import Busy
 
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 router = APIRouter(include_in_schema=False)
+
+#: The report page's own policy: its inline CSS/JS may run, sandboxed, framed by this server only.
+REPORT_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
+    "frame-ancestors 'self'; sandbox allow-scripts"
+)
 
 
 def context(request: Request) -> WebContext:
@@ -40,13 +47,14 @@ def check_page(request: Request) -> HTMLResponse:
     return page(
         request, "check.html", measures=MEASURES.names(), default_measure=DEFAULT_MEASURE, max_top=MAX_TOP,
         documents=snapshot.index.n_docs, generation=snapshot.generation, max_upload=ctx.settings.max_upload,
+        defaults=ReportOptions(), report_ready=has_report_store(snapshot),
     )
 
 
-def _verify_in_background(ctx: WebContext, job: Job) -> None:
+def _report_in_background(ctx: WebContext, job: Job) -> None:
     def work() -> None:
         try:
-            verify(ctx.snapshots.current(), job.outcome, job.progress)
+            report(ctx.snapshots.current(), job.outcome, job.options, job.progress)
             job.state = "done"
         except Exception as exc:  # shown on the page as one line; the server keeps running
             job.error = str(exc) or type(exc).__name__
@@ -55,34 +63,56 @@ def _verify_in_background(ctx: WebContext, job: Job) -> None:
     try:
         ctx.pool.submit(work)
     except Busy as exc:
-        job.outcome.verify_note = f"not verified: {exc}"
+        job.outcome.report_note = f"no report: {exc}"
         job.state = "done"
 
 
 @router.post("/check")
 async def start_check(
     request: Request,
+    options: Annotated[CheckOptions, Depends(check_options)],
     file: Annotated[UploadFile | None, File()] = None,
     text: Annotated[str | None, Form()] = None,
-    measure: Annotated[str, Form()] = DEFAULT_MEASURE,
-    top: Annotated[int, Form()] = 10,
 ) -> Response:
-    """Rank now (fast), verify in the background, and send the browser to the results page."""
+    """Rank now (fast), build the report in the background, send the browser to the results."""
     ctx = context(request)
-    options = CheckOptions(measure, top, verify=True)
     document = await query_document(file, text, ctx.settings.max_upload)
     outcome = await ctx.pool.run(lambda: rank(ctx.snapshots.current(), document, options))
     job = ctx.jobs.add(options, outcome)
-    _verify_in_background(ctx, job)
+    _report_in_background(ctx, job)
     return RedirectResponse(f"/check/{job.id}", status_code=303)
+
+
+def _job(request: Request, job_id: str) -> Job:
+    job = context(request).jobs.get(job_id)
+    if job is None:
+        raise views.NotAvailable("no such check (checks are kept for an hour); start a new one")
+    return job
 
 
 @router.get("/check/{job_id}", response_class=HTMLResponse)
 def results_page(request: Request, job_id: str) -> HTMLResponse:
-    job = context(request).jobs.get(job_id)
-    if job is None:
-        raise views.NotAvailable("no such check (checks are kept for an hour); start a new one")
-    return page(request, "results.html", job=job, outcome=job.outcome, result=job.outcome.result)
+    job = _job(request, job_id)
+    sources = {s.doc_id: s for s in job.outcome.report.sources} if job.outcome.report is not None else {}
+    return page(request, "results.html", job=job, outcome=job.outcome, result=job.outcome.result, sources=sources)
+
+
+@router.get("/check/{job_id}/report", response_class=HTMLResponse)
+def report_page(request: Request, job_id: str, download: bool = False) -> HTMLResponse:
+    """The evidence report as its own self-contained page (shown in a frame on the results page).
+
+    Its inline script and styles are allowed by a CSP of its own that also sandboxes it: the page
+    runs in an opaque origin, so it can read no cookie and call no API of this server."""
+    job = _job(request, job_id)
+    if job.outcome.report is None:
+        raise views.NotAvailable(job.outcome.report_note or "the report is not ready yet")
+    headers = {
+        "Content-Security-Policy": REPORT_CSP,
+        "X-Frame-Options": "SAMEORIGIN",
+    }
+    if download:
+        headers["Content-Disposition"] = 'attachment; filename="coderiv-report.html"'
+    return HTMLResponse(render_html(job.outcome.report), headers=headers)
 
 
 @router.get("/collection", response_class=HTMLResponse)

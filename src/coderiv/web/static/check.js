@@ -40,9 +40,13 @@
         .then(function (response) { return response.json(); })
         .then(function (job) {
           if (job.state === "verifying") {
-            bar.max = job.total || 1;
-            bar.value = job.done;
-            text.textContent = job.done + " of " + job.total;
+            if (job.total) {
+              bar.max = job.total;
+              bar.value = job.done;
+              text.textContent = job.done + " of " + job.total;
+            } else {
+              text.textContent = job.elapsed.toFixed(0) + " s";
+            }
             window.setTimeout(poll, 400);
           } else {
             window.location.reload();
