@@ -68,6 +68,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
         yield
         context.pool.shutdown()
 
+    # two files: the document and a template (a browser sends an empty part for an unused file field)
     app = FastAPI(
         title="coderiv",
         version=__version__,
@@ -76,7 +77,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
             "indexed collection. Every percentage is absolute: the document scored against itself is 100%."
         ),
         lifespan=lifespan,
-        form_limits={"max_files": 1, "max_fields": 16, "max_part_size": settings.max_upload},
+        form_limits={"max_files": 2, "max_fields": 16, "max_part_size": settings.max_upload},
     )
     app.state.context = context
     app.include_router(pages.router)

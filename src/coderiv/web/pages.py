@@ -93,7 +93,11 @@ def _job(request: Request, job_id: str) -> Job:
 @router.get("/check/{job_id}", response_class=HTMLResponse)
 def results_page(request: Request, job_id: str) -> HTMLResponse:
     job = _job(request, job_id)
-    sources = {s.doc_id: s for s in job.outcome.report.sources} if job.outcome.report is not None else {}
+    sources: dict[str, Any] = {}  # doc id -> (its report source, whether it is the source itself or a version)
+    if job.outcome.report is not None:
+        for source in job.outcome.report.sources:
+            sources[source.doc_id] = (source, True)
+            sources.update({v.doc_id: (source, False) for v in source.versions})
     return page(request, "results.html", job=job, outcome=job.outcome, result=job.outcome.result, sources=sources)
 
 
