@@ -41,3 +41,17 @@ def test_standard_input_is_labelled(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"river bank")))
     document = read_query("-")
     assert (document.label, document.text) == ("<stdin>", "river bank")
+
+
+def test_bytes_in_memory_get_the_same_checks() -> None:
+    from coderiv.text.reading import read_query_bytes
+
+    page = read_query_bytes(b"<html><body><p>river <b>bank</b></p><script>x()</script></body></html>", "upload.html")
+    assert (page.label, page.text.split(), page.lossy) == ("upload.html", ["river", "bank"], False)
+    assert read_query_bytes(b"caf\xe9 river", "u.txt").text == "caf\ufffd river"
+    assert read_query_bytes(b"caf\xe9 river", "u.txt").lossy
+    with pytest.raises(CoderivError, match=r"^u\.bin is a binary file, not a text document$"):
+        read_query_bytes(b"\x00\x01\x02binary", "u.bin")
+    with pytest.raises(CoderivError, match=r"^u\.txt: 11 bytes is larger than the 10-byte limit$"):
+        read_query_bytes(b"x" * 11, "u.txt", max_bytes=10)
+    assert read_query_bytes(b"x" * 10, "u.txt", max_bytes=10).text == "x" * 10
