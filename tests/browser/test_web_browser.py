@@ -133,6 +133,10 @@ def test_upload_ranked_matches_and_report_in_the_browser(server: str, browser: A
         ["4", "6.8%", "river-ecology-v3.txt"], ["5", "6.4%", "river-ecology-v2.txt"],
     ]
     assert page.locator("#overall").inner_text() == f"{report.overall:.1f}%"
+    shares = [rows.nth(i).locator("td.share").inner_text().strip() for i in range(5)]
+    head_of = {v.doc_id: s.doc_id for s in report.sources for v in s.versions}
+    assert shares == [f"a version of {head_of[m.doc_id]}" if m.doc_id in head_of else
+                      f"{next(s.share for s in report.sources if s.doc_id == m.doc_id):.1f}%" for m in expected[:5]]
     heads = {s.doc_id.split("-v")[0] for s in report.sources}
     assert heads == {"river-ecology", "medieval-trade"}  # the essay's two donor families, versions grouped
     page.screenshot(path=str(shots / "web-results.png"), full_page=False)
