@@ -62,6 +62,19 @@ def test_the_server_runs_with_the_options(runner: Any, index_dir: Path, monkeypa
     assert (started["host"], started["port"]) == ("0.0.0.0", 8123)
     settings = started["app"].state.context.settings
     assert (settings.index_dir, settings.token, settings.max_upload) == (index_dir, "t0ken", 2 * 1024 * 1024)
+    assert settings.hosts is None  # a token guards it; any host name
     pool = started["app"].state.context.pool
     assert (pool.workers, pool.capacity) == (3, 4)
     assert f"coderiv serving {index_dir} on http://0.0.0.0:8123/" in result.output
+
+
+def test_a_loopback_server_without_a_token_checks_host_names(runner: Any, index_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import uvicorn
+
+    started: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: started.update(app=app, **kw))
+    monkeypatch.delenv("CODERIV_TOKEN", raising=False)
+    result = runner.invoke(main, ["serve", "--index", str(index_dir), "--host", "127.0.0.2"])
+    assert result.exit_code == 0, result.output
+    settings = started["app"].state.context.settings
+    assert (settings.token, settings.hosts) == (None, ("127.0.0.1", "localhost", "::1", "127.0.0.2"))

@@ -101,6 +101,29 @@ def test_pasted_text_and_html_upload_give_the_same_ranking(client: TestClient) -
     assert ranking(html) == [(1, 100.0, "a.txt"), (2, 50.0, "b.txt")]
 
 
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("q.txt", b"alpha beta gamma\n"),
+        ("q.md", b"alpha *beta* gamma\n"),
+        ("q.rst", b"alpha ``beta`` gamma\n"),
+        ("q.htm", b"<p>alpha<br>beta &amp; <em>gamma</em></p><style>delta {}</style>"),
+        ("q.xhtml", b"<?xml version='1.0'?><html><body>alpha beta gamma<!-- delta --></body></html>"),
+        ("q.txt", b"\xef\xbb\xbfalpha\tbeta\r\ngamma"),  # BOM, tabs, CRLF
+    ],
+)
+def test_every_readable_format_gives_the_same_ranking(client: TestClient, name: str, data: bytes) -> None:
+    body = client.post("/api/check", files={"file": (name, data)}, data={"verify": "false"}).json()
+    assert ranking(body) == [(1, 100.0, "a.txt"), (2, 50.0, "b.txt")]
+    assert body["lossy"] is False
+
+
+def test_undecodable_bytes_are_replaced_and_reported(client: TestClient) -> None:
+    body = client.post("/api/check", files={"file": ("q.txt", b"alpha beta gamma caf\xe9")}, data={"verify": "false"}).json()
+    assert body["lossy"] is True
+    assert body["notes"] == ["q.txt: undecodable bytes were replaced (not valid UTF-8)"]
+
+
 def test_cosine_percentages_follow_the_formula(client: TestClient) -> None:
     # w_t = ln(1 + N/f_t): ln 2.5 for alpha and beta, ln 4 for gamma and delta; every tf is 1.
     # b.txt: (2 ln²2.5 / W_b) / sqrt(2 ln²2.5 + ln²4), W_b = sqrt(2 ln²2.5 + ln²4).
@@ -167,6 +190,32 @@ def test_without_a_chunk_store_the_page_verifies_the_ranked_matches(plain: Path)
     assert web.get(f"/check/{job}/report").status_code == 404
     assert web.get("/api/checks/not-a-job").status_code == 404
     assert web.get("/check/not-a-job").status_code == 404
+
+
+def test_the_page_shows_progress_while_the_report_is_built(passages: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from coderiv.web import checks, pages
+
+    release = threading.Event()
+
+    def slow_report(snapshot, outcome, options, progress=None):  # type: ignore[no-untyped-def]
+        release.wait(30)
+        return checks.report(snapshot, outcome, options, progress)
+
+    monkeypatch.setattr(pages, "report", slow_report)
+    web = client_for(passages)
+    job = web.post("/check", data={"text": P}, follow_redirects=False).headers["location"].rsplit("/", 1)[1]
+    try:
+        page = web.get(f"/check/{job}").text
+        assert 'data-state="verifying"' in page and '<progress id="progress"></progress>' in page
+        assert "Building the report: finding and verifying the sources" in page
+        assert '<noscript><meta http-equiv="refresh" content="2"></noscript>' in page
+        assert "<td class=\"num share\">…</td>" in page  # the ranking is there already
+        status = web.get(f"/api/checks/{job}").json()
+        assert (status["state"], status["done"], status["total"], "result" in status) == ("verifying", 0, 0, False)
+    finally:
+        release.set()
+    assert wait_for(web, job)["state"] == "done"
+    assert "<noscript>" not in web.get(f"/check/{job}").text
 
 
 # The report (coderiv.report) counts words: P has 15 and Q 16, so the query P + Q has 31; src1
@@ -330,6 +379,16 @@ def test_a_token_is_required_when_set(tiny: Path) -> None:
     first = web.get("/", params={"token": "s3cret"})  # a browser opens the page once with ?token=
     assert first.status_code == 200 and "HttpOnly; SameSite=Strict" in first.headers["set-cookie"]
     assert web.get("/collection").status_code == 200  # the cookie carries it from now on
+
+
+def test_a_loopback_server_refuses_other_host_names(tiny: Path) -> None:
+    settings = ServeSettings(tiny, hosts=("127.0.0.1", "localhost", "::1"))
+    for base in ("http://127.0.0.1:8000", "http://localhost:8000", "http://[::1]:8000", "http://LOCALHOST"):
+        assert TestClient(create_app(settings), base_url=base).get("/api/info").status_code == 200, base
+    rebound = TestClient(create_app(settings), base_url="http://attacker.example:8000").get("/api/info")
+    assert rebound.status_code == 400
+    assert rebound.json() == {"error": "this server answers only requests to 127.0.0.1, ::1, localhost (got host 'attacker.example')"}
+    assert rebound.headers["x-content-type-options"] == "nosniff"
 
 
 def test_security_headers_on_pages_and_errors(client: TestClient) -> None:

@@ -46,9 +46,12 @@ def serve_command(
     from coderiv.index.index import Index
     from coderiv.web.app import create_app
     from coderiv.web.context import ServeSettings
+    from coderiv.web.security import LOOPBACK_NAMES
 
     Index.open(index_dir)  # a missing or damaged index is a one-line error now, not on the first request
-    settings = ServeSettings(index_dir, token or None, int(max_upload_mb * 1024 * 1024), workers, queue)
+    # without a token, a loopback server answers only requests addressed to this machine (no DNS rebinding)
+    hosts = (*LOOPBACK_NAMES, host) if is_loopback(host) and not token else None
+    settings = ServeSettings(index_dir, token or None, hosts, int(max_upload_mb * 1024 * 1024), workers, queue)
     click.echo(f"coderiv serving {index_dir} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", server_header=False)
 

@@ -25,7 +25,7 @@ from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
 from coderiv.web import api, pages
 from coderiv.web.context import ServeSettings, WebContext
 from coderiv.web.pool import RETRY_AFTER, Busy
-from coderiv.web.security import BodyLimit, SecurityHeaders, TokenAuth
+from coderiv.web.security import BodyLimit, HostCheck, SecurityHeaders, TokenAuth
 from coderiv.web.views import NotAvailable
 
 log = logging.getLogger("coderiv.web")
@@ -107,5 +107,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
     app.add_middleware(BodyLimit, limit=settings.max_upload + FORM_OVERHEAD)
     if settings.token:
         app.add_middleware(TokenAuth, token=settings.token)
+    if settings.hosts is not None:
+        app.add_middleware(HostCheck, allowed=settings.hosts)
     app.add_middleware(SecurityHeaders)
     return app

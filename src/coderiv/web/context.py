@@ -16,10 +16,12 @@ DEFAULT_MAX_UPLOAD = 50 * 1024 * 1024
 
 @dataclass(frozen=True)
 class ServeSettings:
-    """How the server runs: its index, token, upload limit and worker pool size."""
+    """How the server runs: its index, token, upload limit and worker pool size; ``hosts``, when
+    given, are the only host names requests may be addressed to (see :class:`~coderiv.web.security.HostCheck`)."""
 
     index_dir: Path
     token: str | None = None
+    hosts: tuple[str, ...] | None = None
     max_upload: int = DEFAULT_MAX_UPLOAD
     workers: int | None = None
     queue: int | None = None

@@ -190,3 +190,39 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+#: Host names a browser uses for a server on this machine.
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+
+
+def host_name(header: str) -> str:
+    """The host of a ``Host`` header, without its port (``[::1]:8000`` → ``::1``)."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1:].split("]", 1)[0]
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
+
+class HostCheck:
+    """Answer only requests addressed to one of ``allowed`` host names (400 otherwise).
+
+    A server on 127.0.0.1 without a token relies on only this machine reaching it; a web page
+    elsewhere could still make the browser talk to it through a domain name that resolves to
+    127.0.0.1 (DNS rebinding). Such requests carry that domain in ``Host`` and are refused."""
+
+    def __init__(self, app: ASGIApp, allowed: tuple[str, ...]) -> None:
+        self.app = app
+        self.allowed = {name.lower().strip("[]") for name in allowed}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        header = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"host"), "")
+        name = host_name(header)
+        if name not in self.allowed:
+            allowed = ", ".join(sorted(self.allowed))
+            await error_response(scope, send, 400, f"this server answers only requests to {allowed} (got host {name!r})")
+            return
+        await self.app(scope, receive, send)
