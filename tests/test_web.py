@@ -356,6 +356,22 @@ def test_ids_are_looked_up_never_opened(client: TestClient, doc_id: str) -> None
     assert response.json() == {"error": f"no document {doc_id!r} in the index"}
 
 
+def test_an_unexpected_failure_is_a_500_without_a_traceback(tiny: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from coderiv.web import views
+
+    def broken(snapshot: object) -> None:
+        raise RuntimeError("secret detail /home/user/path")
+
+    monkeypatch.setattr(views, "info", broken)
+    web = TestClient(create_app(ServeSettings(tiny)), raise_server_exceptions=False)
+    response = web.get("/api/info")
+    assert response.status_code == 500
+    assert response.json() == {"error": "internal error (RuntimeError); the server log has the details"}
+    page = web.get("/collection")
+    assert page.status_code == 500 and "internal error (RuntimeError)" in page.text
+    assert "secret detail" not in page.text and "Traceback" not in page.text
+
+
 def test_a_missing_parameter_and_an_unknown_page(client: TestClient) -> None:
     response = client.get("/api/document")
     assert response.status_code == 422 and response.json() == {"error": "id: Field required"}
