@@ -167,3 +167,36 @@ def test_document_page_in_the_browser(server: str, browser: Any, shots: Path) ->
     page.click("text=river-ecology-v2.txt")
     assert page.locator("h1").inner_text() == "river-ecology-v2.txt"
     assert "no pair table for method 'chunks'" in page.locator(".note").inner_text()
+
+
+def test_drag_and_drop_and_paste_in_the_browser(server: str, browser: Any, index_dir: Path) -> None:
+    text = (EXAMPLE / "river-ecology-v2.txt").read_text("utf-8")
+    expected = Searcher(Index.open(index_dir)).search(text, top=3).matches
+    page = browser.new_page(viewport={"width": 1000, "height": 800})
+    page.goto(f"{server}/?token={TOKEN}")
+    page.evaluate(
+        """text => {
+            const transfer = new DataTransfer();
+            transfer.items.add(new File([text], "dropped.txt", {type: "text/plain"}));
+            const zone = document.getElementById("drop-zone");
+            zone.dispatchEvent(new DragEvent("dragover", {dataTransfer: transfer, bubbles: true, cancelable: true}));
+            zone.dispatchEvent(new DragEvent("drop", {dataTransfer: transfer, bubbles: true, cancelable: true}));
+        }""",
+        text,
+    )
+    assert page.locator("#file-name").inner_text() == "dropped.txt"
+    page.fill("#top", "3")
+    page.click("#check-button")
+    page.wait_for_selector('#status[data-state="done"]', state="attached", timeout=120_000)
+    assert page.locator("h1 .doc").inner_text() == "dropped.txt"
+    rows = page.locator("#matches tbody tr")
+    assert [[c.strip() for c in rows.nth(i).locator("td").all_inner_texts()[:3]] for i in range(rows.count())] == [
+        [str(m.rank), f"{m.percent:.1f}%", m.doc_id] for m in expected]
+    assert expected[0].doc_id == "river-ecology-v2.txt" and f"{expected[0].percent:.1f}" == "100.0"
+
+    page.goto(f"{server}/")
+    page.fill("#text", "<b>" + text[:2000] + "</b>")  # pasted text, markup and all, shown as text
+    page.click("#check-button")
+    page.wait_for_selector('#status[data-state="done"]', state="attached", timeout=120_000)
+    assert page.locator("h1 .doc").inner_text() == "pasted text"
+    assert page.locator("#matches tbody tr").first.locator("td").all_inner_texts()[2] == "river-ecology-v2.txt"
