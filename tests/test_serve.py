@@ -39,6 +39,15 @@ def test_another_host_needs_a_token(runner: Any, index_dir: Path, monkeypatch: p
     )
 
 
+@pytest.mark.parametrize("token", ["short", "has spaces in it, sixteen+", "semi;colon;is;not;allowed"])
+def test_a_token_must_be_long_and_plain(runner: Any, index_dir: Path, token: str) -> None:
+    result = runner.invoke(main, ["serve", "--index", str(index_dir), "--token", token])
+    assert result.exit_code == 1
+    assert result.output.strip() == (
+        "Error: the token must be at least 16 characters of letters, digits and . _ ~ + / = - (e.g. openssl rand -hex 16)"
+    )
+
+
 def test_a_missing_index_and_a_missing_extra_are_one_line_errors(runner: Any, tmp_path: Path, index_dir: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     result = runner.invoke(main, ["serve", "--index", str(tmp_path / "none")])
@@ -55,13 +64,13 @@ def test_the_server_runs_with_the_options(runner: Any, index_dir: Path, monkeypa
 
     started: dict[str, Any] = {}
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: started.update(app=app, **kw))
-    monkeypatch.setenv("CODERIV_TOKEN", "t0ken")
+    monkeypatch.setenv("CODERIV_TOKEN", "t0ken-t0ken-t0ken")
     result = runner.invoke(main, ["serve", "--index", str(index_dir), "--host", "0.0.0.0", "--port", "8123",
                                   "--max-upload-mb", "2", "--workers", "3", "--queue", "1"])
     assert result.exit_code == 0, result.output
     assert (started["host"], started["port"]) == ("0.0.0.0", 8123)
     settings = started["app"].state.context.settings
-    assert (settings.index_dir, settings.token, settings.max_upload) == (index_dir, "t0ken", 2 * 1024 * 1024)
+    assert (settings.index_dir, settings.token, settings.max_upload) == (index_dir, "t0ken-t0ken-t0ken", 2 * 1024 * 1024)
     assert settings.hosts is None  # a token guards it; any host name
     pool = started["app"].state.context.pool
     assert (pool.workers, pool.capacity) == (3, 4)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 from pathlib import Path
 
 import click
@@ -10,6 +11,9 @@ import click
 from coderiv.cli.options import friendly_errors, index_option
 from coderiv.errors import CoderivError
 from coderiv.extras import require
+
+#: A token fit for a header and a cookie, long enough not to be guessed.
+TOKEN_RE = re.compile(r"[A-Za-z0-9._~+/=-]{16,}")
 
 
 def is_loopback(host: str) -> bool:
@@ -43,6 +47,8 @@ def serve_command(
     uvicorn = require("uvicorn", "web", "coderiv serve")
     if not is_loopback(host) and not token:
         raise CoderivError(f"--host {host} makes the server reachable from other machines: give --token or set CODERIV_TOKEN")
+    if token and not TOKEN_RE.fullmatch(token):
+        raise CoderivError("the token must be at least 16 characters of letters, digits and . _ ~ + / = - (e.g. openssl rand -hex 16)")
     from coderiv.index.index import Index
     from coderiv.web.app import create_app
     from coderiv.web.context import ServeSettings
