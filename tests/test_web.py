@@ -261,6 +261,22 @@ def test_report_api_with_each_exclusion(passages: Path) -> None:
     assert texts["query_text"] == P and texts["sources"][0]["text"] == P
 
 
+def test_a_document_of_the_index_as_the_query(passages: Path) -> None:
+    web = client_for(passages)
+    ranked = web.post("/api/check", data={"doc": "src1.txt", "verify": "false"}).json()
+    assert ranked["query"] == "src1.txt" and ranked["matches"][0]["doc_id"] == "src1.txt"
+    assert ranked["matches"][0]["percent"] == pytest.approx(100.0)
+    built = web.post("/api/report", data={"doc": "src1.txt"}).json()
+    assert built["options"]["exclude_docs"] == ["src1.txt"]
+    assert built["sources"] == [] and built["overall"] == 0.0  # nothing else contains P
+    page = web.get("/document", params={"id": "src1.txt"}).text
+    assert '<input type="hidden" name="doc" value="src1.txt">' in page
+    started = web.post("/check", data={"doc": "src1.txt"}, follow_redirects=False)
+    assert started.status_code == 303
+    missing = web.post("/api/check", data={"doc": "../../etc/passwd"})
+    assert missing.status_code == 404 and missing.json() == {"error": "no document '../../etc/passwd' in the index"}
+
+
 def test_report_api_refuses_what_it_cannot_do(plain: Path, passages: Path) -> None:
     response = client_for(plain).post("/api/report", data={"text": P})
     assert response.status_code == 400

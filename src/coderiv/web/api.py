@@ -14,7 +14,7 @@ from coderiv.pairs.engine import DEFAULT_METHOD
 from coderiv.web import views
 from coderiv.web.checks import CheckOptions, run_check, run_report
 from coderiv.web.context import WebContext
-from coderiv.web.inputs import check_options, query_document
+from coderiv.web.inputs import check_options, request_document
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -30,6 +30,7 @@ async def check(
     options: Annotated[CheckOptions, Depends(check_options)],
     file: Annotated[UploadFile | None, File(description="The document (text or HTML)")] = None,
     text: Annotated[str | None, Form(description="The document's text, when no file is sent")] = None,
+    doc: Annotated[str | None, Form(description="A document of the index as the query (instead of file or text)")] = None,
     verify: Annotated[bool, Form(description="Verify the matches with exact passages")] = True,
 ) -> dict[str, Any]:
     """Rank the collection against the document (absolute percentages: the document scored
@@ -38,7 +39,7 @@ async def check(
     report fields of the form do not apply here (see ``/api/report``)."""
     ctx = context(request)
     options = replace(options, verify=verify)
-    document = await query_document(file, text, ctx.settings.max_upload)
+    document, options = await request_document(ctx, file, text, doc, options)
     outcome = await ctx.pool.run(lambda: run_check(ctx.snapshots.current(), document, options))
     return outcome.to_dict()
 
@@ -49,13 +50,14 @@ async def report(
     options: Annotated[CheckOptions, Depends(check_options)],
     file: Annotated[UploadFile | None, File(description="The document (text or HTML)")] = None,
     text: Annotated[str | None, Form(description="The document's text, when no file is sent")] = None,
+    doc: Annotated[str | None, Form(description="A document of the index as the query (instead of file or text)")] = None,
     include_texts: Annotated[bool, Form(description="Add the document's and every source's visible text")] = False,
 ) -> dict[str, Any]:
     """The report's JSON form, as ``coderiv report --format json`` writes it: the overall
     similarity (share of the document's words found in any source), the sources with their
     shares, passages (character offsets) and the exclusions. Needs the index's chunk store."""
     ctx = context(request)
-    document = await query_document(file, text, ctx.settings.max_upload)
+    document, options = await request_document(ctx, file, text, doc, options)
     built = await ctx.pool.run(lambda: run_report(ctx.snapshots.current(), document, options))
     return built.to_dict(include_texts)
 

@@ -19,6 +19,7 @@ from coderiv.ranking.results import QueryResult
 from coderiv.report import Report, ReportOptions, build_report
 from coderiv.text.reading import QueryDocument
 from coderiv.web.snapshot import Snapshot
+from coderiv.web.views import DocumentNotFound
 
 #: Most matches (and report candidates per search) a check may ask for.
 MAX_TOP = 100
@@ -41,6 +42,7 @@ class CheckOptions:
     common_docs: int | None = None
     group_versions: bool = True
     templates: tuple[tuple[str, str], ...] = ()
+    exclude_docs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         MEASURES.get(self.measure)  # one-line error naming the choices
@@ -55,7 +57,7 @@ class CheckOptions:
         return ReportOptions(
             top=self.top, measure=self.measure, min_words=self.min_words, exclude_quotes=self.exclude_quotes,
             exclude_bibliography=self.exclude_bibliography, templates=self.templates, common_docs=self.common_docs,
-            group_versions=self.group_versions,
+            group_versions=self.group_versions, exclude_docs=self.exclude_docs,
         )
 
 
@@ -86,6 +88,14 @@ class CheckOutcome:
             record["report"] = self.report.to_dict() if self.report is not None else None
             record["report_note"] = self.report_note
         return record
+
+
+def indexed_document(snapshot: Snapshot, doc_id: str) -> QueryDocument:
+    """A document of the index as the query: looked up by id (never opened as a path from the
+    request), its visible text re-read from the indexed collection."""
+    if doc_id not in snapshot.index.doc_numbers:
+        raise DocumentNotFound(f"no document {doc_id!r} in the index")
+    return QueryDocument(doc_id, snapshot.index.source_texts().get([doc_id])[doc_id], False)
 
 
 def rank(snapshot: Snapshot, document: QueryDocument, options: CheckOptions) -> CheckOutcome:

@@ -4,6 +4,7 @@ system: the upload is read into memory and its file name is only a label."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Annotated
 
@@ -13,7 +14,8 @@ from coderiv.errors import InputError
 from coderiv.ranking.measures import DEFAULT_MEASURE
 from coderiv.report import ReportOptions
 from coderiv.text.reading import QueryDocument, read_query_bytes
-from coderiv.web.checks import MAX_TOP, CheckOptions
+from coderiv.web.checks import MAX_TOP, CheckOptions, indexed_document
+from coderiv.web.context import WebContext
 
 PASTED_LABEL = "pasted text"
 
@@ -25,7 +27,8 @@ def display_name(filename: str | None) -> str:
 
 
 async def query_document(file: UploadFile | None, text: str | None, max_bytes: int) -> QueryDocument:
-    """The query from an uploaded file, or else from pasted text; one-line errors otherwise."""
+    """The query from an uploaded file, or else from pasted text; one-line errors otherwise
+    (a document of the index as the query is :func:`coderiv.web.checks.indexed_document`)."""
     if file is not None and file.filename:
         label = display_name(file.filename)
         data = await file.read()  # bounded: the body limit stopped a larger request
@@ -61,3 +64,14 @@ async def check_options(
         measure, top, exclude_quotes=quotes, exclude_bibliography=bibliography, min_words=min_words,
         common_docs=common_docs, group_versions=versions, templates=templates,
     )
+
+
+async def request_document(
+    ctx: WebContext, file: UploadFile | None, text: str | None, doc: str | None, options: CheckOptions
+) -> tuple[QueryDocument, CheckOptions]:
+    """The query of a request: a document of the index named by ``doc`` (read in the worker
+    pool, and never its own source in the report), else the upload or the pasted text."""
+    if doc:
+        document = await ctx.pool.run(lambda: indexed_document(ctx.snapshots.current(), doc))
+        return document, replace(options, exclude_docs=(*options.exclude_docs, doc))
+    return await query_document(file, text, ctx.settings.max_upload), options

@@ -17,7 +17,7 @@ from coderiv.report import ReportOptions, render_html
 from coderiv.web import views
 from coderiv.web.checks import MAX_TOP, CheckOptions, has_report_store, rank, report
 from coderiv.web.context import WebContext
-from coderiv.web.inputs import check_options, query_document
+from coderiv.web.inputs import check_options, request_document
 from coderiv.web.jobs import Job
 from coderiv.web.pool import Busy
 
@@ -73,10 +73,11 @@ async def start_check(
     options: Annotated[CheckOptions, Depends(check_options)],
     file: Annotated[UploadFile | None, File()] = None,
     text: Annotated[str | None, Form()] = None,
+    doc: Annotated[str | None, Form()] = None,
 ) -> Response:
     """Rank now (fast), build the report in the background, send the browser to the results."""
     ctx = context(request)
-    document = await query_document(file, text, ctx.settings.max_upload)
+    document, options = await request_document(ctx, file, text, doc, options)
     outcome = await ctx.pool.run(lambda: rank(ctx.snapshots.current(), document, options))
     job = ctx.jobs.add(options, outcome)
     _report_in_background(ctx, job)
