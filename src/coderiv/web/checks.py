@@ -151,7 +151,7 @@ def report(snapshot: Snapshot, outcome: CheckOutcome, options: CheckOptions, pro
     if not has_report_store(snapshot):
         outcome.report_note = (
             "no evidence report: the index has no chunk store; run 'coderiv pairs' or 'coderiv report FILE' once "
-            "to add it. The matches below are verified with exact passages instead."
+            "to add it. The matches above are verified with exact passages instead."
         )
         return verify(snapshot, outcome, progress)
     document = outcome.document
