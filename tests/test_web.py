@@ -180,6 +180,7 @@ def test_without_a_chunk_store_the_page_verifies_the_ranked_matches(plain: Path)
     job = started.headers["location"].rsplit("/", 1)[1]
     status = wait_for(web, job)
     assert status["state"] == "done" and status["done"] == status["total"] == 2
+    assert status["stage"] == "verifying the ranked matches with exact passages"
     assert status["result"]["report"] is None
     assert status["result"]["report_note"].startswith("no evidence report: the index has no chunk store")
     verified = [(m["doc_id"], round(m["verified"], 6)) for m in status["result"]["matches"]]
@@ -197,9 +198,9 @@ def test_the_page_shows_progress_while_the_report_is_built(passages: Path, monke
 
     release = threading.Event()
 
-    def slow_report(snapshot, outcome, options, progress=None):  # type: ignore[no-untyped-def]
+    def slow_report(*args):  # type: ignore[no-untyped-def]
         release.wait(30)
-        return checks.report(snapshot, outcome, options, progress)
+        return checks.report(*args)
 
     monkeypatch.setattr(pages, "report", slow_report)
     web = client_for(passages)
@@ -207,7 +208,7 @@ def test_the_page_shows_progress_while_the_report_is_built(passages: Path, monke
     try:
         page = web.get(f"/check/{job}").text
         assert 'data-state="verifying"' in page and '<progress id="progress"></progress>' in page
-        assert "Building the report: finding and verifying the sources" in page
+        assert "Building the report:</span> <span id=\"progress-stage\">finding candidate sources</span>" in page
         assert '<noscript><meta http-equiv="refresh" content="2"></noscript>' in page
         assert "<td class=\"num share\">…</td>" in page  # the ranking is there already
         status = web.get(f"/api/checks/{job}").json()
@@ -230,6 +231,7 @@ def test_the_page_builds_the_evidence_report(passages: Path) -> None:
     assert status["state"] == "done"
     built = status["result"]["report"]
     assert (built["total_words"], built["covered_words"], built["overall"]) == (31, 31, 100.0)
+    assert status["stage"] == f"verifying {built['candidates']} candidates with exact passages"  # the last stage reached
     assert [(s["doc_id"], s["share"], s["credited_words"]) for s in built["sources"]] == [
         ("src2.txt", 100 * 16 / 31, 16), ("src1.txt", 100 * 15 / 31, 15)]  # most words first
     page = web.get(f"/check/{job}").text

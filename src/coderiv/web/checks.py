@@ -6,7 +6,7 @@ search needs falls back to verifying the ranked matches alone (:func:`verify`), 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES
 from coderiv.ranking.results import QueryResult
 from coderiv.report import Report, ReportOptions, build_report
 from coderiv.text.reading import QueryDocument
+from coderiv.text.sources import DocumentTexts
 from coderiv.web.snapshot import Snapshot
 from coderiv.web.views import DocumentNotFound
 
@@ -26,6 +27,25 @@ MAX_TOP = 100
 
 #: ``progress(done, total)``: candidates verified so far, of how many.
 ProgressFn = Callable[[int, int], None]
+#: ``stage(what)``: what the report is doing now, in words.
+StageFn = Callable[[str], None]
+
+
+class StagedTexts(DocumentTexts):
+    """The indexed collection's texts, saying when the report reads its candidates: it finds
+    them first (containment and ranking), reads them once, then verifies them and computes the
+    shares; a stage line is all the progress a single library call can give."""
+
+    def __init__(self, source: str | None, stage: StageFn) -> None:
+        super().__init__(source)
+        self._stage = stage
+
+    def get(self, doc_ids: Iterable[str]) -> dict[str, str]:
+        ids = list(doc_ids)
+        self._stage(f"reading {len(ids)} candidate document{'' if len(ids) == 1 else 's'}")
+        texts = super().get(ids)
+        self._stage(f"verifying {len(ids)} candidate{'' if len(ids) == 1 else 's'} with exact passages")
+        return texts
 
 
 @dataclass(frozen=True)
@@ -145,7 +165,10 @@ def has_report_store(snapshot: Snapshot) -> bool:
     return chunk_store_spec().name in snapshot.index.specs
 
 
-def report(snapshot: Snapshot, outcome: CheckOutcome, options: CheckOptions, progress: ProgressFn | None = None) -> CheckOutcome:
+def report(
+    snapshot: Snapshot, outcome: CheckOutcome, options: CheckOptions, progress: ProgressFn | None = None,
+    stage: StageFn | None = None,
+) -> CheckOutcome:
     """Build the evidence report of ``outcome``'s document; without the chunk store (the server
     never writes the index), verify the ranked matches instead and say how to get the report."""
     if not has_report_store(snapshot):
@@ -155,7 +178,8 @@ def report(snapshot: Snapshot, outcome: CheckOutcome, options: CheckOptions, pro
         )
         return verify(snapshot, outcome, progress)
     document = outcome.document
-    outcome.report = build_report(snapshot.index, document.text, document.label, options.report_options(), snapshot.index.source_texts())
+    texts = StagedTexts(snapshot.index.source, stage) if stage is not None else snapshot.index.source_texts()
+    outcome.report = build_report(snapshot.index, document.text, document.label, options.report_options(), texts)
     return outcome
 
 

@@ -23,8 +23,8 @@ class Job:
     """One check: its state (``verifying``, ``done``, ``failed``), progress and outcome.
 
     ``done``/``total`` count verified candidates when the fallback verification runs; while the
-    report is built they stay 0/0 (the report is one library call) and the page shows an
-    indeterminate progress bar with the time elapsed."""
+    report is built they stay 0/0 (the report is one library call): ``stage`` says what it is
+    doing, and the page shows an indeterminate progress bar with the time elapsed."""
 
     id: str
     options: CheckOptions
@@ -32,15 +32,20 @@ class Job:
     state: str = "verifying"
     done: int = 0
     total: int = 0
+    stage: str = "finding candidate sources"
     error: str | None = None
     created: float = field(default_factory=time.monotonic)
 
     def progress(self, done: int, total: int) -> None:
         self.done, self.total = done, total
+        self.stage = "verifying the ranked matches with exact passages"
+
+    def at_stage(self, stage: str) -> None:
+        self.stage = stage
 
     def status(self) -> dict[str, Any]:
         return {
-            "id": self.id, "state": self.state, "done": self.done, "total": self.total, "error": self.error,
+            "id": self.id, "state": self.state, "stage": self.stage, "done": self.done, "total": self.total, "error": self.error,
             "elapsed": round(time.monotonic() - self.created, 1),
         }
 

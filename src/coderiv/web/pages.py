@@ -54,7 +54,7 @@ def check_page(request: Request) -> HTMLResponse:
 def _report_in_background(ctx: WebContext, job: Job) -> None:
     def work() -> None:
         try:
-            report(ctx.snapshots.current(), job.outcome, job.options, job.progress)
+            report(ctx.snapshots.current(), job.outcome, job.options, job.progress, job.at_stage)
             job.state = "done"
         except Exception as exc:  # shown on the page as one line; the server keeps running
             job.error = str(exc) or type(exc).__name__

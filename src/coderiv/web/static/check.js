@@ -35,11 +35,13 @@
   if (status && status.dataset.state === "verifying") {
     var bar = document.getElementById("progress");
     var text = document.getElementById("progress-text");
+    var stage = document.getElementById("progress-stage");
     var poll = function () {
       fetch("/api/checks/" + encodeURIComponent(status.dataset.job), { credentials: "same-origin" })
         .then(function (response) { return response.json(); })
         .then(function (job) {
           if (job.state === "verifying") {
+            stage.textContent = job.stage;
             if (job.total) {
               bar.max = job.total;
               bar.value = job.done;
