@@ -117,7 +117,9 @@ def report_page(request: Request, job_id: str, download: bool = False) -> HTMLRe
     }
     if download:
         headers["Content-Disposition"] = 'attachment; filename="coderiv-report.html"'
-    return HTMLResponse(render_html(job.outcome.report), headers=headers)
+    if job.report_html is None:
+        job.report_html = render_html(job.outcome.report)
+    return HTMLResponse(job.report_html, headers=headers)
 
 
 @router.get("/collection", response_class=HTMLResponse)
