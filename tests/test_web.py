@@ -367,6 +367,21 @@ def test_an_upload_over_the_limit_is_413_before_it_is_read(tiny: Path) -> None:
     assert page.status_code == 413 and "the upload is larger than" in page.text and page.headers["content-type"].startswith("text/html")
 
 
+def test_a_streamed_upload_is_cut_off_at_the_limit(tiny: Path) -> None:
+    web = client_for(tiny, max_upload=1000)
+
+    def body():  # no Content-Length: the limit is found while reading
+        yield b'--xyz\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\n\r\n'
+        for _ in range(100):
+            yield b"alpha " * 200
+        yield b"\r\n--xyz--\r\n"
+
+    response = web.post("/api/check", content=body(), headers={"content-type": "multipart/form-data; boundary=xyz"})
+    assert "content-length" not in response.request.headers
+    assert response.status_code == 413
+    assert response.json() == {"error": f"the upload is larger than the server's {1000 + 64 * 1024}-byte limit"}
+
+
 @pytest.mark.parametrize("doc_id", ["../../etc/passwd", "/etc/passwd", "a.txt/../b.txt", "A.TXT", ""])
 def test_ids_are_looked_up_never_opened(client: TestClient, doc_id: str) -> None:
     response = client.get("/api/document", params={"id": doc_id})

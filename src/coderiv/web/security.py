@@ -13,6 +13,8 @@ from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs
 
+from starlette.exceptions import HTTPException
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -89,8 +91,8 @@ class BodyLimit:
             incoming = await receive()
             if incoming["type"] == "http.request":
                 seen += len(incoming.get("body", b""))
-                if seen > self.limit:
-                    raise _TooLarge()
+                if seen > self.limit:  # FastAPI passes an HTTPException from reading the body on as it is
+                    raise HTTPException(413, message)
             return incoming
 
         async def tracking_send(outgoing: Message) -> None:
@@ -101,13 +103,10 @@ class BodyLimit:
 
         try:
             await self.app(scope, limited_receive, tracking_send)
-        except _TooLarge:
-            if not started:
-                await error_response(scope, send, 413, message)
-
-
-class _TooLarge(Exception):
-    pass
+        except HTTPException as exc:  # read outside a route's error handling (none today)
+            if started or exc.status_code != 413:
+                raise
+            await error_response(scope, send, 413, message)
 
 
 class TokenAuth:
