@@ -245,6 +245,31 @@ def test_the_page_builds_the_evidence_report(passages: Path) -> None:
     assert download.headers["content-disposition"] == 'attachment; filename="coderiv-report.html"'
 
 
+def test_a_report_that_cannot_be_built_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = write_docs(tmp_path / "docs", {"src1.txt": P, "src2.txt": Q})
+    Index.update_from(folder, tmp_path / "index", workers=1)
+    Index.update_from(folder, tmp_path / "index", stores=[require_store(Index.open(tmp_path / "index"), "chunks")], workers=1)
+    web = client_for(tmp_path / "index")
+    for path in folder.iterdir():
+        path.unlink()
+    folder.rmdir()  # the collection moved away after indexing: the ranking still works, the report cannot re-read
+    job = web.post("/check", data={"text": P}, follow_redirects=False).headers["location"].rsplit("/", 1)[1]
+    status = wait_for(web, job)
+    assert status["state"] == "failed"
+    assert status["error"] == f"the indexed collection {folder} is gone; cannot re-read documents to verify"
+    page = web.get(f"/check/{job}").text
+    assert f"No report: the indexed collection {folder} is gone" in page and '<table class="matches"' in page
+
+    from coderiv.web import pages
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("secret detail")
+
+    monkeypatch.setattr(pages, "report", broken)
+    job = web.post("/check", data={"text": P}, follow_redirects=False).headers["location"].rsplit("/", 1)[1]
+    assert wait_for(web, job)["error"] == "internal error (RuntimeError); the server log has the details"
+
+
 def test_report_api_with_each_exclusion(passages: Path) -> None:
     web = client_for(passages)
     quoted = f'{P} "{Q}"'

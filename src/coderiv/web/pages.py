@@ -4,6 +4,7 @@ value; the only script is ``static/check.js`` (drag and drop, progress polling).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,18 +12,21 @@ from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from coderiv.errors import CoderivError
 from coderiv.pairs.engine import DEFAULT_METHOD, METHODS
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES
 from coderiv.report import ReportOptions, render_html
 from coderiv.web import views
-from coderiv.web.checks import MAX_TOP, CheckOptions, has_report_store, rank, report
+from coderiv.web.checks import MAX_TOP, CheckOptions, CheckOutcome, has_report_store, rank, report
 from coderiv.web.context import WebContext
 from coderiv.web.inputs import check_options, request_document
 from coderiv.web.jobs import Job
 from coderiv.web.pool import Busy
+from coderiv.web.snapshot import Snapshot
 
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 router = APIRouter(include_in_schema=False)
+log = logging.getLogger("coderiv.web")
 
 #: The report page's own policy: its inline CSS/JS may run, sandboxed, framed by this server only.
 REPORT_CSP = (
@@ -51,13 +55,19 @@ def check_page(request: Request) -> HTMLResponse:
     )
 
 
-def _report_in_background(ctx: WebContext, job: Job) -> None:
+def _report_in_background(ctx: WebContext, job: Job, snapshot: Snapshot) -> None:
+    """Build the report on the generation that ranked (ranking and report never disagree on it)."""
+
     def work() -> None:
         try:
-            report(ctx.snapshots.current(), job.outcome, job.options, job.progress, job.at_stage)
+            report(snapshot, job.outcome, job.options, job.progress, job.at_stage)
             job.state = "done"
-        except Exception as exc:  # shown on the page as one line; the server keeps running
-            job.error = str(exc) or type(exc).__name__
+        except CoderivError as exc:  # shown on the page as one line
+            job.error = str(exc)
+            job.state = "failed"
+        except Exception as exc:  # logged; the page names only its type
+            log.exception("report of check %s failed", job.id)
+            job.error = f"internal error ({type(exc).__name__}); the server log has the details"
             job.state = "failed"
 
     try:
@@ -78,9 +88,14 @@ async def start_check(
     """Rank now (fast), build the report in the background, send the browser to the results."""
     ctx = context(request)
     document, options = await request_document(ctx, file, text, doc, options)
-    outcome = await ctx.pool.run(lambda: rank(ctx.snapshots.current(), document, options))
+
+    def ranked() -> tuple[Snapshot, CheckOutcome]:
+        snapshot = ctx.snapshots.current()
+        return snapshot, rank(snapshot, document, options)
+
+    snapshot, outcome = await ctx.pool.run(ranked)
     job = ctx.jobs.add(options, outcome)
-    _report_in_background(ctx, job)
+    _report_in_background(ctx, job, snapshot)
     return RedirectResponse(f"/check/{job.id}", status_code=303)
 
 
