@@ -58,7 +58,7 @@ async def error_response(scope: Scope, send: Send, status: int, message: str, he
     from html import escape
 
     page = (
-        "<!doctype html><html lang=en><head><meta charset=utf-8><title>coderiv: error</title>"
+        "<!doctype html><html lang=en><head><meta charset=utf-8><title>coderiv: error</title><link rel=icon href=\"data:,\">"
         '<link rel=stylesheet href="/static/style.css"></head><body><main>'
         f'<h1>{status}</h1><p class="error">{escape(message)}</p>'
         "</main></body></html>"
