@@ -118,6 +118,24 @@ def test_every_readable_format_gives_the_same_ranking(client: TestClient, name: 
     assert body["lossy"] is False
 
 
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import coderiv
+
+    root = tmp_path_factory.mktemp("example")
+    Index.update_from(Path(coderiv.__file__).parent / "data" / "example", root / "index", workers=1)
+    return root / "index"
+
+
+@pytest.mark.parametrize("name", ["medieval-trade-v2.docx", "user-guide-v3.md", "star-distances.html", "river-ecology-v1.txt"])
+def test_an_upload_in_each_bundled_format_finds_itself_at_100_percent(example: Path, name: str) -> None:
+    import coderiv
+
+    data = (Path(coderiv.__file__).parent / "data" / "example" / name).read_bytes()
+    body = client_for(example).post("/api/check", files={"file": (name, data)}, data={"verify": "false"}).json()
+    assert (body["matches"][0]["doc_id"], round(body["matches"][0]["percent"], 9)) == (name, 100.0)
+
+
 def test_undecodable_bytes_are_replaced_and_reported(client: TestClient) -> None:
     body = client.post("/api/check", files={"file": ("q.txt", b"alpha beta gamma caf\xe9")}, data={"verify": "false"}).json()
     assert body["lossy"] is True
