@@ -61,3 +61,34 @@ def test_unknown_method() -> None:
     with pytest.raises(UnknownNameError, match="method must be one of"):
         compare_texts("a", "b", methods=["bogus"])
     assert "matching" in COMPARE_METHODS
+
+
+WEB = (
+    "Flask is a lightweight web application framework. It is designed to make getting started "
+    "quick and easy, with the ability to scale up to complex applications. It began as a simple "
+    "wrapper around Werkzeug and Jinja and has become one of the most popular Python web "
+    "application frameworks. Flask offers suggestions, but does not enforce any dependencies or "
+    "project layout. It is up to the developer to choose the tools and libraries they want to "
+    "use. There are many extensions provided by the community that make adding new "
+    "functionality easy. A simple example: install the package, write a view function that "
+    "returns a greeting, and run the development server on your machine."
+)
+DATABASE = (
+    "The Engine is the starting point for any SQLAlchemy application. It is home base for the "
+    "actual database and its DBAPI, delivered to the application through a connection pool and "
+    "a Dialect, which describes how to talk to a specific kind of database and DBAPI "
+    "combination. A connection is acquired from the pool, a transaction begins, statements are "
+    "executed and rows are fetched; when the block ends the transaction is committed or rolled "
+    "back and the connection returns to the pool. Connection pooling keeps connections open "
+    "across requests so that each new statement does not pay for a fresh network handshake with "
+    "the server."
+)
+
+
+def test_unrelated_texts_have_no_passages() -> None:
+    # Two unrelated texts (a web framework's README, a database driver's docs) share a few
+    # common words (application, simple, server, new, ...) and nothing else: every method says
+    # 0%. Passage scoring used to see only the other text's vocabulary and said 100% here.
+    got = rows(WEB, DATABASE)
+    assert got["passages"] == (0.0, 0.0)
+    assert got["shingles w=4"] == (0.0, 0.0) and got["chunks n=5"] == (0.0, 0.0)

@@ -44,20 +44,42 @@ def test_partial_copy_is_found() -> None:
     d = other("x", 50) + QUERY[:50] + other("y", 50)
     e = other("z", 120)
     scores = passage_scores(QUERY, [d, e])
-    # Query passage 0 (q0..q49) equals D's passage at 50: 100%. Passage 1 (q25..q74) has
-    # q50..q74 nowhere in the collection, so its self-score counts q25..q49 only, all of which
-    # D's passage at 75 holds: 100% too. Passage 2 (q50..q99) is absent: self-score 0, 0%.
-    assert [(s.matched, s.query_passages) for s in scores] == [(2, 3), (0, 3)]
-    assert scores[0].percent == pytest.approx(200 / 3)
+    # The query's passages join the statistics: N = 3 + 5 + 4 = 12 passages (the same numbers
+    # as the evaluation method below, where the query is indexed). Query passage 0 (q0..q49)
+    # equals D's passage at 50: 100%. Passage 1 (q25..q74) has self-score Σ N/f_t =
+    # 25 · 12/4 + 25 · 12/2 = 225 and D's passage at 75 shares q25..q49 only: 75, 33% < 50%.
+    # Passage 2 (q50..q99) is in no document: 0%.
+    assert [(s.matched, s.query_passages) for s in scores] == [(1, 3), (0, 3)]
+    assert scores[0].percent == pytest.approx(100 / 3)
     matrix, owners = passage_matrix(QUERY, [d, e])
     assert owners.tolist() == [0] * 5 + [1] * 4  # D: 150 words, 5 passages; E: 120 words, 4
-    assert matrix[0, 2] == pytest.approx(100.0) and matrix[2].max() == 0.0
+    assert matrix.shape == (3, 9)
+    assert matrix[0, 2] == pytest.approx(100.0) and matrix[1, 3] == pytest.approx(100 / 3)
+    assert matrix[2].max() == 0.0
+
+
+def test_unrelated_documents_sharing_two_words_do_not_match() -> None:
+    # One passage each, sharing only "common" and "shared". Statistics over both documents:
+    # N = 2, f_t = 2 for the two shared words and 1 for the 96 others. The query passage's
+    # identity5 self-score is 48 · 2/1 + 2 · 2/2 = 98; against B (same length, L = 1) it is
+    # 2 · 2/2 = 2: 2.04%, no match. (With B's vocabulary alone, the self-score was the two shared
+    # words' 1 + 1 = 2 and B matched at 100%.)
+    a = other("a", 48) + ["common", "shared"]
+    b = ["common", "shared"] + other("b", 48)
+    matrix, _ = passage_matrix(a, [b])
+    assert matrix.tolist() == [[pytest.approx(100 * 2 / 98)]]
+    assert [(s.matched, s.percent) for s in passage_scores(a, [b])] == [(0, 0.0)]
+    assert [(s.matched, s.percent) for s in passage_scores(b, [a])] == [(0, 0.0)]
 
 
 def test_threshold_decides_a_match() -> None:
     d = other("x", 50) + QUERY[:50] + other("y", 50)
-    assert passage_scores(QUERY, [d], threshold=100.0)[0].matched == 2
+    # N = 3 + 5 = 8. Passage 0 matches D's passage at 50 at 100%. Passage 1 (q25..q74): self-score
+    # 25 · 8/4 + 25 · 8/2 = 150; D's passage at 75 holds q25..q49: 50, i.e. 33.3%.
+    assert passage_scores(QUERY, [d], threshold=100.0)[0].matched == 1
     assert passage_scores(QUERY, [d], threshold=100.1)[0].matched == 0
+    assert passage_scores(QUERY, [d], threshold=100 / 3 - 1e-9)[0].matched == 2
+    assert passage_scores(QUERY, [d], threshold=34.0)[0].matched == 1
 
 
 def test_passages_evaluation_method(tmp_path: Path) -> None:

@@ -134,11 +134,13 @@ def passage_matrix(
     size: int = PASSAGE_WORDS,
     step: int = PASSAGE_STEP,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentages of every query passage (rows) against every collection passage (columns),
-    and the document number of each column (for a few documents: the matrix is dense)."""
-    index = PassageIndex(documents, size, step)
-    rows = list(index.rows(query_terms, measure))
-    return (np.vstack(rows) if rows else np.zeros((0, index.n))), index.owners
+    """Percentages of every query passage (rows) against every passage of ``documents``
+    (columns), and the document number of each column (for a few documents: the matrix is
+    dense). The query's passages count in the statistics, as in :func:`passage_scores`."""
+    index = PassageIndex([query_terms, *documents], size, step)
+    theirs = index.owners > 0
+    rows = [row[theirs] for row in index.rows(query_terms, measure)]
+    return (np.vstack(rows) if rows else np.zeros((0, int(theirs.sum())))), index.owners[theirs] - 1
 
 
 def passage_scores(
@@ -149,9 +151,17 @@ def passage_scores(
     size: int = PASSAGE_WORDS,
     step: int = PASSAGE_STEP,
 ) -> list[PassageScore]:
-    """Each document's passage score against the query (documents given as term lists)."""
-    counts, n_query = PassageIndex(documents, size, step).matched(query_terms, measure, threshold)
-    return [PassageScore(d, int(counts[d]), n_query) for d in range(len(documents))]
+    """Each document's passage score against the query (documents given as term lists).
+
+    The query's own passages join the passage statistics (N, f_t), as they do when the query is
+    an indexed document (:func:`passages_method`), and its matches with itself are not counted.
+    Without them a query passage's self-score would sum only the terms the *other* documents
+    happen to hold: against one unrelated document, a passage sharing two common words with it
+    had a self-score made of those two words alone, and any passage holding both "matched" at
+    100% (``compare -m passages`` gave 81% between unrelated files).
+    """
+    counts, n_query = PassageIndex([query_terms, *documents], size, step).matched(query_terms, measure, threshold)
+    return [PassageScore(d, int(counts[d + 1]), n_query) for d in range(len(documents))]
 
 
 @dataclass(frozen=True)
