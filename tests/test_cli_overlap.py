@@ -120,3 +120,28 @@ def test_compare_refuses_a_document_without_words(tmp_path):
     (tmp_path / "text.txt").write_text("some real words here", "utf-8")
     result = CliRunner().invoke(main, ["compare", str(tmp_path / "empty.txt"), str(tmp_path / "text.txt")])
     assert result.exit_code == 1 and "empty.txt has no words: nothing to compare" in result.output
+
+
+def test_compare_marks_patricia_above_100_and_resemblance_once(runner: CliRunner, tmp_path: Path) -> None:
+    # B holds A twice. Patricia scans B with A as the suspicious document: both copies match in
+    # full, so the counter is 2 · |A| and "B in A" is 200%, marked and explained under the table.
+    words = "one two three four five six seven eight nine ten eleven twelve"
+    write_docs(tmp_path, {"a.txt": words, "b.txt": f"{words}. And again: {words}"})
+    a, b = str(tmp_path / "a.txt"), str(tmp_path / "b.txt")
+    out = runner.invoke(main, ["compare", a, b, "-m", "patricia", "-m", "shingles"])
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    # A = 62 characters in B's 137: 45.3%; the 9 shingles of A are 9 of B's 12 distinct: 75%
+    assert lines[2:7] == [
+        "method         A in B       B in A",
+        "------------  -------  -----------",
+        "patricia      200.0%*        45.3%",
+        "shingles w=4    75.0%  (symmetric)",
+        "* above 100%: patricia counts every character of the scanned text inside a match, so a text that "
+        "holds passages of the other more than once passes 100% (paper 001's counter; docs/overlap.md)",
+    ]
+    data = json.loads(runner.invoke(main, ["compare", a, b, "-m", "patricia", "-m", "shingles", "--format", "json"]).output)
+    assert data["methods"] == [
+        {"method": "patricia", "a_in_b": 200.0, "b_in_a": 45.255474},
+        {"method": "shingles w=4", "symmetric": True, "percent": 75.0},
+    ]

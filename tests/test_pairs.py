@@ -362,6 +362,17 @@ def test_cli_pairs_similar_groups_info(tmp_path, runner):
     assert result.output.splitlines()[1:] == ["1\t2\ta.txt", "1\t2\tb.txt"]
     info = runner.invoke(main, ["info", "--index", idx]).output
     assert "pairs chunks" in info and "up to date" in info and "0 keys in more than 100 documents" in info
+    # the table says which way the asymmetric percentage goes, and says so when a row is empty
+    result = runner.invoke(main, ["similar", "a.txt", "c.txt", "--index", idx])
+    assert result.output.splitlines() == [
+        "chunks: percent = how much of doc_id is in similar_id: the share of doc_id's distinct 5-word chunks "
+        "also in similar_id (asymmetric: similar_id's own row has the other direction)",
+        "doc_id  rank  percent  similar_id",
+        "------  ----  -------  ----------",
+        "a.txt      1    50.0%  b.txt",
+        "c.txt: no similar document in the chunks pair table (it shares no key with another document outside boilerplate)",
+    ]
+    assert exported["reading"].startswith("percent = how much of doc_id is in similar_id")
 
 
 def test_cli_errors_are_one_line(tmp_path, runner):

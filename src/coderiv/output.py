@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 FORMATS = ("table", "json", "tsv")
@@ -55,6 +55,38 @@ def to_json(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
+#: Decimals kept in every percentage of JSON (and TSV) output: a millionth of a percentage
+#: point, far below any real difference, so 100.0000000000001 (floating-point noise of an exact
+#: 100%) is written 100.0.
+JSON_PERCENT_DECIMALS = 6
+#: The mark a table puts after a percentage above 100%; :func:`over_100_note` explains it.
+OVER_100_MARK = "*"
+
+
+def json_percent(value: float) -> float:
+    """A percentage as JSON carries it: rounded to :data:`JSON_PERCENT_DECIMALS` decimals."""
+    return round(float(value), JSON_PERCENT_DECIMALS)
+
+
+def above_100(value: float, digits: int = 1) -> bool:
+    """Whether a percentage *shows* above 100% at ``digits`` decimals (noise over an exact
+    100% does not)."""
+    return round(float(value), digits) > 100
+
+
 def fmt_percent(value: float, digits: int = 1) -> str:
-    """Percentages as users read them: one decimal by default, e.g. ``83.9%``."""
-    return f"{value:.{digits}f}%"
+    """Percentages as users read them: one decimal by default, e.g. ``83.9%``; a value above
+    100% gets :data:`OVER_100_MARK` (``100.2%*``), explained under the table by
+    :func:`over_100_note`."""
+    return f"{value:.{digits}f}%" + (OVER_100_MARK if above_100(value, digits) else "")
+
+
+def over_100_note(values: Iterable[float], reasons: Iterable[str | None], digits: int = 1) -> str | None:
+    """The one line a table prints under it when one of its ``values`` shows above 100%:
+    the mark and why (``reasons``: the method's own explanation of how it passes 100%; the
+    distinct non-empty ones are joined). None when no value is above 100%."""
+    if not any(above_100(v, digits) for v in values):
+        return None
+    why = [r for r in dict.fromkeys(reasons) if r]
+    text = "; ".join(why) if why else "the method is not bounded by the query's own score"
+    return f"{OVER_100_MARK} above 100%: {text}"

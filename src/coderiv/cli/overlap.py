@@ -17,7 +17,7 @@ from coderiv.cli.options import (
     settings_from,
 )
 from coderiv.errors import CoderivError
-from coderiv.output import fmt_percent, printable, table, to_json, tsv
+from coderiv.output import fmt_percent, over_100_note, printable, table, to_json, tsv
 from coderiv.overlap import verify as _verify  # noqa: F401  (registers the "verified:" evaluation family)
 from coderiv.overlap.compare import COMPARE_METHODS
 from coderiv.overlap.verify import VerifiedResult
@@ -66,19 +66,27 @@ def compare_command(
                 passage.update(a_location=at_a, b_location=at_b)
         click.echo(to_json(payload))
         return
-    rows = [[r.method, fmt_percent(r.a_in_b), fmt_percent(r.b_in_a)] for r in result.rows]
+    rows = [
+        [r.method, fmt_percent(r.a_in_b), "(symmetric)" if r.symmetric else fmt_percent(r.b_in_a)] for r in result.rows
+    ]
     prows: list[list[object]] = [[p.a_start, p.a_end, p.b_start, p.b_end, p.length, p.excerpt()] for p in result.passages]
     pheads = ["a_start", "a_end", "b_start", "b_end", "chars", "excerpt"]
     if located:
         prows = [[*row[:5], at_a or "", at_b or "", row[5]] for row, (at_a, at_b) in zip(prows, where)]
         pheads = [*pheads[:5], "a_at", "b_at", "excerpt"]
     if fmt == "tsv":
-        click.echo(tsv(["method", "a_in_b", "b_in_a"], [[r.method, f"{r.a_in_b:.4f}", f"{r.b_in_a:.4f}"] for r in result.rows]))
+        click.echo(tsv(
+            ["method", "a_in_b", "b_in_a"],
+            [[r.method, f"{r.a_in_b:.4f}", "" if r.symmetric else f"{r.b_in_a:.4f}"] for r in result.rows],
+        ))
         click.echo()
         click.echo(tsv(pheads, prows))
         return
     click.echo(f"A = {printable(label_a)}\nB = {printable(label_b)}")
     click.echo(table(["method", "A in B", "B in A"], rows, align="<>>"))
+    over = over_100_note([v for r in result.rows for v in (r.a_in_b, r.b_in_a)], [r.over_100 for r in result.rows])
+    if over:
+        click.echo(over)
     click.echo()
     click.echo(f"{len(prows)} exact passages of {threshold}+ characters shared")
     if prows:

@@ -9,7 +9,7 @@ import click
 
 from coderiv.cli.options import format_option, friendly_errors, index_option, progress_bar, quiet_option
 from coderiv.errors import CoderivError
-from coderiv.output import fmt_percent, table, to_json, tsv
+from coderiv.output import fmt_percent, json_percent, table, to_json, tsv
 from coderiv.pairs.engine import DEFAULT_METHOD, DEFAULT_TOP, METHODS
 
 method_option = click.option(
@@ -92,18 +92,35 @@ def similar_command(doc_ids: tuple[str, ...], everything: bool, method: str, top
 
     if not doc_ids and not everything:
         raise CoderivError("give a document id, or --all for the whole table")
+    from coderiv.pairs.engine import get_method
+
     pairs = PairTable.open(Index.open(index_dir), method)
     ids = pairs.doc_ids if everything else list(doc_ids)
     rows = [(doc_id, match) for doc_id in ids for match in pairs.similar(doc_id)[:top]]
+    reading = get_method(method).reading
     if fmt == "json":
         by_doc: dict[str, list[dict[str, Any]]] = {doc_id: [] for doc_id in ids}
         for doc_id, (rank, pct, other) in rows:
-            by_doc[doc_id].append({"rank": rank, "percent": pct, "doc_id": other})
-        click.echo(to_json({"method": method, "results": [{"doc_id": d, "similar": m} for d, m in by_doc.items()]}))
+            by_doc[doc_id].append({"rank": rank, "percent": json_percent(pct), "doc_id": other})
+        results = [{"doc_id": d, "similar": m} for d, m in by_doc.items()]
+        click.echo(to_json({"method": method, "reading": reading, "results": results}))
     elif fmt == "tsv":
         click.echo(tsv(["doc_id", "rank", "percent", "similar_id"], [[d, r, f"{p:.4f}", o] for d, (r, p, o) in rows]))
     else:
-        click.echo(table(["doc_id", "rank", "percent", "similar_id"], [[d, r, fmt_percent(p), o] for d, (r, p, o) in rows], align="<>><"))
+        click.echo(f"{method}: {reading}")
+        if rows:
+            click.echo(table(
+                ["doc_id", "rank", "percent", "similar_id"], [[d, r, fmt_percent(p), o] for d, (r, p, o) in rows],
+                align="<>><",
+            ))
+        found = {d for d, _ in rows}
+        empty = [d for d in ids if d not in found]
+        if everything and not rows:
+            click.echo(f"the {method} pair table is empty: no two documents share a key outside boilerplate")
+        elif not everything:
+            for doc_id in empty:
+                click.echo(f"{doc_id}: no similar document in the {method} pair table "
+                           "(it shares no key with another document outside boilerplate)")
 
 
 @click.command("groups")

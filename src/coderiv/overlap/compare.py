@@ -2,11 +2,12 @@
 
 Each method answers "how much of A is in B" and "how much of B is in A", as a percentage:
 
-- shingles: resemblance |S(A)∩S(B)| / |S(A)∪S(B)| (the same both ways);
+- shingles: resemblance |S(A)∩S(B)| / |S(A)∪S(B)| (symmetric: one value, shown once);
 - containment: shingle containment |S(A)∩S(B)| / |S(A)| (and / |S(B)|);
 - chunks: paper 003, the share of A's distinct n-word chunks also in B;
 - patricia: paper 001 §2 with A as the suspicious document: B is scanned, matches longer than
-  15 characters count, divided by A's length (83.9% for the paper's example);
+  15 characters count, divided by A's length (83.9% for the paper's example); B repeating a
+  passage of A counts it each time, so this one can pass 100%;
 - matching: the share of A's text inside exact passages shared with B (matching statistics,
   paper 002), by the self-score rule: A against itself is 100%;
 - passages: SPEC §7, the share of A's 50-word passages matching one of B's at ≥ 50%.
@@ -19,8 +20,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coderiv.errors import UnknownNameError
+from coderiv.output import json_percent
 from coderiv.overlap.matching import DEFAULT_THRESHOLD, NormalizedText, Passage, coverage_percent, normalize, shared_passages
-from coderiv.overlap.pairwise import DEFAULT_CHUNK_WORDS, DEFAULT_SHINGLE_WIDTH, chunk_similarity, patricia, shingles
+from coderiv.overlap.pairwise import (
+    DEFAULT_CHUNK_WORDS,
+    DEFAULT_SHINGLE_WIDTH,
+    PATRICIA_OVER_100,
+    chunk_similarity,
+    patricia,
+    shingles,
+)
 from coderiv.ranking.passage_windows import passage_scores
 from coderiv.registry import Registry
 from coderiv.text.analysis import Analyzer
@@ -29,14 +38,22 @@ from coderiv.text.formats import LocationMap
 
 @dataclass(frozen=True)
 class MethodRow:
-    """One method's percentages: how much of A is in B, and of B in A."""
+    """One method's percentages: how much of A is in B, and of B in A.
+
+    A ``symmetric`` method (resemblance) has one value, the same both ways: ``a_in_b`` holds
+    it, and it is shown and written once. ``over_100`` says how the method can pass 100%
+    (empty for methods that cannot)."""
 
     method: str
     a_in_b: float
     b_in_a: float
+    symmetric: bool = False
+    over_100: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "a_in_b": self.a_in_b, "b_in_a": self.b_in_a}
+        if self.symmetric:
+            return {"method": self.method, "symmetric": True, "percent": json_percent(self.a_in_b)}
+        return {"method": self.method, "a_in_b": json_percent(self.a_in_b), "b_in_a": json_percent(self.b_in_a)}
 
 
 @dataclass
@@ -67,7 +84,7 @@ class TextPair:
 
 def _shingles(p: TextPair) -> MethodRow:
     s = shingles(p.a_terms, p.b_terms, p.width)
-    return MethodRow(f"shingles w={p.width}", 100 * s.resemblance, 100 * s.resemblance)
+    return MethodRow(f"shingles w={p.width}", 100 * s.resemblance, 100 * s.resemblance, symmetric=True)
 
 
 def _containment(p: TextPair) -> MethodRow:
@@ -84,7 +101,7 @@ def _chunks(p: TextPair) -> MethodRow:
 
 
 def _patricia(p: TextPair) -> MethodRow:
-    return MethodRow("patricia", 100 * patricia(p.nb, p.na), 100 * patricia(p.na, p.nb))
+    return MethodRow("patricia", 100 * patricia(p.nb, p.na), 100 * patricia(p.na, p.nb), over_100=PATRICIA_OVER_100)
 
 
 def _matching(p: TextPair) -> MethodRow:

@@ -32,6 +32,11 @@ DEFAULT_SHINGLE_WIDTH = 4
 DEFAULT_CHUNK_WORDS = 5
 #: Patricia matches must be longer than this many characters (paper 001 §2).
 PATRICIA_MIN_MATCH = 15
+#: Why a Patricia similarity can pass 100% (printed under tables that show one).
+PATRICIA_OVER_100 = (
+    "patricia counts every character of the scanned text inside a match, so a text that holds "
+    "passages of the other more than once passes 100% (paper 001's counter; docs/overlap.md)"
+)
 
 
 def shingle_set(terms: Sequence[str], w: int = DEFAULT_SHINGLE_WIDTH) -> np.ndarray:
@@ -104,7 +109,12 @@ def patricia_counter(
 
 
 def patricia(candidate: NormalizedText, suspicious: NormalizedText, min_match: int = PATRICIA_MIN_MATCH) -> float:
-    """S_t = S_c / len_p: Patricia/SiString similarity of a candidate to the suspicious text (0..1)."""
+    """S_t = S_c / len_p: Patricia/SiString similarity of a candidate to the suspicious text.
+
+    Usually 0..1, but the counter counts the *candidate's* matched characters: a candidate that
+    repeats a passage of the suspicious text counts it each time, so a candidate holding the
+    suspicious text twice scores 2 (see :data:`PATRICIA_OVER_100`). Kept as the paper defines it,
+    since paper 001's Table 1 is measured with this counter."""
     if len(suspicious) == 0:
         return 0.0
     return patricia_counter(candidate, suspicious, min_match) / len(suspicious)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from coderiv.index.index import Index
+from coderiv.output import json_percent
 from coderiv.overlap.matching import (
     DEFAULT_THRESHOLD,
     NormalizedText,
@@ -51,7 +52,7 @@ class VerifiedMatch:
     passages: list[Passage] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.match.to_dict(), "verified": self.verified, "passages": [p.to_dict() for p in self.passages]}
+        return {**self.match.to_dict(), "verified": json_percent(self.verified), "passages": [p.to_dict() for p in self.passages]}
 
 
 def verify_texts(

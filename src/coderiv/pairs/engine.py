@@ -63,20 +63,35 @@ BLOCK_PAIRS = 4_000_000
 class PairMethod:
     """An n-to-n similarity: the index store it reads, and the measure weighting its keys.
 
-    ``measure`` is None for set methods (each shared key counts 1).
+    ``measure`` is None for set methods (each shared key counts 1). ``reading`` says what the
+    percentage of a row entry (document ``doc_id``, similar document ``similar_id``) means, in
+    which direction an asymmetric one goes; ``coderiv similar`` prints it over its table.
     """
 
     name: str
     store: StoreSpec
     measure: str | None
     description: str
+    reading: str = ""
 
 
 METHODS: Registry[PairMethod] = Registry("pair method")
 for _method in (
-    PairMethod("chunks", StoreSpec.create("chunks", n=5), None, "chunk similarity, 5-word chunks, asymmetric (paper 003)"),
-    PairMethod("identity5", TERMS, "identity5", "identity5 measure on terms (SPEC §3)"),
-    PairMethod("resemblance", StoreSpec.create("chunks", n=4), None, "resemblance of 4-word shingles (Broder; SPEC §6)"),
+    PairMethod(
+        "chunks", StoreSpec.create("chunks", n=5), None, "chunk similarity, 5-word chunks, asymmetric (paper 003)",
+        "percent = how much of doc_id is in similar_id: the share of doc_id's distinct 5-word chunks "
+        "also in similar_id (asymmetric: similar_id's own row has the other direction)",
+    ),
+    PairMethod(
+        "identity5", TERMS, "identity5", "identity5 measure on terms (SPEC §3)",
+        "percent = similar_id's identity5 score with doc_id as the query, as a share of doc_id's "
+        "self-score (asymmetric: similar_id's own row has the other direction)",
+    ),
+    PairMethod(
+        "resemblance", StoreSpec.create("chunks", n=4), None, "resemblance of 4-word shingles (Broder; SPEC §6)",
+        "percent = resemblance of doc_id and similar_id, |S(A)∩S(B)| / |S(A)∪S(B)| over 4-word "
+        "shingles (symmetric: the same both ways)",
+    ),
 ):
     METHODS.add(_method.name, _method)
 

@@ -129,7 +129,8 @@ def formula(part: Callable[..., Array]) -> str:
 class Measure:
     """A ranking measure: S(q,d) = doc(f_d, f_q, W_d) · Σ_t term(f_dt, f_qt, f_t, N).
 
-    ``ideal`` is true when no document can score above the query's self-score (SPEC §3).
+    ``ideal`` is true when no document can score above the query's self-score (SPEC §3);
+    ``over_100`` says in one line how a non-ideal measure passes 100% (printed under tables).
     For exact top-k pruning: ``bound(f_qt, f_t, N, max_f_dt)`` is an upper bound of ``term``
     over every document, and ``doc_bound`` one of ``doc``. A measure whose document part has no
     useful bound (cosine's 1/W_d) gives instead ``unit_bound(f_qt, f_t, N, max_unit)``, a bound
@@ -144,6 +145,7 @@ class Measure:
     bound: Callable[[Array, Array, float, Array], Array]
     doc_bound: float | None = 1.0
     unit_bound: Callable[[Array, Array, float, Array], Array] | None = None
+    over_100: str = ""
 
     @property
     def description(self) -> str:
@@ -181,10 +183,14 @@ def _identity_bound(f_qt: Array, f_t: Array, n: float, max_f_dt: Array) -> Array
 register(Measure(
     "inner", inner_term, no_document_factor, ideal=False,
     bound=lambda f_qt, f_t, n, mx: tf_weight(mx) * idf_weight(f_t, n),
+    over_100="inner is not ideal: a document holding the query's terms more often than the query does "
+    "scores above the query itself (docs/measures.md)",
 ))
 register(Measure(
     "normalized", inner_term, length_normalization, ideal=False,
     bound=lambda f_qt, f_t, n, mx: tf_weight(mx) * idf_weight(f_t, n),
+    over_100="normalized is not ideal: a document shorter than the query, dense in its rare terms, "
+    "scores above the query itself (docs/measures.md)",
 ))
 register(Measure(
     "cosine", cosine_term, cosine_normalization, ideal=True,

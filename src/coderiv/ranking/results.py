@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from coderiv.output import json_percent
+
 
 @dataclass(frozen=True)
 class Match:
@@ -16,7 +18,7 @@ class Match:
     doc_id: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rank": self.rank, "percent": self.percent, "score": self.score, "doc_id": self.doc_id}
+        return {"rank": self.rank, "percent": json_percent(self.percent), "score": self.score, "doc_id": self.doc_id}
 
 
 @dataclass
