@@ -367,3 +367,27 @@ def test_cli_errors_are_one_line(tmp_path: Path, runner, extra: list[str], messa
     out = runner.invoke(main, args)
     assert out.exit_code == 1
     assert message in out.output and "Traceback" not in out.output
+
+
+def test_cli_marks_a_non_ideal_hfm_above_100(tmp_path: Path, runner) -> None:
+    # inner: S(q,d) = Σ (1 + ln f_dt) · w_t. The query has alpha and beta once: self-score
+    # w_alpha + w_beta. noise.txt has each three times: (1 + ln 3) times that, 209.86%.
+    write_docs(tmp_path / "docs", {"q.txt": "alpha beta", "noise.txt": "alpha alpha alpha beta beta beta", "z.txt": "gamma"})
+    Index.update_from(tmp_path / "docs", tmp_path / "idx")
+    (tmp_path / "queries.tsv").write_text("Q1\tq.txt\n")
+    (tmp_path / "qrels.tsv").write_text("Q1\tq.txt\t1\n")
+    base = ["evaluate", "--index", str(tmp_path / "idx"), "--queries", str(tmp_path / "queries.tsv"),
+            "--qrels", str(tmp_path / "qrels.tsv")]
+    out = runner.invoke(main, [*base, "-m", "inner,identity5"])
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert lines[2].split()[4:6] == ["209.86%*", "-109.86%"]  # HFM, Sep. = 100 − 209.86
+    # identity5 (N = 3, f_t = 2): self-score 3/2 + 3/2 = 3; noise.txt: L = 1/(1 + ln(1 + |6 − 2|))
+    # times 2 · (3/2)/(1 + 2) = 1, so 100 · 0.38323 / 3 = 12.77%
+    assert lines[3].split()[4:6] == ["12.77%", "87.23%"]
+    assert lines[4:] == [
+        "* above 100%: inner is not ideal: a document holding the query's terms more often than the "
+        "query does scores above the query itself (docs/measures.md)"
+    ]
+    # nothing above 100%: no note
+    assert "above 100%" not in runner.invoke(main, [*base, "-m", "identity5"]).output

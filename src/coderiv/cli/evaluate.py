@@ -16,8 +16,8 @@ from coderiv.cli.options import format_option, friendly_errors, index_option, pr
 from coderiv.errors import CoderivError
 from coderiv.evaluation.evaluate import MethodResult, Topics, evaluate_run, read_run, write_qrels, write_run
 from coderiv.evaluation.methods import METHOD_GROUPS, expand_methods
-from coderiv.output import fmt_percent, table, to_json, tsv
-from coderiv.ranking.measures import DEFAULT_MEASURE
+from coderiv.output import fmt_percent, over_100_note, table, to_json, tsv
+from coderiv.ranking.measures import DEFAULT_MEASURE, over_100_reason
 
 SUMMARY_HEADERS = ["method", "queries", "P(s)", "R(20)", "HFM", "Sep.", "Sep./HFM"]
 QUERY_HEADERS = ["method", "query", "s", "returned", "P(s)", "R(20)", "HFM", "lowest rel.", "Sep."]
@@ -67,7 +67,16 @@ def print_results(results: list[MethodResult], fmt: str, per_query: bool) -> Non
             for r in results
         ]
         headers, align = SUMMARY_HEADERS, "<>>>>>>"
-    click.echo(tsv(headers, rows) if fmt == "tsv" else table(headers, rows, align=align))
+    if fmt == "tsv":
+        click.echo(tsv(headers, rows))
+        return
+    click.echo(table(headers, rows, align=align))
+    values = [v for r in results for q in (r.queries if per_query else [r]) for v in (q.hfm, q.sep)]
+    if per_query:
+        values += [q.lowest_relevant for r in results for q in r.queries]
+    over = over_100_note(values, [over_100_reason(r.method) for r in results], digits=2)
+    if over:
+        click.echo(over)
 
 
 def _pct(value: float, fmt: str) -> str:

@@ -212,6 +212,14 @@ register(Measure("identity5", identity5_term, identity_length, ideal=True, bound
 DEFAULT_MEASURE = "identity5"
 
 
+def over_100_reason(method: str) -> str:
+    """How the ranking measure a method label names (``inner``, or ``inner@stop`` for an analysis
+    variant) can pass 100%; empty for an ideal measure and for any other method (fingerprints,
+    passages, verified coverage: they count shares of the query, which cannot pass 100%)."""
+    measure = MEASURES.get(method.split("@", 1)[0], None)
+    return measure.over_100 if measure is not None else ""
+
+
 def self_score(measure: Measure, f_qt: Array, f_t: Array, n_docs: int, f_q: int) -> float:
     """S(q,q) over the query terms present in the collection (arrays aligned, f_t ≥ 1)."""
     if len(f_qt) == 0:
