@@ -147,3 +147,44 @@ def test_min_percent_keeps_only_matches_at_or_above_it(indexed, runner):
     rows = runner.invoke(main, [*args, "--min-percent", "33.3"]).output.splitlines()[1:]
     assert [row.split("\t")[-1] for row in rows] == ["d1.txt", "d2.txt"]
     assert runner.invoke(main, [*args, "--min-percent", "40"]).output.splitlines() == ["query\trank\tpercent\tscore\tdoc_id"]
+
+
+def test_an_analysis_flag_not_given_keeps_the_index_setting(tmp_path, runner):
+    write_docs(tmp_path / "c", DOCS)
+    idx = str(tmp_path / "i")
+    index = ["index", str(tmp_path / "c"), "--index", idx, "--workers", "1", "-q"]
+    assert runner.invoke(main, [*index, "--no-stop", "--stem"]).exit_code == 0
+    # --no-stem changes stemming only: stopping stays off (it used to come back on, the default)
+    result = runner.invoke(main, [*index, "--no-stem"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == (
+        "full rebuild of 3 documents: analysis changed from no stopping, stemming (english) to no stopping, no stemming"
+    )
+    info = json.loads(runner.invoke(main, ["info", "--index", idx, "--format", "json"]).output)
+    assert info["analysis"] == "no stopping, no stemming"
+    # no flag at all: an incremental update with the index's settings, nothing rebuilt
+    result = runner.invoke(main, index)
+    assert "full rebuild" not in result.output and "unchanged 3" in result.output
+
+
+def test_a_full_rebuild_of_a_large_index_needs_rebuild(tmp_path, runner, monkeypatch):
+    from coderiv.index import index as index_module
+
+    monkeypatch.setattr(index_module, "CONFIRM_REBUILD_DOCS", 3)
+    write_docs(tmp_path / "c", DOCS)
+    idx = str(tmp_path / "i")
+    index = ["index", str(tmp_path / "c"), "--index", idx, "--workers", "1", "-q"]
+    assert runner.invoke(main, index).exit_code == 0
+    result = runner.invoke(main, [*index, "--stem"])
+    assert result.exit_code == 1
+    assert result.output.strip() == (
+        f"Error: analysis changed from stopping, no stemming to stopping, stemming (english): this re-analyses "
+        f"all 3 documents of {idx}; add --rebuild to go ahead"
+    )
+    info = json.loads(runner.invoke(main, ["info", "--index", idx, "--format", "json"]).output)
+    assert info["analysis"] == "stopping, no stemming"  # untouched
+    result = runner.invoke(main, [*index, "--stem", "--rebuild"])
+    assert result.exit_code == 0 and "full rebuild of 3 documents" in result.output
+    assert json.loads(runner.invoke(main, ["info", "--index", idx, "--format", "json"]).output)["analysis"] == (
+        "stopping, stemming (english)"
+    )

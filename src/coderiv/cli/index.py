@@ -14,7 +14,6 @@ from coderiv.cli.options import (
     index_option,
     progress_bar,
     quiet_option,
-    settings_from,
 )
 from coderiv.errors import CoderivError
 from coderiv.output import printable, table, to_json, tsv
@@ -29,27 +28,38 @@ from coderiv.output import printable, table, to_json, tsv
     "--fingerprint", "fingerprints", multiple=True, metavar="STRATEGY[:g=G,r=R,...]",
     help="Also keep a fingerprint store, e.g. anchor:g=4 or first-r-sliding:g=4,r=15 (repeatable).",
 )
+@click.option(
+    "--rebuild", "--yes", "rebuild", is_flag=True,
+    help="Go ahead with a full rebuild of a large index (changed analysis settings or added stores).",
+)
 @quiet_option
 @friendly_errors
 def index_command(
     source: Path, index_dir: Path, stop: bool | None, stem: bool | None, language: str | None,
-    workers: int | None, fingerprints: tuple[str, ...], quiet: bool,
+    workers: int | None, fingerprints: tuple[str, ...], rebuild: bool, quiet: bool,
 ) -> None:
     """Build the index of SOURCE (a folder or a tar/tar.gz), or bring it up to date.
 
-    Only added or changed files are analysed again; deleted ones are dropped.
+    Only added or changed files are analysed again; deleted ones are dropped. An analysis flag
+    not given keeps the index's setting; a change of settings (or a new fingerprint store)
+    rebuilds the whole index, which is said first, and for a large index needs --rebuild.
     """
     from coderiv.index.index import Index
     from coderiv.keys.fingerprint import parse_fingerprint
 
-    settings = settings_from(stop, stem, language)
     stores = [parse_fingerprint(f) for f in fingerprints] or None
+    plan = Index.plan_update(index_dir, stop, stem, language, stores)
+    if plan.needs_confirmation and not rebuild:
+        raise CoderivError(
+            f"{plan.rebuild}: this re-analyses all {plan.documents} documents of {index_dir}; "
+            "add --rebuild to go ahead"
+        )
+    if plan.rebuild:
+        click.echo(f"full rebuild of {plan.documents} documents: {plan.rebuild}", err=True)
     with progress_bar(quiet, "indexing") as bar:
         report = Index.update_from(
-            source, index_dir, settings=settings, stores=stores, workers=workers, progress=bar.update
+            source, index_dir, settings=plan.settings, stores=stores, workers=workers, progress=bar.update
         )
-    if report.rebuilt:
-        click.echo(f"full rebuild: {report.rebuilt}")
     click.echo(
         f"{report.n_docs} documents in {index_dir} "
         f"(added {len(report.added)}, changed {len(report.changed)}, removed {len(report.removed)}, "

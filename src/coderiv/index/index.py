@@ -108,6 +108,44 @@ class UpdateReport:
         return bool(self.added or self.changed or self.removed or self.rebuilt)
 
 
+#: A full rebuild of an index of at least this many documents is only done when asked for
+#: (``coderiv index --rebuild``): it re-reads and re-analyses the whole collection.
+CONFIRM_REBUILD_DOCS = 1000
+
+
+@dataclass(frozen=True)
+class UpdatePlan:
+    """What :meth:`Index.update_from` is about to do, said before it is done.
+
+    ``settings`` are the analysis settings the index will have: the flags given, and for every
+    flag not given the existing index's setting (never the default: ``--no-stem`` on a
+    ``--no-stop --stem`` index keeps stopping off). ``rebuild`` says why the whole index will be
+    re-analysed (None: an incremental update, or a new index); ``documents`` is how many the
+    existing index holds.
+    """
+
+    settings: AnalysisSettings
+    rebuild: str | None
+    documents: int
+
+    @property
+    def needs_confirmation(self) -> bool:
+        """A full rebuild of a large index (:data:`CONFIRM_REBUILD_DOCS` documents or more)."""
+        return self.rebuild is not None and self.documents >= CONFIRM_REBUILD_DOCS
+
+
+def _rebuild_reason(old: Index, settings: AnalysisSettings, stores: list[StoreSpec] | None) -> str | None:
+    """Why updating ``old`` with these settings and stores rebuilds it entirely (or None)."""
+    if settings.to_dict() != old.settings.to_dict():
+        return f"analysis changed from {old.settings.describe()} to {settings.describe()}"
+    added = sorted({s.name for s in stores or []} - set(old.specs))
+    if added:
+        return f"stores added: {added}"
+    if old.manifest.get("extraction", 1) != EXTRACTION_VERSION:
+        return "documents are read differently now (PDF, Word, Markdown, reStructuredText…)"
+    return None
+
+
 def _doc_table_arrays(ids: list[str], shas: list[str]) -> tuple[bytes, np.ndarray]:
     blob = "\0".join(ids).encode("utf-8")
     digest = np.frombuffer(bytes.fromhex("".join(shas)), np.uint8).reshape(len(shas), 32) if shas else np.zeros((0, 32), np.uint8)
@@ -258,6 +296,26 @@ class Index:
 
     # -- building and updating ---------------------------------------------------------------
     @classmethod
+    def plan_update(
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        stop: bool | None = None,
+        stem: bool | None = None,
+        language: str | None = None,
+        stores: list[StoreSpec] | None = None,
+    ) -> UpdatePlan:
+        """The settings an update with these analysis flags (None: not given) will use, and
+        whether it rebuilds the existing index at ``path`` (see :class:`UpdatePlan`)."""
+        try:
+            old: Index | None = cls.open(resolve_index_path(path))
+        except CoderivError:
+            old = None  # none yet, or damaged: update_from builds it from scratch
+        if old is None:
+            return UpdatePlan(AnalysisSettings.from_flags(stop, stem, language) or AnalysisSettings(), None, 0)
+        settings = AnalysisSettings.from_flags(stop, stem, language, old.settings) or old.settings
+        return UpdatePlan(settings, _rebuild_reason(old, settings, stores), old.n_docs)
+
+    @classmethod
     def update_from(
         cls,
         source: Source,
@@ -285,12 +343,7 @@ class Index:
             if old is not None:
                 settings = settings or old.settings
                 wanted = {s.name: s for s in [*old.specs.values(), *(stores or [])]}
-                if settings.to_dict() != old.settings.to_dict():
-                    report.rebuilt = f"analysis changed from {old.settings.describe()} to {settings.describe()}"
-                elif set(wanted) != set(old.specs):
-                    report.rebuilt = f"stores added: {sorted(set(wanted) - set(old.specs))}"
-                elif old.manifest.get("extraction", 1) != EXTRACTION_VERSION:
-                    report.rebuilt = "documents are read differently now (PDF, Word, Markdown, reStructuredText…)"
+                report.rebuilt = _rebuild_reason(old, settings, stores)
             else:
                 recorded = _recorded_layout(root)
                 if recorded is not None:
