@@ -145,3 +145,25 @@ def test_compare_marks_patricia_above_100_and_resemblance_once(runner: CliRunner
         {"method": "patricia", "a_in_b": 200.0, "b_in_a": 45.255474},
         {"method": "shingles w=4", "symmetric": True, "percent": 75.0},
     ]
+
+
+def test_evaluate_plagiarism_per_query_gives_each_pair(runner: CliRunner, tmp_path: Path) -> None:
+    # d0: 4 paragraphs of 15 distinct words (60 words, 59 bigrams). The case is its paragraph 0
+    # alone: expected 25%; shingles:w=2 finds the paragraph's 14 bigrams of the donor's 59.
+    paragraphs = [" ".join(f"p{k}w{i}" for i in range(15)) for k in range(4)]
+    folder = write_docs(tmp_path / "docs", {"d0.txt": "\n\n".join(paragraphs)})
+    case = {"case_id": "C1", "text": paragraphs[0], "sources": [{"doc_id": "d0.txt", "expected_percent": 25.0}]}
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps(case) + "\n", "utf-8")
+    base = ["evaluate", "--plagiarism", str(cases), "--collection", str(folder), "-m", "shingles:w=2"]
+    out = runner.invoke(main, [*base, "--per-query", "--format", "tsv"])
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines() == [
+        "method\tcase\tdoc_id\texpected\tobtained\t|diff|",
+        "shingles:w=2\tC1\td0.txt\t25.00\t23.73\t1.27",  # 100 · 14/59 = 23.73
+    ]
+    data = json.loads(runner.invoke(main, [*base, "--per-query", "--format", "json"]).output)
+    assert data[0]["per_pair"] == [
+        {"case_id": "C1", "doc_id": "d0.txt", "expected": 25.0, "obtained": 23.728814, "abs_diff": 1.271186}
+    ]
+    assert "per_pair" not in json.loads(runner.invoke(main, [*base, "--format", "json"]).output)[0]

@@ -60,3 +60,18 @@ def test_read_cases(tmp_path: Path) -> None:
         read_cases(bad)
     with pytest.raises(InputError, match="cannot read"):
         read_cases(tmp_path / "none.jsonl")
+
+
+def test_evaluate_cases_reports_progress_per_case() -> None:
+    from coderiv.evaluation.plagiarism import evaluate_cases
+    from coderiv.progress import Counter
+
+    cases = [
+        {"case_id": "A", "text": "one two three four five", "sources": [{"doc_id": "d", "expected_percent": 100.0}]},
+        {"case_id": "B", "text": "six seven eight nine ten", "sources": [{"doc_id": "d", "expected_percent": 0.0}]},
+    ]
+    counter = Counter()
+    (result,) = evaluate_cases(cases, lambda ids: {"d": "one two three four five"}, ["shingles:w=2"], progress=counter)
+    assert (counter.total, counter.unit, counter.done, counter.starts) == (2, "cases", 2, 1)
+    assert [(o.case_id, o.obtained) for o in result.outcomes] == [("A", 100.0), ("B", 0.0)]
+    assert result.mean_abs_diff == 0.0 and result.pairs == 2

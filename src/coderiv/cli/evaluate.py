@@ -33,9 +33,11 @@ def collect_results(
 
     bars: list[Any] = []
 
-    def progress(variant: str) -> Any:
-        bars.append(progress_bar(quiet, f"indexing variant {variant}"))
-        return bars[-1].update
+    def progress(stage: str) -> Any:
+        if bars:
+            bars[-1].close()  # one bar per stage, each finished before the next begins
+        bars.append(progress_bar(quiet, stage))
+        return bars[-1]
 
     variants: list[str | None] = list(expand_variants(analysis)) if analysis else [None]
     try:
@@ -101,7 +103,7 @@ def _file_name(label: str) -> str:
     help="Evaluate with analysis variants: none, stop, stem, stop+stem (comma-separated) or all; "
     "variant indexes are kept under INDEX/variants/ and updated as needed.",
 )
-@click.option("--per-query", is_flag=True, help="One row per query instead of averages.")
+@click.option("--per-query", is_flag=True, help="One row per query instead of averages (with --plagiarism: per case and donor).")
 @click.option("--runs", "runs_dir", type=click.Path(file_okay=False, path_type=Path),
     help="Write a TREC run per method (and qrels.trec) into this folder."
 )
@@ -135,7 +137,9 @@ def evaluate_command(
     if plagiarism is not None:
         from coderiv.cli.overlap import plagiarism_report
 
-        plagiarism_report(plagiarism, collection, index_dir, methods if methods != DEFAULT_MEASURE else None, fmt)
+        plagiarism_report(
+            plagiarism, collection, index_dir, methods if methods != DEFAULT_MEASURE else None, fmt, per_query, quiet
+        )
         return
     if queries is None or qrels is None:
         raise CoderivError("give --queries FILE and --qrels FILE")

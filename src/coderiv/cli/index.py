@@ -58,7 +58,7 @@ def index_command(
         click.echo(f"full rebuild of {plan.documents} documents: {plan.rebuild}", err=True)
     with progress_bar(quiet, "indexing") as bar:
         report = Index.update_from(
-            source, index_dir, settings=plan.settings, stores=stores, workers=workers, progress=bar.update
+            source, index_dir, settings=plan.settings, stores=stores, workers=workers, progress=bar
         )
     click.echo(
         f"{report.n_docs} documents in {index_dir} "

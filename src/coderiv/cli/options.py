@@ -85,11 +85,49 @@ def analysis_options(func: F) -> F:
     return func
 
 
-def progress_bar(quiet: bool, desc: str) -> Any:
-    """A tqdm bar on stderr counting bytes; silent with --quiet or when not on a terminal."""
-    from tqdm import tqdm
+class TerminalBar:
+    """The one progress bar of every command: a :class:`coderiv.progress.Progress` drawn with
+    tqdm on standard error, only when standard error is a terminal (and not ``--quiet``), so
+    that nothing but results reaches a file or a pipe. The unit and total come from the work
+    itself (:meth:`start`): bytes are scaled (kB, MB), counts are not."""
 
-    return tqdm(desc=desc, unit="B", unit_scale=True, disable=quiet or not sys.stderr.isatty(), file=sys.stderr)
+    def __init__(self, quiet: bool, desc: str) -> None:
+        self.desc = desc
+        self.enabled = not quiet and sys.stderr.isatty()
+        self._bar: Any = None
+
+    def start(self, total: int | None, unit: str) -> None:
+        if not self.enabled:
+            return
+        from tqdm import tqdm
+
+        if self._bar is not None:
+            self._bar.close()
+        scale = unit == "B"
+        self._bar = tqdm(
+            desc=self.desc, total=total, unit=unit if scale else f" {unit}", unit_scale=scale, file=sys.stderr,
+            dynamic_ncols=True,
+        )
+
+    def advance(self, n: int = 1) -> None:
+        if self._bar is not None:
+            self._bar.update(n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self) -> TerminalBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def progress_bar(quiet: bool, desc: str) -> TerminalBar:
+    """The progress of one piece of work (see :class:`TerminalBar`); use as a context manager."""
+    return TerminalBar(quiet, desc)
 
 
 def read_query_reporting(path: str) -> QueryDocument:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -174,13 +175,27 @@ def print_verified(checked_results: list[VerifiedResult], fmt: str) -> None:
                 click.echo(f"  {printable(v.match.doc_id)}: {len(v.passages) - 3} more passages")
 
 
-def plagiarism_report(cases_path: Path, collection: Path | None, index_dir: Path, methods: str | None, fmt: str) -> None:
-    """``coderiv evaluate --plagiarism``: mean absolute difference per method (paper 001 Table 1)."""
+def plagiarism_report(
+    cases_path: Path, collection: Path | None, index_dir: Path, methods: str | None, fmt: str,
+    per_pair: bool = False, quiet: bool = False,
+) -> None:
+    """``coderiv evaluate --plagiarism``: mean absolute difference per method (paper 001 Table 1),
+    or with ``per_pair`` one row per (method, case, donor)."""
+    from coderiv.cli.options import progress_bar
     from coderiv.evaluation.plagiarism import evaluate_case_file
 
-    results = evaluate_case_file(cases_path, collection, index_dir, methods)
+    with progress_bar(quiet, "plagiarism cases") as bar:
+        results = evaluate_case_file(cases_path, collection, index_dir, methods, bar)
     if fmt == "json":
-        click.echo(to_json([r.to_dict() for r in results]))
+        click.echo(to_json([r.to_dict(per_pair) for r in results]))
+        return
+    if per_pair:
+        headers = ["method", "case", "doc_id", "expected", "obtained", "|diff|"]
+        rows: list[list[Any]] = [
+            [r.method, o.case_id, o.doc_id, f"{o.expected:.2f}", f"{o.obtained:.2f}", f"{o.abs_diff:.2f}"]
+            for r in results for o in r.outcomes
+        ]
+        click.echo(tsv(headers, rows) if fmt == "tsv" else table(headers, rows, align="<<<>>>"))
         return
     rows = [[r.method, f"{r.mean_abs_diff:.2f}", "" if r.paper is None else f"{r.paper:.2f}", r.pairs] for r in results]
     headers = ["method", "mean |diff|", "paper 001", "pairs"]

@@ -23,7 +23,7 @@ def _ensure_store(index_dir: Path, method: str, quiet: bool) -> Any:
     from coderiv.pairs.run import open_with_store
 
     with progress_bar(quiet, "indexing") as bar:
-        return open_with_store(index_dir, method, bar.update, lambda message: click.echo(message, err=True))
+        return open_with_store(index_dir, method, bar, lambda message: click.echo(message, err=True))
 
 
 @click.command("pairs")
@@ -55,14 +55,13 @@ def pairs_command(
         raise CoderivError("--workers sets the size of a local cluster: use it with --dask local")
     index = _ensure_store(index_dir, method, quiet)
     with progress_bar(quiet, f"pairs ({method})") as bar:
-        bar.unit, bar.unit_scale = "block", False
         if dask_address:
             from coderiv.pairs.dask_backend import dask_client, dask_engine
 
             with dask_client(dask_address, workers) as client:
-                report = run_pairs(index, method, top, max_df, full, dask_engine(client), bar.update)
+                report = run_pairs(index, method, top, max_df, full, dask_engine(client), bar)
         else:
-            report = run_pairs(index, method, top, max_df, full, serial_engine, bar.update)
+            report = run_pairs(index, method, top, max_df, full, serial_engine, bar)
     if report.mode == "unchanged":
         click.echo(f"{method} pair table of {index_dir} is up to date ({report.documents} documents)")
         return

@@ -60,7 +60,7 @@ def report_command(
         exclude_docs=exclude_docs,
     )
     with progress_bar(quiet, "indexing") as bar:
-        report = report_document(index_dir, query, options, lambda m: click.echo(m, err=True), bar.update)
+        report = report_document(index_dir, query, options, lambda m: click.echo(m, err=True), bar)
     rendered = render_html(report) if fmt == "html" else render_json(report)
     if out is None:
         click.echo(rendered)

@@ -34,6 +34,7 @@ import numpy as np
 from coderiv.errors import CoderivError, InputError
 from coderiv.evaluation.methods import get_method
 from coderiv.index.index import Index
+from coderiv.progress import Progress
 from coderiv.ranking.kernel import top_k
 
 RECALL_DEPTH = 20
@@ -282,11 +283,17 @@ class Topics:
         return []
 
 
-def evaluate_method(index: Index, method: str, topics: Topics, keep_rankings: bool = False, label: str | None = None) -> MethodResult:
-    """Run ``method`` for every query of ``topics`` over ``index`` and measure it."""
+def evaluate_method(
+    index: Index, method: str, topics: Topics, keep_rankings: bool = False, label: str | None = None,
+    progress: Progress | None = None,
+) -> MethodResult:
+    """Run ``method`` for every query of ``topics`` over ``index`` and measure it (``progress``
+    follows the queries)."""
     percentages = get_method(method)(index)
     numbers = index.doc_numbers
     result = MethodResult(label or method, [])
+    if progress is not None:
+        progress.start(len(topics.queries), "queries")
     for qid, doc in topics.queries.items():
         pct = np.round(np.asarray(percentages(doc), np.float64), PERCENT_DECIMALS)
         if pct.shape != (index.n_docs,):
@@ -299,6 +306,8 @@ def evaluate_method(index: Index, method: str, topics: Topics, keep_rankings: bo
         if keep_rankings:
             ranked = top_k(pct, None)
             result.rankings[qid] = [(index.doc_ids[d], float(pct[d])) for d in ranked.tolist()]
+        if progress is not None:
+            progress.advance(1)
     return result
 
 

@@ -27,8 +27,10 @@ from typing import Any
 import numpy as np
 
 from coderiv.errors import InputError
+from coderiv.output import json_percent
 from coderiv.overlap.matching import coverage_percent, normalize, shared_passages
 from coderiv.overlap.pairwise import chunk_similarity, patricia_counter, shingles
+from coderiv.progress import Progress
 from coderiv.registry import Registry
 from coderiv.text.analysis import Analyzer
 from coderiv.text.sources import DocumentTexts
@@ -116,16 +118,43 @@ def read_cases(path: str | Path) -> list[dict[str, Any]]:
 
 
 @dataclass(frozen=True)
+class PairOutcome:
+    """One (case, donor) pair under one method: the expected and the obtained similarity."""
+
+    case_id: str
+    doc_id: str
+    expected: float
+    obtained: float
+
+    @property
+    def abs_diff(self) -> float:
+        return abs(self.obtained - self.expected)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "case_id": self.case_id, "doc_id": self.doc_id, "expected": self.expected,
+            "obtained": json_percent(self.obtained), "abs_diff": json_percent(self.abs_diff),
+        }
+
+
+@dataclass(frozen=True)
 class PlagiarismResult:
-    """A method's mean absolute difference (percentage points) over ``pairs`` donor–case pairs."""
+    """A method's mean absolute difference (percentage points) over ``pairs`` donor–case pairs,
+    and each pair's outcome."""
 
     method: str
     mean_abs_diff: float
     pairs: int
     paper: float | None
+    outcomes: tuple[PairOutcome, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "mean_abs_diff": self.mean_abs_diff, "pairs": self.pairs, "paper": self.paper}
+    def to_dict(self, per_pair: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "method": self.method, "mean_abs_diff": self.mean_abs_diff, "pairs": self.pairs, "paper": self.paper,
+        }
+        if per_pair:
+            data["per_pair"] = [o.to_dict() for o in self.outcomes]
+        return data
 
 
 def evaluate_cases(
@@ -133,27 +162,41 @@ def evaluate_cases(
     texts: Callable[[list[str]], dict[str, str]],
     methods: list[str] | None = None,
     analyzer: Analyzer | None = None,
+    progress: Progress | None = None,
 ) -> list[PlagiarismResult]:
-    """Mean absolute difference of each method; ``texts(ids)`` returns the donors' texts."""
+    """Mean absolute difference of each method; ``texts(ids)`` returns the donors' texts;
+    ``progress`` follows the cases."""
     methods = methods or list(PLAGIARISM_METHODS)
     for name in methods:
         PLAGIARISM_METHODS.get(name)  # an unknown name is an error listing the choices
     analyzer = analyzer or Analyzer()
-    diffs: dict[str, list[float]] = {name: [] for name in methods}
-    for case in cases:
+    outcomes: dict[str, list[PairOutcome]] = {name: [] for name in methods}
+    if progress is not None:
+        progress.start(len(cases), "cases")
+    for number, case in enumerate(cases, 1):
         donors = texts([s["doc_id"] for s in case["sources"]])
+        case_id = str(case.get("case_id", number))
         for source in case["sources"]:
             pair = Pair(donors[source["doc_id"]], case["text"], analyzer)
             for name in methods:
-                diffs[name].append(abs(PLAGIARISM_METHODS[name](pair) - float(source["expected_percent"])))
+                outcomes[name].append(
+                    PairOutcome(case_id, source["doc_id"], float(source["expected_percent"]), PLAGIARISM_METHODS[name](pair))
+                )
+        if progress is not None:
+            progress.advance(1)
     return [
-        PlagiarismResult(name, float(np.mean(d)) if d else 0.0, len(d), PAPER_TABLE_1.get(name)) for name, d in diffs.items()
+        PlagiarismResult(
+            name, float(np.mean([o.abs_diff for o in found])) if found else 0.0, len(found), PAPER_TABLE_1.get(name),
+            tuple(found),
+        )
+        for name, found in outcomes.items()
     ]
 
 
 def evaluate_case_file(
-    cases_path: str | Path, collection: str | Path | None, index_dir: str | Path | None, methods: str | None
-) -> list[Any]:
+    cases_path: str | Path, collection: str | Path | None, index_dir: str | Path | None, methods: str | None,
+    progress: Progress | None = None,
+) -> list[PlagiarismResult]:
     """Evaluate the overlap methods (comma-separated names, default all) on the cases of a JSONL
     file. Donor documents are read from ``collection`` or, if not given, from the folder or
     archive the index at ``index_dir`` was built from."""
@@ -163,4 +206,4 @@ def evaluate_case_file(
     cases = read_cases(cases_path)
     texts = DocumentTexts(source, preload=True)
     names = [m.strip() for m in methods.split(",") if m.strip()] if methods else list(PLAGIARISM_METHODS)
-    return evaluate_cases(cases, texts.get, names)
+    return evaluate_cases(cases, texts.get, names, progress=progress)

@@ -17,6 +17,7 @@ from typing import Any
 from coderiv.errors import CoderivError, UnknownNameError
 from coderiv.evaluation.evaluate import MethodResult, Topics, evaluate_method
 from coderiv.index.index import Index
+from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings
 
 VARIANTS_DIR = "variants"
@@ -75,7 +76,7 @@ def _covers(variant: Index, index: Index) -> bool:
     return set(index.specs) <= set(variant.specs) and extra <= skipped and same_documents
 
 
-def variant_index(index: Index, name: str, progress: Callable[[int], None] | None = None) -> Index:
+def variant_index(index: Index, name: str, progress: Progress | None = None) -> Index:
     """The index of ``index``'s documents analysed as variant ``name``, built or updated if needed."""
     settings = variant_settings(index, name)
     if settings.to_dict() == index.settings.to_dict():
@@ -109,21 +110,23 @@ def evaluate_variants(
     variants: list[str | None],
     topics: Topics,
     keep_rankings: bool = False,
-    progress: Callable[[str], Any] | None = None,
+    progress: Callable[[str], Progress | None] | None = None,
     warn: Callable[[str], Any] | None = None,
 ) -> list[MethodResult]:
     """Evaluate every method under every analysis variant (None: the index as built). A variant
-    index is built or reused beside the index; ``progress(variant)`` returns the byte counter
-    for its build, ``warn`` is told what the topics lack in each index."""
+    index is built or reused beside the index; ``progress(stage)`` gives the progress of each
+    stage ("indexing variant stop", "evaluating identity5"), ``warn`` is told what the topics
+    lack in each index."""
     results = []
     for variant in variants:
         target = index
         if variant is not None:
-            target = variant_index(index, variant, progress=progress(variant) if progress else None)
+            target = variant_index(index, variant, progress=progress(f"indexing variant {variant}") if progress else None)
         for warning in topics.check(target):
             if warn is not None:
                 warn(warning)
         for name in methods:
             label = name if variant is None else f"{name}@{variant_name(target.settings)}"
-            results.append(evaluate_method(target, name, topics, keep_rankings, label))
+            stage = progress(f"evaluating {label}") if progress else None
+            results.append(evaluate_method(target, name, topics, keep_rankings, label, stage))
     return results

@@ -39,8 +39,9 @@ from coderiv.index.storage import (
 )
 from coderiv.index.writer import Sources, Spill, cosine_statistics, scratch_folder, write_store
 from coderiv.keys.kinds import TERMS, StoreSpec
+from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
-from coderiv.text.collection import RawDocument, Source, iter_collection
+from coderiv.text.collection import RawDocument, Source, iter_collection, stored_size
 from coderiv.text.extract import EXTRACTION_VERSION
 from coderiv.text.sources import DocumentTexts
 
@@ -323,7 +324,7 @@ class Index:
         settings: AnalysisSettings | None = None,
         stores: list[StoreSpec] | None = None,
         workers: int | None = None,
-        progress: Callable[[int], None] | None = None,
+        progress: Progress | None = None,
     ) -> UpdateReport:
         """Build the index of ``source`` (folder, tar, or iterable of RawDocument) at ``path``,
         or bring an existing one up to date.
@@ -364,12 +365,12 @@ class Index:
 def open_with_store(
     path: str | os.PathLike[str] | None,
     spec: StoreSpec,
-    progress: Callable[[int], Any] | None = None,
+    progress: Progress | None = None,
     notice: Callable[[str], Any] | None = None,
     workers: int | None = None,
 ) -> Index:
     """Open the index at ``path``, first adding the store ``spec`` if it lacks it: the indexed
-    source is read again (``notice`` is told so, ``progress`` counts the bytes read)."""
+    source is read again (``notice`` is told so, ``progress`` follows the bytes read)."""
     index = Index.open(path)
     if spec.name in index.specs:
         return index
@@ -390,7 +391,7 @@ def _write(
     old: Index | None,
     report: UpdateReport,
     workers: int | None,
-    progress: Callable[[int], None] | None,
+    progress: Progress | None,
 ) -> None:
     """Analyse what changed and write the next generation in bounded memory (:mod:`.writer`)."""
     old_sha = dict(zip(old.doc_ids, old.doc_sha256)) if old is not None else {}
@@ -409,12 +410,14 @@ def _write(
                 modified[raw.doc_id] = raw.modified
             source_bytes += len(raw.data)
             if progress is not None:
-                progress(len(raw.data))
+                progress.advance(len(raw.data) if raw.stored is None else raw.stored)
             if old is not None and old_sha.get(raw.doc_id) == raw.sha256:
                 kept[raw.doc_id] = old.doc_numbers[raw.doc_id]
                 continue
             yield raw
 
+    if progress is not None:
+        progress.start(stored_size(source), "B")
     scratch = scratch_folder(root)
     try:
         spill = Spill(scratch, [spec.name for spec in specs])

@@ -200,14 +200,10 @@ def plan_blocks(
     budget: int | None = None,
 ) -> Iterator[BlockTask]:
     """Cut the keys at ``positions`` (ascending) into consecutive blocks of about ``budget`` pairs
-    (default :data:`BLOCK_PAIRS`)."""
-    budget = budget or BLOCK_PAIRS
+    (default :data:`BLOCK_PAIRS`); :func:`block_count` of them."""
     f = np.asarray(store.ptr[positions + 1] - store.ptr[positions], np.int64)
-    work = np.cumsum(f * (f - 1) // 2 + 1)
-    bounds: Any = np.searchsorted(work, np.arange(budget, int(work[-1]) + budget, budget), side="right") if len(work) else []
     lo = 0
-    for number, hi in enumerate(np.unique(np.append(bounds, len(positions)))):
-        hi = int(hi)
+    for number, hi in enumerate(_block_ends(f, budget)):
         if hi <= lo:
             continue
         docs, vals, _ = store.gather(positions[lo:hi])
@@ -216,6 +212,22 @@ def plan_blocks(
             None if measure is None else np.asarray(vals), store.n_docs, measure, rows,
         )
         lo = hi
+
+
+def _block_ends(f: np.ndarray, budget: int | None) -> list[int]:
+    """End positions of the blocks of keys with document frequencies ``f`` (one block per
+    ``budget`` pairs; an end not beyond the previous one makes no block)."""
+    budget = budget or BLOCK_PAIRS
+    work = np.cumsum(f * (f - 1) // 2 + 1)
+    bounds: Any = np.searchsorted(work, np.arange(budget, int(work[-1]) + budget, budget), side="right") if len(work) else []
+    return [int(hi) for hi in np.unique(np.append(bounds, len(f)))]
+
+
+def block_count(store: Postings, positions: np.ndarray, budget: int | None = None) -> int:
+    """How many blocks :func:`plan_blocks` cuts (the total of the progress of a pairs run)."""
+    f = np.asarray(store.ptr[positions + 1] - store.ptr[positions], np.int64)
+    ends = _block_ends(f, budget)
+    return sum(1 for lo, hi in zip([0, *ends], ends) if hi > lo)
 
 
 Engine = Callable[[Iterable[BlockTask]], Iterator[tuple[int, np.ndarray, np.ndarray]]]

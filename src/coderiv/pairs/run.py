@@ -19,6 +19,7 @@ from coderiv.pairs.engine import (
     RunReport,
     SharedPairs,
     aggregate,
+    block_count,
     default_max_df,
     directed_values,
     get_method,
@@ -31,6 +32,7 @@ from coderiv.pairs.engine import (
     serial_engine,
 )
 from coderiv.pairs.table import PairTable
+from coderiv.progress import Progress
 
 
 def compute_pairs(
@@ -40,7 +42,7 @@ def compute_pairs(
     max_df: int | None = None,
     previous: PairTable | None = None,
     engine: Engine = serial_engine,
-    progress: Callable[[int], None] | None = None,
+    progress: Progress | None = None,
 ) -> tuple[PairTable, RunReport]:
     """The pair table of ``index`` (incrementally from ``previous`` when it can be reused)."""
     pm = get_method(method)
@@ -63,10 +65,12 @@ def compute_pairs(
         eligible &= keys_holding(store, rows)
     positions = np.flatnonzero(eligible)
     results = []
+    if progress is not None:
+        progress.start(block_count(store, positions), "blocks")
     for number, codes, sums in engine(plan_blocks(store, positions, pm.measure, rows)):
         results.append((number, codes, sums))
         if progress is not None:
-            progress(1)
+            progress.advance(1)
     results.sort(key=lambda r: r[0])
     blocks = len(results)
     codes, shared = aggregate(
@@ -110,7 +114,7 @@ def run_pairs(
     max_df: int | None = None,
     full: bool = False,
     engine: Engine = serial_engine,
-    progress: Callable[[int], None] | None = None,
+    progress: Progress | None = None,
 ) -> RunReport:
     """Compute (or bring up to date) and save the pair table of ``index`` for ``method``."""
     pm = get_method(method)
@@ -129,9 +133,9 @@ def require_store(index: Index, method: str) -> StoreSpec | None:
 
 
 def open_with_store(
-    index_dir: str | os.PathLike[str], method: str, progress: Callable[[int], Any] | None = None,
+    index_dir: str | os.PathLike[str], method: str, progress: Progress | None = None,
     notice: Callable[[str], Any] | None = None,
 ) -> Index:
     """Open the index, first adding the store ``method`` needs if it lacks it (re-reads the
-    indexed source; ``notice`` is told so, ``progress`` counts the bytes read)."""
+    indexed source; ``notice`` is told so, ``progress`` follows the bytes read)."""
     return open_index_with_store(index_dir, get_method(method).store, progress, notice)

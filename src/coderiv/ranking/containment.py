@@ -28,6 +28,7 @@ from coderiv.errors import CoderivError
 from coderiv.index.index import Index, open_with_store
 from coderiv.keys.chunks import ngram_ids
 from coderiv.keys.kinds import StoreSpec
+from coderiv.progress import Progress
 from coderiv.ranking.kernel import top_k
 from coderiv.ranking.percent import meets_threshold, percent
 from coderiv.ranking.results import Match, QueryResult
@@ -46,12 +47,12 @@ def open_with_chunks(
     path: str | os.PathLike[str] | None,
     n: int = DEFAULT_CHUNK_WORDS,
     announce: Callable[[str], None] | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Progress | None = None,
     workers: int | None = None,
 ) -> Index:
     """Open the index at ``path``, first adding its n-word chunk store if it has none (the
     indexed source is read again by ``workers`` processes; ``announce`` is told so,
-    ``progress`` counts bytes)."""
+    ``progress`` follows the bytes read)."""
     return open_with_store(path, chunk_store_spec(n), progress, announce, workers)
 
 

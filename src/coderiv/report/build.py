@@ -33,6 +33,7 @@ from coderiv.index.index import Index
 from coderiv.overlap.matching import Passage, normalize
 from coderiv.overlap.pairwise import ShingleScores, chunk_set
 from coderiv.overlap.verify import verify_texts
+from coderiv.progress import Progress
 from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
 from coderiv.ranking.search import Searcher
 from coderiv.report.exclusions import is_common, template_spans
@@ -291,7 +292,7 @@ def report_document(
     query: QueryDocument,
     options: ReportOptions | None = None,
     announce: Callable[[str], None] | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Progress | None = None,
 ) -> Report:
     """``coderiv report``: open the index (adding its chunk store if it lacks one, see
     :func:`coderiv.ranking.containment.open_with_chunks`) and build the report of ``query``."""

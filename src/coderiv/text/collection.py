@@ -29,6 +29,10 @@ class RawDocument:
     oversize: int = 0
     #: modification time (POSIX seconds) of the file or archive member, when known (lineage)
     modified: float | None = None
+    #: bytes of the stored source this document accounts for (its file's size; in an archive,
+    #: the compressed bytes read since the previous document): progress against
+    #: :func:`stored_size`. None when unknown (documents given by a program).
+    stored: int | None = None
 
     @property
     def sha256(self) -> str:
@@ -44,8 +48,8 @@ def _hidden(rel_parts: tuple[str, ...]) -> bool:
     return any(part.startswith(".") for part in rel_parts)
 
 
-def iter_folder(root: Path) -> Iterator[RawDocument]:
-    """Every regular, non-hidden file below ``root`` in sorted id order."""
+def _folder_entries(root: Path) -> list[tuple[str, Path]]:
+    """(id, path) of every regular, non-hidden file below ``root``, sorted by id."""
     entries: list[tuple[str, Path]] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
@@ -57,35 +61,66 @@ def iter_folder(root: Path) -> Iterator[RawDocument]:
             if path.is_file():
                 entries.append((path.relative_to(root).as_posix(), path))
     entries.sort()
-    for doc_id, path in entries:
+    return entries
+
+
+def iter_folder(root: Path) -> Iterator[RawDocument]:
+    """Every regular, non-hidden file below ``root`` in sorted id order."""
+    for doc_id, path in _folder_entries(root):
         try:
             stat = path.stat()
             if stat.st_size > MAX_DOCUMENT_BYTES:
-                yield RawDocument(doc_id, b"", oversize=stat.st_size)
+                yield RawDocument(doc_id, b"", oversize=stat.st_size, stored=stat.st_size)
                 continue
             data = path.read_bytes()
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror}") from exc
-        yield RawDocument(doc_id, data, modified=stat.st_mtime)
+        yield RawDocument(doc_id, data, modified=stat.st_mtime, stored=stat.st_size)
 
 
 def iter_archive(path: Path) -> Iterator[RawDocument]:
     """Every regular, non-hidden member of a tar archive, in archive order."""
     try:
-        with tarfile.open(path) as archive:
+        with open(path, "rb") as raw, tarfile.open(fileobj=raw) as archive:
+            read = 0
+
+            def consumed() -> int:
+                nonlocal read
+                before, read = read, raw.tell()
+                return read - before
+
             for member in archive:
                 name = member.name.lstrip("./") if member.name.startswith("./") else member.name
                 if not member.isfile() or _hidden(tuple(name.split("/"))):
                     continue
                 if member.size > MAX_DOCUMENT_BYTES:
-                    yield RawDocument(name, b"", oversize=member.size)
+                    yield RawDocument(name, b"", oversize=member.size, stored=consumed())
                     continue
                 handle = archive.extractfile(member)
                 if handle is None:
                     continue
-                yield RawDocument(name, handle.read(), modified=float(member.mtime))
+                data = handle.read()
+                yield RawDocument(name, data, modified=float(member.mtime), stored=consumed())
     except (tarfile.TarError, EOFError, OSError) as exc:
         raise InputError(f"cannot read archive {path}: {exc}") from exc
+
+
+def stored_size(source: Source) -> int | None:
+    """Bytes the documents of ``source`` take where they are stored (the files of a folder, the
+    archive file), the total of :attr:`RawDocument.stored`; None for documents given by a
+    program."""
+    if not isinstance(source, (str, os.PathLike)):
+        return None
+    path = Path(source)
+    if path.is_dir():
+        total = 0
+        for _, file in _folder_entries(path):
+            try:
+                total += file.stat().st_size
+            except OSError:
+                pass  # reading it will report the problem
+        return total
+    return path.stat().st_size if path.is_file() else None
 
 
 Source = Union[str, "os.PathLike[str]", Iterable[RawDocument]]
