@@ -15,6 +15,7 @@ from coderiv import CoderivError, Index, StoreSpec, UnknownNameError
 from coderiv.cli.main import main
 from coderiv.errors import InputError
 from coderiv.evaluation.evaluate import (
+    RUN_TIE_GAP,
     MethodResult,
     QueryMetrics,
     Topics,
@@ -24,6 +25,8 @@ from coderiv.evaluation.evaluate import (
     read_qrels,
     read_queries,
     read_run,
+    run_coverage_warning,
+    run_scores,
     write_qrels,
     write_run,
 )
@@ -162,8 +165,10 @@ def test_a_written_run_reads_back_to_the_same_metrics(
     topics = Topics({"q": "d000"}, {"q": {d for d, r in zip(ids, rel) if r}})
     from_run = evaluate_run(run, topics, tag).queries[0]
     direct = query_metrics("q", np.array(pct), np.array(rel))
-    assert (from_run.precision, from_run.recall, from_run.hfm, from_run.sep) == (
-        direct.precision, direct.recall, direct.hfm, direct.sep)
+    assert (from_run.precision, from_run.recall) == (direct.precision, direct.recall)
+    # tied scores are nudged apart in the file (run_scores): by under len · RUN_TIE_GAP · 100
+    slack = len(pct) * RUN_TIE_GAP * 100
+    assert from_run.hfm == pytest.approx(direct.hfm, abs=slack) and from_run.sep == pytest.approx(direct.sep, abs=2 * slack)
 
 
 # -- files ---------------------------------------------------------------------------------------
@@ -332,7 +337,7 @@ def test_cli_runs_round_trip_and_plot(tmp_path: Path, runner) -> None:
                                          "--runs", str(tmp_path / "runs"), "--plot", str(tmp_path / "p.png")])
     assert direct.exit_code == 0, direct.output
     assert (tmp_path / "runs" / "identity5.run").read_text().splitlines() == [
-        "Q1 Q0 copy.txt 1 100 identity5", "Q1 Q0 q.txt 2 100 identity5", "Q1 Q0 other.txt 3 25 identity5"]
+        "Q1 Q0 copy.txt 1 100 identity5", "Q1 Q0 q.txt 2 99.999975 identity5", "Q1 Q0 other.txt 3 25 identity5"]
     assert (tmp_path / "runs" / "qrels.trec").read_text().count("\n") == 3
     assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     again = runner.invoke(main, base + ["--from-run", str(tmp_path / "runs" / "identity5.run"),
@@ -391,3 +396,52 @@ def test_cli_marks_a_non_ideal_hfm_above_100(tmp_path: Path, runner) -> None:
     ]
     # nothing above 100%: no note
     assert "above 100%" not in runner.invoke(main, [*base, "-m", "identity5"]).output
+
+
+def test_run_scores_keep_coderivs_order_for_trec_eval() -> None:
+    # distinct percentages stay as they are (rounded to 8 decimals); a tie is nudged apart by
+    # RUN_TIE_GAP relative to the previous score, so every score is strictly below the last
+    assert run_scores([100.0, 100.0, 100.0, 40.123456789, 25.0, 25.0]) == [
+        100.0, 100 * (1 - 2.5e-7), 100 * (1 - 2.5e-7) ** 2, 40.12345679, 25.0, 25 * (1 - 2.5e-7)]
+    assert run_scores([]) == []
+
+
+def test_trec_eval_ranks_a_written_run_as_coderiv_does(tmp_path: Path) -> None:
+    # copy.txt and q.txt tie at 100% on the tiny collection; coderiv puts copy.txt first (id
+    # ascending), trec_eval would put q.txt first (docno descending) if the scores were equal.
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    index = _tiny_index(tmp_path)
+    qrels = {"Q1": {"copy.txt"}}
+    result = evaluate_method(index, "identity5", Topics({"Q1": "q.txt"}, qrels), keep_rankings=True)
+    assert [d for d, _ in result.rankings["Q1"]] == ["copy.txt", "q.txt", "other.txt"]
+    assert result.queries[0].precision == 1.0  # s = 1: the top document, copy.txt, is relevant
+    write_run(tmp_path / "x.run", result.rankings, "x")
+    run: dict[str, dict[str, float]] = {}
+    for line in (tmp_path / "x.run").read_text().splitlines():
+        qid, _, doc, _, score, _ = line.split()
+        run.setdefault(qid, {})[doc] = float(score)
+    evaluator = pytrec_eval.RelevanceEvaluator({"Q1": {"copy.txt": 1}}, {"Rprec", "P_1"})
+    assert evaluator.evaluate(run)["Q1"] == {"Rprec": 1.0, "P_1": 1.0}
+    # with the percentages as they are (the tie left in), trec_eval ranks q.txt first
+    tied = {"Q1": {doc: pct for doc, pct in result.rankings["Q1"]}}
+    assert evaluator.evaluate(tied)["Q1"] == {"Rprec": 0.0, "P_1": 0.0}
+
+
+def test_a_run_covering_some_queries_is_said(tmp_path: Path, runner) -> None:
+    (tmp_path / "q.tsv").write_text("Q1\ta.txt\nQ2\tb.txt\n")
+    (tmp_path / "r.tsv").write_text("Q1\ta.txt\t1\nQ2\tb.txt\t1\n")
+    (tmp_path / "x.run").write_text("Q1 Q0 a.txt 1 100 x\n")
+    topics = Topics.read(tmp_path / "q.tsv", tmp_path / "r.tsv")
+    _, run = read_run(tmp_path / "x.run")
+    assert run_coverage_warning(run, topics, "x") == (
+        "run x covers 1 of 2 queries: the 1 missing count as returning nothing, and the averages are over all 2"
+    )
+    assert run_coverage_warning({"Q1": [("a.txt", 1.0)], "Q2": [("b.txt", 1.0)]}, topics, "x") is None
+    out = runner.invoke(main, ["evaluate", "--queries", str(tmp_path / "q.tsv"), "--qrels", str(tmp_path / "r.tsv"),
+                               "--from-run", str(tmp_path / "x.run"), "--format", "tsv"])
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines() == [
+        "warning: run x covers 1 of 2 queries: the 1 missing count as returning nothing, and the averages are over all 2",
+        "method\tqueries\tP(s)\tR(20)\tHFM\tSep.\tSep./HFM",
+        "x\t2\t0.50\t0.50\t0.0000\t50.0000\tn/a",  # Q1: P = 1, Sep. 100; Q2: nothing, Sep. 0
+    ]

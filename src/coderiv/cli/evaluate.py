@@ -14,7 +14,15 @@ import click
 
 from coderiv.cli.options import format_option, friendly_errors, index_option, progress_bar, quiet_option
 from coderiv.errors import CoderivError
-from coderiv.evaluation.evaluate import MethodResult, Topics, evaluate_run, read_run, write_qrels, write_run
+from coderiv.evaluation.evaluate import (
+    MethodResult,
+    Topics,
+    evaluate_run,
+    read_run,
+    run_coverage_warning,
+    write_qrels,
+    write_run,
+)
 from coderiv.evaluation.methods import METHOD_GROUPS, expand_methods
 from coderiv.output import fmt_percent, over_100_note, table, to_json, tsv
 from coderiv.ranking.measures import DEFAULT_MEASURE, over_100_reason
@@ -152,6 +160,9 @@ def evaluate_command(
         results = []
         for path in run_files:
             tag, run = read_run(path)
+            warning = run_coverage_warning(run, topics, tag)
+            if warning:
+                click.echo(f"warning: {warning}", err=True)
             results.append(evaluate_run(run, topics, tag))
     else:
         results = collect_results(index_dir, methods or DEFAULT_MEASURE, analysis, topics, runs_dir is not None, quiet)

@@ -13,7 +13,9 @@ Averages are over queries, and Sep./HFM is mean Sep. / mean HFM. Ties are ranked
 number (= sorted id order, :func:`coderiv.ranking.search.top_k`), exactly as ``coderiv query`` shows them.
 Percentages are rounded to :data:`PERCENT_DECIMALS` decimals first, so that floating-point noise
 does not decide a tie (a copy of the query may compute as 99.99999999999999%, the query itself
-as 100%), and a TREC run written with that precision evaluates to exactly the same numbers.
+as 100%). A TREC run (:func:`write_run`) keeps coderiv's order for trec_eval, which breaks ties
+by docno descending, by nudging tied scores apart (:func:`run_scores`): it evaluates to the same
+P(s) and R(20), and HFM and Sep. within 0.0001 points.
 
 Methods are pluggable: a **method factory** takes an :class:`~coderiv.index.index.Index` and returns a
 function ``query doc id -> percentages of every document, in document-number order``.
@@ -210,16 +212,43 @@ def write_qrels(path: str | Path, qrels: Mapping[str, Iterable[str]]) -> None:
 Run = dict[str, list[tuple[str, float]]]
 
 
+#: Relative gap between consecutive scores of a run file where coderiv's ranking has a tie:
+#: two float32 steps, so that trec_eval (doubles) and pytrec_eval (floats) both see them apart.
+RUN_TIE_GAP = 2.5e-7
+
+
+def run_scores(percents: Iterable[float]) -> list[float]:
+    """The scores a TREC run gives a ranking (percentages, best first, in coderiv's order):
+    strictly decreasing, so that trec_eval ranks the documents as coderiv does.
+
+    coderiv breaks a tie by document id ascending, trec_eval by docno *descending*, so equal
+    scores would come back in the opposite order (P(s) 0.8 against 1.0 on a dev query with an
+    exact tie). Each score is the percentage rounded to :data:`PERCENT_DECIMALS` decimals, except
+    that it is kept at least :data:`RUN_TIE_GAP` (relative) below the previous one: only tied (or
+    nearly tied) documents move, each by at most its place in the tie times 0.000025 points at
+    100%.
+    """
+    scores: list[float] = []
+    for value in percents:
+        score = round(float(value), PERCENT_DECIMALS)
+        if scores and score > scores[-1] * (1 - RUN_TIE_GAP):
+            score = scores[-1] * (1 - RUN_TIE_GAP)
+        scores.append(score)
+    return scores
+
+
 def write_run(path: str | Path, run: Mapping[str, list[tuple[str, float]]], tag: str) -> None:
-    """A TREC run (``qid Q0 docid rank score tag``), scores = percentages, best first."""
+    """A TREC run (``qid Q0 docid rank score tag``), best first; scores are the percentages,
+    made strictly decreasing where coderiv's ranking has ties (:func:`run_scores`)."""
     if any(c.isspace() for c in tag):
         raise InputError(f"run tag {tag!r} contains white space")
     with open(path, "w", encoding="utf-8") as out:
         for qid, ranking in run.items():
-            for rank, (doc, score) in enumerate(ranking, 1):
+            scores = run_scores(score for _, score in ranking)
+            for rank, ((doc, _), score) in enumerate(zip(ranking, scores), 1):
                 if any(c.isspace() for c in doc):
                     raise InputError(f"document id {doc!r} contains white space; a TREC run cannot hold it")
-                out.write(f"{qid} Q0 {doc} {rank} {round(score, PERCENT_DECIMALS):.15g} {tag}\n")
+                out.write(f"{qid} Q0 {doc} {rank} {score:.15g} {tag}\n")
 
 
 def read_run(path: str | Path) -> tuple[str, Run]:
@@ -309,6 +338,19 @@ def evaluate_method(
         if progress is not None:
             progress.advance(1)
     return result
+
+
+def run_coverage_warning(run: Mapping[str, list[tuple[str, float]]], topics: Topics, method: str) -> str | None:
+    """A warning when a run lists only some of the topics' queries: the others count as
+    returning nothing (P(s) = R(20) = 0), and the averages are still over every query, where
+    trec_eval without ``-c`` would average over the run's queries only."""
+    covered = sum(1 for qid in topics.queries if run.get(qid))
+    if covered == len(topics.queries):
+        return None
+    return (
+        f"run {method} covers {covered} of {len(topics.queries)} queries: the {len(topics.queries) - covered} "
+        f"missing count as returning nothing, and the averages are over all {len(topics.queries)}"
+    )
 
 
 def evaluate_run(run: Mapping[str, list[tuple[str, float]]], topics: Topics, method: str) -> MethodResult:
