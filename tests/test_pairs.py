@@ -410,3 +410,35 @@ def test_cli_dask_local_cluster_matches_single_process(tmp_path, runner):
     assert "full run, 10 of 10 rows" in result.output
     assert runner.invoke(main, ["similar", "--all", "--index", idx, "--format", "tsv"]).output == single
     assert len(single.splitlines()) > 1
+
+
+def test_component_labels_match_a_breadth_first_search():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from coderiv.pairs.groups import component_labels
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.integers(1, 30).flatmap(lambda n: st.tuples(
+        st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=40))))
+    def check(case):
+        n, links = case
+        neighbours = {i: set() for i in range(n)}
+        for a, b in links:
+            neighbours[a].add(b)
+            neighbours[b].add(a)
+        expected = []
+        for node in range(n):  # smallest node reachable from node
+            seen, todo = {node}, [node]
+            while todo:
+                for other in neighbours[todo.pop()] - seen:
+                    seen.add(other)
+                    todo.append(other)
+            expected.append(min(seen))
+        src = np.array([a for a, _ in links], np.int64)
+        dst = np.array([b for _, b in links], np.int64)
+        assert component_labels(n, src, dst).tolist() == expected
+
+    check()
+    # a chain linked from its far end: 4-3, 3-2, 2-1, 1-0 all end at 0
+    assert component_labels(6, np.array([4, 3, 2, 1]), np.array([3, 2, 1, 0])).tolist() == [0, 0, 0, 0, 0, 5]

@@ -160,9 +160,9 @@ def evaluate_command(
         results = []
         for path in run_files:
             tag, run = read_run(path)
-            warning = run_coverage_warning(run, topics, tag)
-            if warning:
-                click.echo(f"warning: {warning}", err=True)
+            coverage = run_coverage_warning(run, topics, tag)
+            if coverage:
+                click.echo(f"warning: {coverage}", err=True)
             results.append(evaluate_run(run, topics, tag))
     else:
         results = collect_results(index_dir, methods or DEFAULT_MEASURE, analysis, topics, runs_dir is not None, quiet)

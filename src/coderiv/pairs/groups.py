@@ -3,8 +3,8 @@
 Manber's "groups of similar files". Two documents are linked when either finds the other at
 ``min_percent`` or more among its stored top-k (chunk similarity is asymmetric: a short page
 wholly inside a long one links them), or with ``mutual`` only when both do (versions of one
-page, not excerpts: a release note inside a changelog stays apart). Components are found by
-``scipy.sparse.csgraph.connected_components`` (weak connectivity); singletons are not groups.
+page, not excerpts: a release note inside a changelog stays apart). Components (weak
+connectivity) are found by :func:`component_labels` in numpy; singletons are not groups.
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from coderiv.errors import CoderivError
 from coderiv.pairs.table import PairTable
@@ -38,10 +36,11 @@ def find_groups(table: PairTable, min_percent: float, mutual: bool = False) -> l
     src, dst, values = table.entries()
     keep = values >= min_percent
     n = table.n_docs
-    graph = coo_matrix((np.ones(int(keep.sum())), (src[keep], dst[keep])), shape=(n, n)).tocsr()
+    src, dst = src[keep].astype(np.int64), dst[keep].astype(np.int64)
     if mutual:
-        graph = graph.multiply(graph.T).tocsr()
-    _, labels = connected_components(graph, directed=True, connection="weak")
+        both = np.isin(src * n + dst, dst * n + src)
+        src, dst = src[both], dst[both]
+    labels = component_labels(n, src, dst)
     sizes = np.bincount(labels, minlength=n)
     members = np.flatnonzero(sizes[labels] >= 2)  # ascending number = id order
     by_label: dict[int, list[int]] = {}
@@ -49,3 +48,25 @@ def find_groups(table: PairTable, min_percent: float, mutual: bool = False) -> l
         by_label.setdefault(int(labels[doc]), []).append(doc)
     ordered = sorted(by_label.values(), key=lambda docs: (-len(docs), docs[0]))
     return [Group(i + 1, [table.doc_ids[d] for d in docs]) for i, docs in enumerate(ordered)]
+
+
+def component_labels(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """For each of n nodes, the smallest node of its connected component, the links (src, dst)
+    taken both ways. Min-label propagation with pointer jumping: every node's label is a node of
+    its own component, never larger than itself; each round gives both ends of every link the
+    smaller of their labels, then lets each label point to its own label's label, until nothing
+    changes (a few rounds: the jumping halves path lengths)."""
+    labels = np.arange(n, dtype=np.int64)
+    while True:
+        low = np.minimum(labels[src], labels[dst])
+        new = labels.copy()
+        np.minimum.at(new, src, low)
+        np.minimum.at(new, dst, low)
+        while True:  # pointer jumping: follow labels to their roots
+            jumped = new[new]
+            if np.array_equal(jumped, new):
+                break
+            new = jumped
+        if np.array_equal(new, labels):
+            return labels
+        labels = new

@@ -1,6 +1,6 @@
 """coderiv's eight measures as whoosh ``WeightingModel`` objects, for users of whoosh indexes.
 
-coderiv's own index is numpy/scipy because whoosh's matchers take seconds for one
+coderiv's own index is numpy because whoosh's matchers take seconds for one
 whole-document query (a document query has hundreds of terms); but a user who already keeps a
 whoosh index can rank it with the same measures, computed by the same formula functions
 (:mod:`coderiv.ranking.measures`)::
