@@ -50,6 +50,22 @@ def find_groups(table: PairTable, min_percent: float, mutual: bool = False) -> l
     return [Group(i + 1, [table.doc_ids[d] for d in docs]) for i, docs in enumerate(ordered)]
 
 
+#: ``query --exclude-versions``: documents count as versions of each other when both find the
+#: other at this percentage or more (``coderiv groups --min 50 --mutual``).
+VERSIONS_MIN_PERCENT = 50.0
+
+
+def version_sets(table: PairTable, min_percent: float = VERSIONS_MIN_PERCENT) -> dict[str, frozenset[str]]:
+    """Each grouped document's versions: the other members of its group under ``--mutual``
+    linking at ``min_percent`` (what ``query --exclude-versions`` leaves out)."""
+    versions: dict[str, frozenset[str]] = {}
+    for group in find_groups(table, min_percent, mutual=True):
+        members = frozenset(group.doc_ids)
+        for doc_id in group.doc_ids:
+            versions[doc_id] = members - {doc_id}
+    return versions
+
+
 def component_labels(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """For each of n nodes, the smallest node of its connected component, the links (src, dst)
     taken both ways. Min-label propagation with pointer jumping: every node's label is a node of

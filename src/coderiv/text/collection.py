@@ -64,6 +64,11 @@ def _folder_entries(root: Path) -> list[tuple[str, Path]]:
     return entries
 
 
+def folder_ids(root: Path) -> Iterator[str]:
+    """The ids :func:`iter_folder` gives, without reading the files."""
+    return (doc_id for doc_id, _ in _folder_entries(root))
+
+
 def iter_folder(root: Path) -> Iterator[RawDocument]:
     """Every regular, non-hidden file below ``root`` in sorted id order."""
     for doc_id, path in _folder_entries(root):

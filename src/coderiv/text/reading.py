@@ -1,23 +1,29 @@
-"""Reading one query document from a path, standard input or bytes already in memory (a web
-upload), with the same checks as indexing: too large, binary, and undecodable bytes (replaced
-and reported)."""
+"""Reading query documents: one from a path, standard input or bytes already in memory (a web
+upload), or a whole batch from folders, tar archives and glob patterns, with the same checks as
+indexing: too large, binary, and undecodable bytes (replaced and reported)."""
 
 from __future__ import annotations
 
+import glob
 import sys
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from coderiv.errors import CoderivError, InputError
+from coderiv.errors import CoderivError, InputError, MissingExtraError
+from coderiv.text.collection import RawDocument, folder_ids, is_archive, iter_archive, iter_folder
 from coderiv.text.extract import MAX_DOCUMENT_BYTES, BinaryContentError, ExtractionError, extract
 from coderiv.text.formats import LocationMap
 
 
 @dataclass(frozen=True)
 class QueryDocument:
-    """A query's label (its path, or ``<stdin>``), its visible text, whether bytes that were
-    not valid UTF-8 were replaced, the format it was read as, the map from text offsets to
-    pages or paragraphs, and a note when its content was not what its extension declares."""
+    """A query's label (its path, ``ARCHIVE:MEMBER``, or ``<stdin>``), its visible text, whether
+    bytes that were not valid UTF-8 were replaced, the format it was read as, the map from text
+    offsets to pages or paragraphs, and a note when its content was not what its extension
+    declares. ``doc_id`` is the id the document has inside the folder, archive or pattern it
+    was read from (as ``coderiv index`` of that folder or archive would name it), None for a
+    file given alone."""
 
     label: str
     text: str
@@ -25,6 +31,15 @@ class QueryDocument:
     format: str = "text"
     locations: LocationMap = LocationMap()
     note: str | None = None
+    doc_id: str | None = None
+
+
+@dataclass(frozen=True)
+class SkippedQuery:
+    """A document of a folder or archive that cannot be a query, and why (as indexing says)."""
+
+    label: str
+    reason: str
 
 
 def read_query_bytes(data: bytes, label: str, max_bytes: int = MAX_DOCUMENT_BYTES) -> QueryDocument:
@@ -48,6 +63,8 @@ def read_query(path: str) -> QueryDocument:
     :class:`CoderivError` for a file that is unreadable, too large or binary."""
     if path == "-":
         return read_query_bytes(sys.stdin.buffer.read(), "<stdin>")
+    if Path(path).is_dir():
+        raise CoderivError(f"{path} is a folder: iter_queries reads every document in it")
     try:
         size = Path(path).stat().st_size
         if size > MAX_DOCUMENT_BYTES:
@@ -56,3 +73,88 @@ def read_query(path: str) -> QueryDocument:
     except OSError as exc:
         raise CoderivError(f"cannot read query {path}: {exc.strerror}") from None
     return read_query_bytes(data, path)
+
+
+def _member(raw: RawDocument, label: str) -> QueryDocument | SkippedQuery:
+    """A document of a folder or archive as a query, or why it cannot be one (as indexing
+    skips it)."""
+    if raw.oversize:
+        return SkippedQuery(label, f"too large ({raw.oversize} bytes > {MAX_DOCUMENT_BYTES})")
+    if not raw.data.strip():
+        return SkippedQuery(label, "empty")
+    try:
+        extracted = extract(raw.data, raw.doc_id)
+    except ExtractionError as exc:
+        return SkippedQuery(label, exc.reason)
+    except MissingExtraError as exc:
+        return SkippedQuery(label, str(exc))
+    return QueryDocument(
+        label, extracted.text, extracted.lossy, extracted.format, extracted.locations, extracted.note, raw.doc_id
+    )
+
+
+def is_batch(paths: Sequence[str]) -> bool:
+    """Whether query arguments name a batch: a folder, an archive or a glob pattern."""
+    return any(path != "-" and (_is_pattern(path) or Path(path).is_dir() or is_archive(Path(path))) for path in paths)
+
+
+def _is_pattern(path: str) -> bool:
+    return any(c in path for c in "*?[") and not Path(path).exists()
+
+
+def iter_queries(paths: Sequence[str]) -> Iterator[QueryDocument | SkippedQuery]:
+    """Every query document named by ``paths``, in order: a file (``-``: standard input) as
+    :func:`read_query` reads it; every document of a folder (recursively, hidden files passed
+    over, sorted) or of a tar archive, as ``coderiv index`` would read them, labelled
+    ``FOLDER/ID`` or ``ARCHIVE:ID``; and every path a glob pattern matches (``**`` crosses
+    folders), sorted, its id being its path below the pattern's fixed folder. Documents of
+    folders and archives that are empty, binary or too large are yielded as
+    :class:`SkippedQuery`; a file given by name that is, or a pattern that matches nothing, is
+    an error."""
+    for path in paths:
+        if _is_pattern(path):
+            matches = sorted(glob.glob(path, recursive=True))
+            if not matches:
+                raise CoderivError(f"no file matches {path}")
+            base = _pattern_base(path)
+            for match in matches:
+                if Path(match).is_file() and not is_archive(Path(match)):
+                    document = read_query(match)
+                    yield replace(document, doc_id=Path(match).relative_to(base).as_posix())
+                else:
+                    yield from iter_queries([match])
+        elif path != "-" and Path(path).is_dir():
+            for raw in iter_folder(Path(path)):
+                yield _member(raw, str(Path(path) / raw.doc_id))
+        elif path != "-" and is_archive(Path(path)):
+            for raw in iter_archive(Path(path)):
+                yield _member(raw, f"{path}:{raw.doc_id}")
+        else:
+            yield read_query(path)
+
+
+def _pattern_base(pattern: str) -> Path:
+    """The folder a glob pattern starts from: its leading parts without wildcards
+    (``subs/**/*.md`` → ``subs``), so that a match's id is its path below it."""
+    parts = Path(pattern).parts
+    fixed = [p for p in parts[: next(i for i, p in enumerate(parts) if any(c in p for c in "*?["))]]
+    return Path(*fixed) if fixed else Path(".")
+
+
+def count_queries(paths: Sequence[str]) -> int | None:
+    """How many documents :func:`iter_queries` will give (None when an archive is among them:
+    counting its members means reading it through)."""
+    total = 0
+    for path in paths:
+        if _is_pattern(path):
+            sub = count_queries(sorted(glob.glob(path, recursive=True)))
+            if sub is None:
+                return None
+            total += sub
+        elif path != "-" and Path(path).is_dir():
+            total += sum(1 for _ in folder_ids(Path(path)))
+        elif path != "-" and is_archive(Path(path)):
+            return None
+        else:
+            total += 1
+    return total

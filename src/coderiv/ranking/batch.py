@@ -1,0 +1,170 @@
+"""Checking many documents in one process (``coderiv query FOLDER_OR_TAR_OR_GLOB…``), and the
+limits every ranked list obeys: ``--top``, ``--min-percent`` and exclusions.
+
+**Limits.** ``--min-percent P`` alone returns *every* document at or above P% (the user asked
+"what is above my threshold?"); ``--top K`` alone returns the K best; with both, at most K
+documents at or above P%, and when more reach P% the result's ``note`` says so, so that rows are
+never cut silently. Without either, the top :data:`DEFAULT_TOP`.
+
+**Exclusions.** ``exclude_self`` leaves out the query's own document: for ``--doc ID`` that
+document, for a document of a folder or archive the indexed document of the same id (as
+``coderiv index`` of that folder or archive names it), for a file inside the indexed folder its
+id there. ``versions`` (document id → ids of its versions, e.g. its group in the pair table)
+also leaves out the own document's versions. Excluded documents are asked for on top of K, so a
+list still has K rows, ranked 1…K after the exclusions.
+
+A batch goes through one :class:`~coderiv.ranking.protocol.DocumentSearcher`, prepared once, so
+the index is opened and its statistics read once for all documents.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from coderiv.index.index import Index
+from coderiv.output import json_percent
+from coderiv.progress import Progress
+from coderiv.ranking.protocol import DocumentSearcher
+from coderiv.ranking.results import Match, QueryResult
+from coderiv.text.reading import QueryDocument, SkippedQuery
+
+#: Results shown when neither ``top`` nor ``min_percent`` is given.
+DEFAULT_TOP = 10
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How many documents a ranked list holds: ``top`` (None: no cap) and ``min_percent``."""
+
+    top: int | None = DEFAULT_TOP
+    min_percent: float = 0.0
+
+    @classmethod
+    def from_options(cls, top: int | None, min_percent: float | None) -> Limits:
+        """The limits of ``--top`` / ``--min-percent`` as given (None: not given): a threshold
+        alone is not capped; nothing given is the top :data:`DEFAULT_TOP`."""
+        if top is None and not min_percent:
+            return cls(DEFAULT_TOP, 0.0)
+        return cls(top, min_percent or 0.0)
+
+
+def cut_note(top: int, min_percent: float) -> str:
+    """What a result says when ``top`` cut documents that reach ``min_percent``."""
+    return (
+        f"more than {top} documents reach {min_percent:g}%: only the top {top} are shown "
+        "(without --top, every one is)"
+    )
+
+
+def rank_query(
+    searcher: DocumentSearcher[Any], prepared: Any, limits: Limits, label: str = "", exclude: Collection[str] = (),
+) -> QueryResult:
+    """One ranked list within ``limits``, without the documents ``exclude``, ranks renumbered;
+    with a note when ``top`` cut documents at or above the threshold."""
+    ask = None if limits.top is None else limits.top + len(exclude) + (1 if limits.min_percent else 0)
+    result = searcher.rank(prepared, ask, label, limits.min_percent)
+    kept = [m for m in result.matches if m.doc_id not in exclude]
+    note = result.note
+    if limits.top is not None and len(kept) > limits.top:
+        kept = kept[: limits.top]
+        if limits.min_percent:
+            cut = cut_note(limits.top, limits.min_percent)
+            note = f"{note}; {cut}" if note else cut
+    matches = [replace(m, rank=i + 1) for i, m in enumerate(kept)]
+    return replace(result, matches=matches, note=note)
+
+
+def own_document(index: Index, query: QueryDocument | str) -> str | None:
+    """The indexed document a query is (see the module docstring), or None."""
+    if isinstance(query, str):
+        return query if query in index.doc_numbers else None
+    if query.doc_id is not None and query.doc_id in index.doc_numbers:
+        return query.doc_id
+    source = index.source
+    if query.doc_id is None and source and Path(source).is_dir() and query.label not in ("-", "<stdin>"):
+        try:
+            relative = Path(os.path.abspath(query.label)).relative_to(Path(os.path.abspath(source)))
+        except ValueError:
+            return None
+        doc_id = relative.as_posix()
+        return doc_id if doc_id in index.doc_numbers else None
+    return None
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One document of a batch: its ranked list (None when it was skipped, with ``skipped``
+    saying why), its own indexed document, and what was excluded."""
+
+    label: str
+    result: QueryResult | None
+    own: str | None = None
+    excluded: tuple[str, ...] = ()
+    skipped: str | None = None
+
+    @property
+    def best(self) -> Match | None:
+        """The best match left after the exclusions (None: nothing scores)."""
+        if self.result is None or not self.result.matches:
+            return None
+        return self.result.matches[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        """One JSON line of a batch: the query, the best match and the whole ranked list."""
+        best = self.best
+        data: dict[str, Any] = {
+            "query": self.label,
+            "own_document": self.own,
+            "excluded": list(self.excluded),
+            "best_match": None if best is None else best.doc_id,
+            "best_percent": None if best is None else json_percent(best.percent),
+            "skipped": self.skipped,
+        }
+        if self.result is not None:
+            data["result"] = self.result.to_dict()
+        return data
+
+
+def check_batch(
+    index: Index,
+    searcher: DocumentSearcher[Any],
+    queries: Iterable[QueryDocument | SkippedQuery | str],
+    limits: Limits,
+    exclude_self: bool = False,
+    versions: Mapping[str, Collection[str]] | None = None,
+    progress: Progress | None = None,
+    total: int | None = None,
+) -> Iterator[BatchItem]:
+    """Rank the collection against every query, one after the other, through one searcher:
+    documents read from files, folders or archives (:func:`coderiv.text.reading.iter_queries`),
+    or ids of indexed documents (``--doc``). A document without words is skipped and said so,
+    as is one a folder or archive could not give. ``total`` is the number of queries, for
+    ``progress``, when known."""
+    if progress is not None:
+        progress.start(total, "queries")
+    for query in queries:
+        if isinstance(query, SkippedQuery):
+            yield BatchItem(query.label, None, skipped=query.reason)
+        else:
+            own = own_document(index, query)
+            excluded: set[str] = set()
+            if exclude_self and own is not None:
+                excluded.add(own)
+            if versions is not None and own is not None:
+                excluded.update(versions.get(own, ()))
+            if isinstance(query, str):
+                label, prepared = query, searcher.prepare_doc(query)
+            else:
+                label, prepared = query.label, searcher.prepare(query.text)
+            if prepared.length == 0:
+                yield BatchItem(label, None, own, skipped=f"no words after analysis ({index.settings.describe()})")
+            else:
+                result = rank_query(searcher, prepared, limits, label, excluded)
+                yield BatchItem(label, result, own, tuple(sorted(excluded)))
+        if progress is not None:
+            progress.advance(1)
+
