@@ -23,6 +23,7 @@ from coderiv.overlap import verify as _verify  # noqa: F401  (registers the "ver
 from coderiv.overlap.compare import COMPARE_METHODS
 from coderiv.overlap.verify import VerifiedResult
 from coderiv.ranking import passage_windows as _passages  # noqa: F401  (registers the "passages" evaluation method)
+from coderiv.ranking.measures import over_100_reason
 
 
 @click.command("compare")
@@ -167,6 +168,9 @@ def print_verified(checked_results: list[VerifiedResult], fmt: str) -> None:
             click.echo(f"note: {note}")
         rows = [[v.match.rank, fmt_percent(v.match.percent), fmt_percent(v.verified), len(v.passages), v.match.doc_id] for v in checked]
         click.echo(table(headers[1:], rows, align=">>>><"))
+        over = over_100_note([v.match.percent for v in checked], [over_100_reason(result.measure)])
+        if over:
+            click.echo(over)
         for v in checked:
             for p in v.passages[:3]:
                 where = f"[{p.b_start}:{p.b_end}] = query [{p.a_start}:{p.a_end}]"
