@@ -103,10 +103,15 @@ class TerminalBar:
 
         if self._bar is not None:
             self._bar.close()
-        scale = unit == "B"
+        scale = unit == "B"  # bytes: scaled (kB, MB) with a rate; counts: "12/40 queries"
+        if scale:
+            form = None
+        elif total is None:
+            form = "{desc}: {n_fmt} " + unit + " [{elapsed}]"
+        else:
+            form = "{l_bar}{bar}| {n_fmt}/{total_fmt} " + unit + " [{elapsed}<{remaining}]"
         self._bar = tqdm(
-            desc=self.desc, total=total, unit=unit if scale else f" {unit}", unit_scale=scale, file=sys.stderr,
-            dynamic_ncols=True,
+            desc=self.desc, total=total, unit=unit, unit_scale=scale, bar_format=form, file=sys.stderr, dynamic_ncols=True,
         )
 
     def advance(self, n: int = 1) -> None:
