@@ -120,7 +120,7 @@ def test_iter_queries_reads_folders_archives_and_patterns(tmp_path: Path) -> Non
     assert [(q.label, getattr(q, "doc_id", None)) for q in got] == [
         (f"{folder}/a.txt", "a.txt"), (f"{folder}/bin.dat", None), (f"{folder}/deep/b.md", "deep/b.md"),
         (f"{archive}:x.txt", "x.txt"), (f"{archive}:y.txt", "y.txt"),
-        (f"{folder}/deep/b.md", None), (str(tmp_path / "single.txt"), None),
+        (f"{folder}/deep/b.md", "deep/b.md"), (str(tmp_path / "single.txt"), None),
     ]
     assert got[1] == SkippedQuery(f"{folder}/bin.dat", "binary")
     assert [q.text for q in got if isinstance(q, QueryDocument)] == ["alpha", "bravo", "xray", "yankee", "bravo", "single"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -9,88 +12,181 @@ import click
 
 from coderiv.cli.options import (
     analysis_options,
-    format_option,
     friendly_errors,
     index_option,
-    read_query_reporting,
+    progress_bar,
+    quiet_option,
     settings_from,
 )
 from coderiv.errors import CoderivError
-from coderiv.output import fmt_percent, printable, table, to_json, tsv
-from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES
+from coderiv.output import FORMATS, fmt_percent, over_100_note, table, to_json, tsv
+from coderiv.pairs.groups import VERSIONS_MIN_PERCENT
+from coderiv.ranking.batch import DEFAULT_TOP, BatchItem
+from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, over_100_reason
 from coderiv.ranking.searchers import DEFAULT_QUERY_METHOD, QUERY_METHODS
+
+QUERY_FORMATS = (*FORMATS, "jsonl")
 
 
 @click.command("query")
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("files", nargs=-1, type=click.Path(allow_dash=True))
 @click.option("--doc", "doc_ids", multiple=True, help="Use a document of the index as the query (repeatable).")
 @click.option("--measure", "-m", type=click.Choice(MEASURES.names()), default=DEFAULT_MEASURE, show_default=True)
-@click.option("--top", "-k", type=click.IntRange(1), default=10, show_default=True, help="How many results.")
-@click.option("--min-percent", type=click.FloatRange(0), default=0.0, help="Only documents at or above this percentage (also much faster).")
+@click.option(
+    "--top", "-k", type=click.IntRange(1), default=None,
+    help=f"How many results per query [default: {DEFAULT_TOP}, or all with --min-percent].",
+)
+@click.option(
+    "--min-percent", type=click.FloatRange(0), default=None,
+    help="Every document at or above this percentage (capped by --top only if given; also much faster).",
+)
 @click.option("--method", type=click.Choice(QUERY_METHODS.names()), default=DEFAULT_QUERY_METHOD, show_default=True)
 @click.option("--strategy", default=None, help="Fingerprint store: STRATEGY[:g=G,...] (needed if there are several).")
 @click.option("--full-query", is_flag=True, help="Fingerprint the query with every phrase (full strategy).")
+@click.option("--exclude-self", is_flag=True, help="Leave out the query's own document (--doc ID, or the same id in a checked folder).")
+@click.option(
+    "--exclude-versions", is_flag=True,
+    help=f"Also leave out its versions: its group in 'coderiv groups --min {VERSIONS_MIN_PERCENT:g} --mutual' (needs 'coderiv pairs').",
+)
 @index_option
 @analysis_options
-@format_option
+@click.option("--format", "fmt", type=click.Choice(QUERY_FORMATS), default="table", show_default=True,
+              help="jsonl: one JSON object per query and line, written as each is ranked.")
+@quiet_option
 @click.option("--verify", is_flag=True,
     help="Re-check the matches with exact passages (matching statistics): passages and a verified percentage."
 )
 @friendly_errors
 def query_command(
-    files: tuple[str, ...], doc_ids: tuple[str, ...], measure: str, top: int, min_percent: float, method: str,
-    strategy: str | None, full_query: bool, index_dir: Path,
-    stop: bool | None, stem: bool | None, language: str | None, fmt: str, verify: bool = False,
+    files: tuple[str, ...], doc_ids: tuple[str, ...], measure: str, top: int | None, min_percent: float | None,
+    method: str, strategy: str | None, full_query: bool, exclude_self: bool, exclude_versions: bool, index_dir: Path,
+    stop: bool | None, stem: bool | None, language: str | None, fmt: str, quiet: bool = False, verify: bool = False,
 ) -> None:
-    """Rank the collection against each query document (FILES, '-' for stdin, or --doc ID).
+    """Rank the collection against each query document: FILES ('-' for stdin), every document
+    of a FOLDER or tar archive, files matching a glob pattern ('subs/**/*.md'), or --doc ID.
 
-    Every score is an absolute percentage: the query scored against itself is 100%. With
-    --verify each match also gets the exact passages it shares with the query and the share
-    of the query they cover (a term-statistics or hash false match falls to 0%).
+    Every score is an absolute percentage: the query scored against itself is 100%. Several
+    queries are ranked in one process and end with a summary (document, best match, its
+    percentage). With --verify each match also gets the exact passages it shares with the query
+    and the share of the query they cover (a term-statistics or hash false match falls to 0%).
     """
     from coderiv.index.index import Index
-    from coderiv.ranking.searchers import QueryOptions, make_searcher, rank_queries
+    from coderiv.ranking.batch import Limits, query_documents
+    from coderiv.ranking.searchers import QueryOptions, make_searcher
 
     if not files and not doc_ids:
-        raise CoderivError("give a query file, '-' for standard input, or --doc ID")
+        raise CoderivError("give a query file, a folder or archive of them, '-' for standard input, or --doc ID")
     index = Index.open(index_dir)
     options = QueryOptions(measure, strategy, full_query, settings_from(stop, stem, language, index.settings))
     searcher = make_searcher(index, method, options)
-    documents = [read_query_reporting(path) for path in files]
-    texts = [(d.label, d.text) for d in documents]
-    results = rank_queries(index, searcher, texts, list(doc_ids), top, min_percent)
-    if not verify:
-        _print_results(results, fmt, searcher.unit)
-        return
+    versions = None
+    if exclude_versions:
+        from coderiv.pairs.groups import version_sets
+        from coderiv.pairs.table import PairTable
+
+        versions = version_sets(PairTable.open(index, "chunks"))
+    limits = Limits.from_options(top, min_percent)
+    with progress_bar(quiet, "queries") as bar:
+        items = query_documents(
+            index, searcher, list(files), list(doc_ids), limits, exclude_self or exclude_versions, versions, bar
+        )
+        if verify:
+            _print_verified(list(items), fmt, index)
+        else:
+            _print_items(items, fmt, searcher.unit)
+
+
+def _warn(item: BatchItem) -> None:
+    if item.document is not None and item.document.lossy:
+        click.echo(f"warning: {item.label}: undecodable bytes replaced (not valid UTF-8)", err=True)
+    if item.skipped is not None:
+        click.echo(f"skipped {item.label}: {item.skipped}", err=True)
+
+
+def _print_items(items: Iterable[BatchItem], fmt: str, unit: str) -> None:
+    """Each ranked list as it comes (table, jsonl, tsv) or all at the end (json); after several
+    queries, a table of each one's best match."""
+    done: list[BatchItem] = []
+    for n, item in enumerate(items):
+        _warn(item)
+        done.append(replace(item, document=None))  # the summary needs no text
+        if fmt == "jsonl":
+            click.echo(json.dumps(item.to_dict(), ensure_ascii=False))
+        elif fmt == "tsv":
+            if n == 0:
+                click.echo(tsv(TSV_HEADERS, []))
+            if item.result is not None:
+                rows = [[item.label, m.rank, f"{m.percent:.4f}", f"{m.score:.6g}", m.doc_id] for m in item.result.matches]
+                if rows:
+                    click.echo(tsv(TSV_HEADERS, rows).split("\n", 1)[1])
+        elif fmt == "table" and item.result is not None:
+            if n:
+                click.echo()
+            _print_table(item, unit)
+    if fmt == "json":
+        click.echo(to_json([_json_record(item) for item in done]))
+    elif fmt == "table" and len(done) > 1:
+        click.echo()
+        _print_summary(done)
+
+
+TSV_HEADERS = ["query", "rank", "percent", "score", "doc_id"]
+
+
+def _json_record(item: BatchItem) -> dict[str, Any]:
+    record: dict[str, Any] = item.result.to_dict() if item.result is not None else {"query": item.label, "matches": []}
+    record.update(own_document=item.own, excluded=list(item.excluded), skipped=item.skipped)
+    return record
+
+
+def _print_table(item: BatchItem, unit: str) -> None:
+    result = item.result
+    assert result is not None
+    click.echo(
+        f"{result.query}: {result.measure}, {result.matched_terms} of {result.query_terms} distinct "
+        f"{unit} in the collection, self-score {result.self_score:.6g} = 100%"
+    )
+    if item.excluded:
+        click.echo(f"excluded: {', '.join(item.excluded)}")
+    if result.note:
+        click.echo(f"note: {result.note}")
+    rows = [[m.rank, fmt_percent(m.percent), f"{m.score:.6g}", m.doc_id] for m in result.matches]
+    click.echo(table(TSV_HEADERS[1:], rows, align=">>><"))
+    over = over_100_note([m.percent for m in result.matches], [over_100_reason(result.measure)])
+    if over:
+        click.echo(over)
+
+
+def _print_summary(items: list[BatchItem]) -> None:
+    """One row per query: its best match (after exclusions) and that match's percentage."""
+    rows, skipped = [], 0
+    for item in items:
+        if item.result is None:
+            skipped += 1
+            continue
+        best = item.best
+        rows.append([item.label, "-" if best is None else best.doc_id, "-" if best is None else fmt_percent(best.percent)])
+    checked = len(items) - skipped
+    click.echo(f"summary: {checked} documents checked" + (f", {skipped} skipped" if skipped else ""))
+    click.echo(table(["query", "best match", "percent"], rows, align="<<>"))
+    over = over_100_note(
+        [i.best.percent for i in items if i.best is not None],
+        [over_100_reason(i.result.measure) for i in items if i.result is not None],
+    )
+    if over:
+        click.echo(over)
+
+
+def _print_verified(items: list[BatchItem], fmt: str, index: Any) -> None:
     from coderiv.cli.overlap import print_verified
     from coderiv.overlap.verify import verify_results
 
-    query_texts = dict(texts)
-    print_verified(verify_results(results, [query_texts.get(r.query) for r in results], index.source_texts()), fmt)
-
-
-def _print_results(results: list[Any], fmt: str, unit: str) -> None:
-    if fmt == "json":
-        click.echo(to_json([r.to_dict() for r in results]))
-        return
-    headers = ["query", "rank", "percent", "score", "doc_id"]
-    if fmt == "tsv":
-        rows = [[r.query, m.rank, f"{m.percent:.4f}", f"{m.score:.6g}", m.doc_id] for r in results for m in r.matches]
-        click.echo(tsv(headers, rows))
-        return
-    for n, result in enumerate(results):
-        if n:
-            click.echo()
-        click.echo(
-            f"{printable(result.query)}: {result.measure}, {result.matched_terms} of {result.query_terms} distinct "
-            f"{unit} in the collection, "
-            f"self-score {result.self_score:.6g} = 100%"
-        )
-        if result.note:
-            click.echo(f"note: {result.note}")
-        rows = [[m.rank, fmt_percent(m.percent), f"{m.score:.6g}", m.doc_id] for m in result.matches]
-        click.echo(table(headers[1:], rows, align=">>><"))
-
+    for item in items:
+        _warn(item)
+    ranked = [i for i in items if i.result is not None]
+    results = [i.result for i in ranked if i.result is not None]
+    texts = [None if i.document is None else i.document.text for i in ranked]
+    print_verified(verify_results(results, texts, index.source_texts()), "json" if fmt == "jsonl" else fmt)
 
 
 COMMANDS = [query_command]

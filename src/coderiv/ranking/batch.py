@@ -20,17 +20,19 @@ the index is opened and its statistics read once for all documents.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
+from coderiv.errors import CoderivError
 from coderiv.index.index import Index
 from coderiv.output import json_percent
 from coderiv.progress import Progress
 from coderiv.ranking.protocol import DocumentSearcher
 from coderiv.ranking.results import Match, QueryResult
-from coderiv.text.reading import QueryDocument, SkippedQuery
+from coderiv.text.reading import QueryDocument, SkippedQuery, count_queries, is_batch, iter_queries
 
 #: Results shown when neither ``top`` nor ``min_percent`` is given.
 DEFAULT_TOP = 10
@@ -98,13 +100,15 @@ def own_document(index: Index, query: QueryDocument | str) -> str | None:
 @dataclass(frozen=True)
 class BatchItem:
     """One document of a batch: its ranked list (None when it was skipped, with ``skipped``
-    saying why), its own indexed document, and what was excluded."""
+    saying why), its own indexed document, what was excluded, and the document as read (None
+    for an indexed document given by id)."""
 
     label: str
     result: QueryResult | None
     own: str | None = None
     excluded: tuple[str, ...] = ()
     skipped: str | None = None
+    document: QueryDocument | None = None
 
     @property
     def best(self) -> Match | None:
@@ -156,15 +160,43 @@ def check_batch(
                 excluded.add(own)
             if versions is not None and own is not None:
                 excluded.update(versions.get(own, ()))
-            if isinstance(query, str):
-                label, prepared = query, searcher.prepare_doc(query)
+            document = None if isinstance(query, str) else query
+            if document is None:
+                label, prepared = str(query), searcher.prepare_doc(str(query))
             else:
-                label, prepared = query.label, searcher.prepare(query.text)
+                label, prepared = document.label, searcher.prepare(document.text)
             if prepared.length == 0:
-                yield BatchItem(label, None, own, skipped=f"no words after analysis ({index.settings.describe()})")
+                yield BatchItem(label, None, own, skipped=f"no words after analysis ({index.settings.describe()})", document=document)
             else:
                 result = rank_query(searcher, prepared, limits, label, excluded)
-                yield BatchItem(label, result, own, tuple(sorted(excluded)))
+                yield BatchItem(label, result, own, tuple(sorted(excluded)), document=document)
         if progress is not None:
             progress.advance(1)
 
+
+
+def query_documents(
+    index: Index,
+    searcher: DocumentSearcher[Any],
+    paths: Sequence[str],
+    doc_ids: Sequence[str],
+    limits: Limits,
+    exclude_self: bool = False,
+    versions: Mapping[str, Collection[str]] | None = None,
+    progress: Progress | None = None,
+) -> Iterator[BatchItem]:
+    """``coderiv query``: every document named by ``paths`` (files, ``-``, folders, archives,
+    glob patterns: :func:`coderiv.text.reading.iter_queries`), then the indexed documents
+    ``doc_ids``, ranked one after the other (:func:`check_batch`). A file named alone that has
+    no words is an error; a document of a folder, archive or pattern without words is skipped
+    and said so."""
+    total = count_queries(paths)
+    queries: Iterable[QueryDocument | SkippedQuery | str] = chain(iter_queries(paths), doc_ids)
+    batch = is_batch(paths)
+    for item in check_batch(
+        index, searcher, queries, limits, exclude_self, versions, progress,
+        None if total is None else total + len(doc_ids),
+    ):
+        if item.skipped is not None and not batch and item.document is not None:
+            raise CoderivError(f"{item.label} has {item.skipped}")
+        yield item
