@@ -188,3 +188,119 @@ def test_a_full_rebuild_of_a_large_index_needs_rebuild(tmp_path, runner, monkeyp
     assert json.loads(runner.invoke(main, ["info", "--index", idx, "--format", "json"]).output)["analysis"] == (
         "stopping, stemming (english)"
     )
+
+
+def test_min_percent_alone_is_not_capped_by_the_default_top(tmp_path, runner):
+    # twelve copies of one text: all at 100% under cosine, more than the default top 10
+    docs = {f"copy{i:02d}.txt": "granite basalt obsidian pumice" for i in range(12)}
+    write_docs(tmp_path / "c", {**docs, "other.txt": "granite violin cello viola"})
+    idx = str(tmp_path / "i")
+    assert runner.invoke(main, ["index", str(tmp_path / "c"), "--index", idx, "-q"]).exit_code == 0
+    args = ["query", "--doc", "copy00.txt", "--index", idx, "-m", "cosine", "--min-percent", "30"]
+    rows = runner.invoke(main, [*args, "--format", "tsv"]).output.splitlines()[1:]
+    assert [row.split("\t")[-1] for row in rows] == [f"copy{i:02d}.txt" for i in range(12)]  # was 10
+    # with --top as well: at most 5, and the output says that rows were cut
+    out = runner.invoke(main, [*args, "-k", "5"]).output.splitlines()
+    assert out[1] == "note: more than 5 documents reach 30%: only the top 5 are shown (without --top, every one is)"
+    assert len(out) == 2 + 2 + 5
+    data = json.loads(runner.invoke(main, [*args, "-k", "5", "--format", "json"]).output)
+    assert data[0]["note"] == "more than 5 documents reach 30%: only the top 5 are shown (without --top, every one is)"
+    assert len(data[0]["matches"]) == 5
+    # nothing given: the top 10, no note
+    data = json.loads(runner.invoke(main, ["query", "--doc", "copy00.txt", "--index", idx, "--format", "json"]).output)
+    assert len(data[0]["matches"]) == 10 and data[0]["note"] is None
+
+
+def test_query_a_folder_one_list_each_and_a_summary(indexed, runner):
+    # the indexed folder itself, each document's own copy left out. identity5, N = 3:
+    # d1 (self 3/1 + 3/2 = 4.5) finds d2 by banana: L = 1/(1 + ln 2) · 1.5 / 4.5 = 19.7%;
+    # d2 (self 3) finds d1 by banana: L · 1.5 / 3 = 29.5%; d3 (self 4.5) finds d2 by cherry:
+    # L · 1.5/(1 + |1 − 2|) / 4.5 = 9.8%
+    folder = str(indexed / "c")
+    result = runner.invoke(main, ["query", folder, "--index", str(indexed / "i"), "-k", "1", "--exclude-self"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith(f"{folder}/d1.txt: identity5, 2 of 2 distinct terms")
+    assert lines[1] == "excluded: d1.txt"
+    assert lines[-6:] == [
+        "summary: 3 documents checked",
+        "query" + " " * (len(folder) + 4) + "best match  percent",
+        "-" * (len(folder) + 7) + "  ----------  -------",
+        f"{folder}/d1.txt  d2.txt        19.7%",
+        f"{folder}/d2.txt  d1.txt        29.5%",
+        f"{folder}/d3.txt  d2.txt         9.8%",
+    ]
+    # without --exclude-self each finds itself first, at 100%
+    lines = runner.invoke(main, ["query", folder, "--index", str(indexed / "i"), "-k", "1"]).output.splitlines()
+    assert lines[-3:] == [f"{folder}/d1.txt  d1.txt       100.0%", f"{folder}/d2.txt  d2.txt       100.0%",
+                          f"{folder}/d3.txt  d3.txt       100.0%"]
+
+
+def test_query_an_archive_and_a_pattern_as_json_lines(indexed, runner):
+    import io
+    import tarfile
+
+    archive = indexed / "subs.tar"
+    with tarfile.open(archive, "w") as tar:
+        for name, text in {"d2.txt": b"banana cherry", "blank.txt": b"  ", "new.txt": b"date"}.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(text)
+            tar.addfile(info, io.BytesIO(text))
+    args = ["query", str(archive), str(indexed / "q*.txt"), "--index", str(indexed / "i"), "-k", "1", "--exclude-self"]
+    result = runner.invoke(main, [*args, "--format", "jsonl"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[1] == f"skipped {archive}:blank.txt: empty"
+    records = [json.loads(line) for line in lines if line.startswith("{")]
+    assert [(r["query"], r["own_document"], r["excluded"], r["best_match"], r["skipped"]) for r in records] == [
+        (f"{archive}:d2.txt", "d2.txt", ["d2.txt"], "d1.txt", None),
+        (f"{archive}:blank.txt", None, [], None, "empty"),
+        (f"{archive}:new.txt", None, [], "d3.txt", None),
+        (str(indexed / "q.txt"), None, [], "d1.txt", None),
+    ]
+    assert records[0]["best_percent"] == 29.530805  # 1/(1 + ln 2) · 1.5/3, as in the folder test above
+    assert records[0]["result"]["matches"][0]["rank"] == 1
+
+
+def test_a_folder_used_to_be_refused(indexed, runner):
+    # "coderiv query submissions/" failed with "… is a directory"; a missing pattern is one line
+    assert runner.invoke(main, ["query", str(indexed / "c"), "--index", str(indexed / "i")]).exit_code == 0
+    result = runner.invoke(main, ["query", str(indexed / "*.nothing"), "--index", str(indexed / "i")])
+    assert result.exit_code == 1 and f"no file matches {indexed / '*.nothing'}" in result.output
+
+
+def test_exclude_versions_leaves_out_the_query_group(tmp_path, runner):
+    # v1, v2, v3: versions of one text (mutual chunk similarity well above 50%); far.txt quotes
+    # a passage of it. --exclude-versions leaves out v1 itself and its group, not the quote.
+    base = " ".join(f"w{i}" for i in range(60))
+    docs = {
+        "v1.txt": base, "v2.txt": base + " w60 w61", "v3.txt": "w99 " + base,
+        "far.txt": " ".join(f"x{i}" for i in range(60)) + " " + " ".join(f"w{i}" for i in range(10)),
+    }
+    write_docs(tmp_path / "c", docs)
+    idx = str(tmp_path / "i")
+    assert runner.invoke(main, ["index", str(tmp_path / "c"), "--index", idx, "-q"]).exit_code == 0
+    args = ["query", "--doc", "v1.txt", "--index", idx, "-m", "cosine", "--format", "json"]
+    result = runner.invoke(main, [*args, "--exclude-versions"])
+    assert result.exit_code == 1 and "no pair table for method 'chunks'" in result.output
+    assert runner.invoke(main, ["pairs", "--index", idx, "-q"]).exit_code == 0
+    data = json.loads(runner.invoke(main, [*args, "--exclude-versions"]).output)
+    assert data[0]["excluded"] == ["v1.txt", "v2.txt", "v3.txt"]
+    assert [m["doc_id"] for m in data[0]["matches"]] == ["far.txt"]
+    data = json.loads(runner.invoke(main, args).output)
+    # (v3 adds one word to v1, v2 two: v3 is the closer under cosine)
+    assert [m["doc_id"] for m in data[0]["matches"]] == ["v1.txt", "v3.txt", "v2.txt", "far.txt"]
+
+
+def test_query_table_marks_inner_above_100(tmp_path, runner):
+    # inner: noise.txt holds alpha and beta three times each: (1 + ln 3) · the self-score, 209.9%
+    write_docs(tmp_path / "c", {"q.txt": "alpha beta", "noise.txt": "alpha alpha alpha beta beta beta", "z.txt": "gamma"})
+    idx = str(tmp_path / "i")
+    assert runner.invoke(main, ["index", str(tmp_path / "c"), "--index", idx, "-q"]).exit_code == 0
+    lines = runner.invoke(main, ["query", "--doc", "q.txt", "--index", idx, "-m", "inner"]).output.splitlines()
+    assert [line.split()[:2] + line.split()[3:] for line in lines[3:5]] == [["1", "209.9%*", "noise.txt"], ["2", "100.0%", "q.txt"]]
+    assert lines[5] == (
+        "* above 100%: inner is not ideal: a document holding the query's terms more often than the query does "
+        "scores above the query itself (docs/measures.md)"
+    )
+    assert "above 100%" not in runner.invoke(main, ["query", "--doc", "q.txt", "--index", idx]).output
