@@ -159,3 +159,17 @@ def test_vectorized_segment_search_matches_a_plain_search(segments, targets):
     )
     expected = [bounds[s] + segments[s].index(t) if t in segments[s] else -1 for s, t in pairs]
     assert got.tolist() == expected
+
+
+def test_percentages_by_document_carry_their_ids(tmp_path: Path) -> None:
+    # identity5, N = 3 (apple f_t = 1, banana and cherry 2): d1 as the query has self-score
+    # 3 + 1.5 = 4.5; d2 shares banana, f_d = 2 against f_q = 3: 1/(1 + ln 2) · 1.5 / 4.5 = 19.69%
+    write_docs(tmp_path / "c", {"d1.txt": "apple banana apple", "d2.txt": "banana cherry", "d3.txt": "cherry cherry date"})
+    Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    searcher = Searcher(Index.open(tmp_path / "i"))
+    every = searcher.by_document(searcher.prepare_doc("d1.txt"))
+    assert list(every.doc_ids) == ["d1.txt", "d2.txt", "d3.txt"] and len(every) == 3
+    expected = 100 / (1 + np.log(2)) / 3
+    assert every.by_id() == {"d1.txt": pytest.approx(100.0), "d2.txt": pytest.approx(expected), "d3.txt": 0.0}
+    assert every.ranked() == [("d1.txt", pytest.approx(100.0)), ("d2.txt", pytest.approx(expected))]
+    assert every.ranked(min_percent=50) == [("d1.txt", pytest.approx(100.0))]

@@ -4,20 +4,23 @@
 one protocol (:mod:`.protocol`): ranking (:mod:`.search`), fingerprints
 (:mod:`.fingerprint_search`), passage windows (:mod:`.passage_windows`), containment
 (:mod:`.containment`: the share of the query in each document), chosen by
-:mod:`.searchers`. :mod:`.whoosh_models` offers the measures to whoosh users (extra ``whoosh``)."""
+:mod:`.searchers`; many queries in one process, with limits and exclusions (:mod:`.batch`).
+:mod:`.whoosh_models` offers the measures to whoosh users (extra ``whoosh``)."""
 
+from coderiv.ranking.batch import BatchItem, Limits, check_batch, query_documents, rank_query
 from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
 from coderiv.ranking.fingerprint_search import FingerprintSearcher
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, Measure, get_measure
 from coderiv.ranking.passage_windows import PassageSearcher
 from coderiv.ranking.percent import meets_threshold, percent
 from coderiv.ranking.protocol import DocumentSearcher
-from coderiv.ranking.results import Match, QueryResult
+from coderiv.ranking.results import DocumentPercentages, Match, QueryResult
 from coderiv.ranking.search import MeasureSearcher, Searcher, search
 from coderiv.ranking.searchers import QUERY_METHODS, QueryOptions, make_searcher, rank_queries
 
 __all__ = [
-    "DEFAULT_MEASURE", "MEASURES", "QUERY_METHODS", "ContainmentSearcher", "DocumentSearcher", "FingerprintSearcher", "Match", "Measure",
-    "MeasureSearcher", "PassageSearcher", "QueryOptions", "QueryResult", "Searcher", "get_measure", "make_searcher",
-    "meets_threshold", "open_with_chunks", "percent", "rank_queries", "search",
+    "DEFAULT_MEASURE", "MEASURES", "QUERY_METHODS", "BatchItem", "ContainmentSearcher", "DocumentPercentages",
+    "DocumentSearcher", "FingerprintSearcher", "Limits", "Match", "Measure", "MeasureSearcher", "PassageSearcher",
+    "QueryOptions", "QueryResult", "Searcher", "check_batch", "get_measure", "make_searcher", "meets_threshold",
+    "open_with_chunks", "percent", "query_documents", "rank_queries", "rank_query", "search",
 ]

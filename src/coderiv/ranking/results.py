@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from coderiv.output import json_percent
 
@@ -45,3 +48,30 @@ class QueryResult:
             "note": self.note,
             "matches": [m.to_dict() for m in self.matches],
         }
+
+
+@dataclass(frozen=True)
+class DocumentPercentages:
+    """Every document's absolute percentage against one query, with the ids they belong to:
+    ``percents[i]`` is the percentage of document ``doc_ids[i]`` (document-number order, as the
+    index numbers them)."""
+
+    doc_ids: Sequence[str]
+    percents: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+    def by_id(self) -> dict[str, float]:
+        """{document id: percentage} of every document."""
+        return dict(zip(self.doc_ids, self.percents.tolist()))
+
+    def ranked(self, min_percent: float = 0.0) -> list[tuple[str, float]]:
+        """(id, percentage) of the documents above 0% and at or above ``min_percent``, best first
+        (ties by id)."""
+        order = sorted(range(len(self.doc_ids)), key=lambda i: (-float(self.percents[i]), self.doc_ids[i]))
+        return [
+            (self.doc_ids[i], float(self.percents[i]))
+            for i in order
+            if self.percents[i] > 0 and self.percents[i] >= min_percent
+        ]

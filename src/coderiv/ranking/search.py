@@ -16,7 +16,7 @@ from coderiv.ranking.kernel import PreparedQuery, all_scores, top_k
 from coderiv.ranking.measures import DEFAULT_MEASURE, get_measure, self_score
 from coderiv.ranking.percent import percent, score_floor
 from coderiv.ranking.pruning import pruned_top_k
-from coderiv.ranking.results import Match, QueryResult
+from coderiv.ranking.results import DocumentPercentages, Match, QueryResult
 from coderiv.text.analysis import AnalysisSettings
 
 
@@ -51,9 +51,15 @@ class Searcher:
         return all_scores(self.index, prepared, m), self_score(m, prepared.f_qt, prepared.f_t, self.index.n_docs, prepared.f_q)
 
     def percentages(self, prepared: PreparedQuery, measure: str = DEFAULT_MEASURE) -> np.ndarray:
-        """Every document's absolute percentage 100 · S(q,d) / S(q,q) (zeros if S(q,q) = 0)."""
+        """Every document's absolute percentage 100 · S(q,d) / S(q,q) (zeros if S(q,q) = 0), in
+        document-number order: entry i is document ``index.doc_ids[i]`` (:meth:`by_document`
+        gives them with their ids)."""
         scores, own = self.scores(prepared, measure)
         return percent(scores, own)
+
+    def by_document(self, prepared: PreparedQuery, measure: str = DEFAULT_MEASURE) -> DocumentPercentages:
+        """Every document's absolute percentage, with its id (:class:`DocumentPercentages`)."""
+        return DocumentPercentages(self.index.doc_ids, self.percentages(prepared, measure))
 
     def rank(
         self,
