@@ -36,6 +36,7 @@ import numpy as np
 from coderiv.errors import CoderivError, InputError
 from coderiv.evaluation.methods import get_method
 from coderiv.index.index import Index
+from coderiv.output import json_percent
 from coderiv.progress import Progress
 from coderiv.ranking.kernel import top_k
 
@@ -68,9 +69,9 @@ class QueryMetrics:
             "returned": self.returned,
             "precision_s": self.precision,
             "recall_20": self.recall,
-            "hfm": self.hfm,
-            "lowest_relevant": self.lowest_relevant,
-            "sep": self.sep,
+            "hfm": json_percent(self.hfm),
+            "lowest_relevant": json_percent(self.lowest_relevant),
+            "sep": json_percent(self.sep),
         }
 
 
@@ -143,8 +144,8 @@ class MethodResult:
             "queries": len(self.queries),
             "precision_s": self.precision,
             "recall_20": self.recall,
-            "hfm": self.hfm,
-            "sep": self.sep,
+            "hfm": json_percent(self.hfm),
+            "sep": json_percent(self.sep),
             "sep_over_hfm": self.ratio,
         }
         if per_query:
