@@ -97,6 +97,9 @@ def query_command(
 
 
 def _warn(item: BatchItem) -> None:
+    """What reading the query found, on standard error (as read_query_reporting says it)."""
+    if item.document is not None and item.document.note:
+        click.echo(f"note: {item.label}: {item.document.note}", err=True)
     if item.document is not None and item.document.lossy:
         click.echo(f"warning: {item.label}: undecodable bytes replaced (not valid UTF-8)", err=True)
     if item.skipped is not None:
