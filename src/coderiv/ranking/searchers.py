@@ -9,6 +9,7 @@ from typing import Any
 
 from coderiv.errors import CoderivError
 from coderiv.index.index import Index
+from coderiv.ranking.batch import Limits, rank_query
 from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
 from coderiv.ranking.fingerprint_search import FingerprintSearcher
 from coderiv.ranking.measures import DEFAULT_MEASURE
@@ -72,12 +73,15 @@ def rank_queries(
     min_percent: float = 0.0,
 ) -> list[QueryResult]:
     """Rank the collection against each query: ``texts`` as (label, text) pairs, then the
-    indexed documents ``doc_ids``. A query without words after analysis is an error."""
+    indexed documents ``doc_ids``, within ``top`` and ``min_percent`` as
+    :func:`coderiv.ranking.batch.rank_query` applies them (a note when ``top`` cuts documents
+    at or above the threshold). A query without words after analysis is an error."""
+    limits = Limits(top, min_percent)
     results = []
     for label, text in texts:
         prepared = searcher.prepare(text)
         if prepared.length == 0:
             raise CoderivError(f"{label} has no words after analysis ({index.settings.describe()})")
-        results.append(searcher.rank(prepared, top, label, min_percent))
-    results += [searcher.rank(searcher.prepare_doc(doc_id), top, doc_id, min_percent) for doc_id in doc_ids]
+        results.append(rank_query(searcher, prepared, limits, label))
+    results += [rank_query(searcher, searcher.prepare_doc(doc_id), limits, doc_id) for doc_id in doc_ids]
     return results
