@@ -102,3 +102,26 @@ def test_passages_evaluation_method(tmp_path: Path) -> None:
     assert by_id["part.txt"] == pytest.approx(100 * 1 / 3)
     with pytest.raises(UnknownNameError):
         get_method("passages:bogus")
+
+
+def test_a_query_from_outside_the_collection_joins_the_statistics(tmp_path: Path) -> None:
+    from coderiv.ranking.passage_windows import PassageSearcher
+
+    # The collection of the test above without query.txt; the query is given as text. Its
+    # passages join the statistics, so the numbers are those of the indexed query above:
+    # N = 5 + 4 + 3 = 12, part.txt matches passage 0 only: 1 of 3, 33.3%. (With the
+    # collection's passages alone, passage 1's self-score counted only w25..w49, which part.txt
+    # holds: 2 of 3.)
+    words = [f"w{i}" for i in range(100)]
+    docs = {"part.txt": " ".join(other("x", 50) + words[:50] + other("y", 50)), "none.txt": " ".join(other("z", 120))}
+    Index.update_from(write_docs(tmp_path / "docs", docs), tmp_path / "idx")
+    index = Index.open(tmp_path / "idx")
+    searcher = PassageSearcher(index)
+    prepared = searcher.prepare(" ".join(words))
+    assert not prepared.indexed
+    by_id = dict(zip(index.doc_ids, searcher.percentages(prepared).tolist()))
+    assert by_id == {"none.txt": 0.0, "part.txt": pytest.approx(100 / 3)}
+    result = searcher.rank(prepared, top=5, label="q")
+    assert [(m.doc_id, m.score) for m in result.matches] == [("part.txt", 1.0)]
+    # an indexed document as the query is already in the statistics: part.txt matches itself
+    assert searcher.percentages(searcher.prepare_doc("part.txt")).tolist()[index.number("part.txt")] == 100.0

@@ -166,9 +166,11 @@ def passage_scores(
 
 @dataclass(frozen=True)
 class PreparedPassages:
-    """A query's terms, to be split into passages."""
+    """A query's terms, to be split into passages; ``indexed`` when the query is a document of
+    the collection (its passages are then already in the statistics)."""
 
     terms: list[str]
+    indexed: bool = True
 
     @property
     def length(self) -> int:
@@ -194,19 +196,33 @@ class PassageSearcher:
         self.passages = PassageIndex(self.terms)
 
     def prepare(self, text: str) -> PreparedPassages:
-        return PreparedPassages(self.index.analyzer.terms(text))
+        return PreparedPassages(self.index.analyzer.terms(text), indexed=False)
 
     def prepare_doc(self, doc_id: str) -> PreparedPassages:
         return PreparedPassages(self.terms[self.index.number(doc_id)])
 
+    def matched(self, prepared: PreparedPassages) -> tuple[np.ndarray, int]:
+        """Per document, how many query passages it matches; and the query's passage count.
+
+        A query from outside the collection joins the passage statistics, as in
+        :func:`passage_scores` (its own matches not counted): without it, a query passage's
+        self-score would sum only the words the collection happens to hold. That needs the
+        statistics built again with the query's passages, once per such query."""
+        if prepared.indexed:
+            return self.passages.matched(prepared.terms, self.measure, self.threshold)
+        joined = PassageIndex([*self.terms, prepared.terms], self.passages.size, self.passages.step)
+        counts, n_query = joined.matched(prepared.terms, self.measure, self.threshold)
+        return counts[: len(self.terms)], n_query
+
     def percentages(self, prepared: PreparedPassages) -> np.ndarray:
-        return self.passages.percentages(prepared.terms, self.measure, self.threshold)
+        counts, n_query = self.matched(prepared)
+        return percent(counts.astype(np.float64), float(n_query))
 
     def rank(
         self, prepared: PreparedPassages, top: int | None = 10, label: str = "", min_percent: float = 0.0
     ) -> QueryResult:
         """Documents by how many query passages they match; the score is that count."""
-        counts, n_query = self.passages.matched(prepared.terms, self.measure, self.threshold)
+        counts, n_query = self.matched(prepared)
         pct = percent(counts.astype(np.float64), float(n_query))
         pct = np.where(meets_threshold(pct, min_percent), pct, 0.0)
         ranked = top_k(pct, top)
