@@ -118,9 +118,9 @@ def test_a_query_from_outside_the_collection_joins_the_statistics(tmp_path: Path
     index = Index.open(tmp_path / "idx")
     searcher = PassageSearcher(index)
     prepared = searcher.prepare(" ".join(words))
-    assert not prepared.indexed
     by_id = dict(zip(index.doc_ids, searcher.percentages(prepared).tolist()))
     assert by_id == {"none.txt": 0.0, "part.txt": pytest.approx(100 / 3)}
+    assert not prepared.indexed
     result = searcher.rank(prepared, top=5, label="q")
     assert [(m.doc_id, m.score) for m in result.matches] == [("part.txt", 1.0)]
     # an indexed document as the query is already in the statistics: part.txt matches itself
