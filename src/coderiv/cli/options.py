@@ -118,6 +118,15 @@ class TerminalBar:
         if self._bar is not None:
             self._bar.update(n)
 
+    def echo(self, text: str = "", err: bool = False) -> None:
+        """Print a line of results while the bar runs: the bar is cleared first and drawn again
+        after, so that results and bar do not mix on one terminal."""
+        if self._bar is not None:
+            self._bar.clear()
+        click.echo(text, err=err)
+        if self._bar is not None:
+            self._bar.refresh()
+
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -91,46 +91,49 @@ def query_command(
             index, searcher, list(files), list(doc_ids), limits, exclude_self or exclude_versions, versions, bar
         )
         if verify:
-            _print_verified(list(items), fmt, index)
+            _print_verified(list(items), fmt, index, bar)
         else:
-            _print_items(items, fmt, searcher.unit)
+            _print_items(items, fmt, searcher.unit, bar.echo)
 
 
-def _warn(item: BatchItem) -> None:
+Echo = Callable[..., None]
+
+
+def _warn(item: BatchItem, echo: Echo) -> None:
     """What reading the query found, on standard error (as read_query_reporting says it)."""
     if item.document is not None and item.document.note:
-        click.echo(f"note: {item.label}: {item.document.note}", err=True)
+        echo(f"note: {item.label}: {item.document.note}", err=True)
     if item.document is not None and item.document.lossy:
-        click.echo(f"warning: {item.label}: undecodable bytes replaced (not valid UTF-8)", err=True)
+        echo(f"warning: {item.label}: undecodable bytes replaced (not valid UTF-8)", err=True)
     if item.skipped is not None:
-        click.echo(f"skipped {item.label}: {item.skipped}", err=True)
+        echo(f"skipped {item.label}: {item.skipped}", err=True)
 
 
-def _print_items(items: Iterable[BatchItem], fmt: str, unit: str) -> None:
+def _print_items(items: Iterable[BatchItem], fmt: str, unit: str, echo: Echo) -> None:
     """Each ranked list as it comes (table, jsonl, tsv) or all at the end (json); after several
-    queries, a table of each one's best match."""
+    queries, a table of each one's best match. ``echo`` prints around the progress bar."""
     done: list[BatchItem] = []
     for n, item in enumerate(items):
-        _warn(item)
+        _warn(item, echo)
         done.append(replace(item, document=None))  # the summary needs no text
         if fmt == "jsonl":
-            click.echo(json.dumps(item.to_dict(), ensure_ascii=False))
+            echo(json.dumps(item.to_dict(), ensure_ascii=False))
         elif fmt == "tsv":
             if n == 0:
-                click.echo(tsv(TSV_HEADERS, []))
+                echo(tsv(TSV_HEADERS, []))
             if item.result is not None:
                 rows = [[item.label, m.rank, f"{m.percent:.4f}", f"{m.score:.6g}", m.doc_id] for m in item.result.matches]
                 if rows:
-                    click.echo(tsv(TSV_HEADERS, rows).split("\n", 1)[1])
+                    echo(tsv(TSV_HEADERS, rows).split("\n", 1)[1])
         elif fmt == "table" and item.result is not None:
             if n:
-                click.echo()
-            _print_table(item, unit)
+                echo()
+            _print_table(item, unit, echo)
     if fmt == "json":
-        click.echo(to_json([_json_record(item) for item in done]))
+        echo(to_json([_json_record(item) for item in done]))
     elif fmt == "table" and len(done) > 1:
-        click.echo()
-        _print_summary(done)
+        echo()
+        _print_summary(done, echo)
 
 
 TSV_HEADERS = ["query", "rank", "percent", "score", "doc_id"]
@@ -142,25 +145,25 @@ def _json_record(item: BatchItem) -> dict[str, Any]:
     return record
 
 
-def _print_table(item: BatchItem, unit: str) -> None:
+def _print_table(item: BatchItem, unit: str, echo: Echo) -> None:
     result = item.result
     assert result is not None
-    click.echo(
+    echo(
         f"{result.query}: {result.measure}, {result.matched_terms} of {result.query_terms} distinct "
         f"{unit} in the collection, self-score {result.self_score:.6g} = 100%"
     )
     if item.excluded:
-        click.echo(f"excluded: {', '.join(item.excluded)}")
+        echo(f"excluded: {', '.join(item.excluded)}")
     if result.note:
-        click.echo(f"note: {result.note}")
+        echo(f"note: {result.note}")
     rows = [[m.rank, fmt_percent(m.percent), f"{m.score:.6g}", m.doc_id] for m in result.matches]
-    click.echo(table(TSV_HEADERS[1:], rows, align=">>><"))
+    echo(table(TSV_HEADERS[1:], rows, align=">>><"))
     over = over_100_note([m.percent for m in result.matches], [over_100_reason(result.measure)])
     if over:
-        click.echo(over)
+        echo(over)
 
 
-def _print_summary(items: list[BatchItem]) -> None:
+def _print_summary(items: list[BatchItem], echo: Echo) -> None:
     """One row per query: its best match (after exclusions) and that match's percentage."""
     rows, skipped = [], 0
     for item in items:
@@ -170,22 +173,23 @@ def _print_summary(items: list[BatchItem]) -> None:
         best = item.best
         rows.append([item.label, "-" if best is None else best.doc_id, "-" if best is None else fmt_percent(best.percent)])
     checked = len(items) - skipped
-    click.echo(f"summary: {checked} documents checked" + (f", {skipped} skipped" if skipped else ""))
-    click.echo(table(["query", "best match", "percent"], rows, align="<<>"))
+    echo(f"summary: {checked} documents checked" + (f", {skipped} skipped" if skipped else ""))
+    echo(table(["query", "best match", "percent"], rows, align="<<>"))
     over = over_100_note(
         [i.best.percent for i in items if i.best is not None],
         [over_100_reason(i.result.measure) for i in items if i.result is not None],
     )
     if over:
-        click.echo(over)
+        echo(over)
 
 
-def _print_verified(items: list[BatchItem], fmt: str, index: Any) -> None:
+def _print_verified(items: list[BatchItem], fmt: str, index: Any, bar: Any) -> None:
     from coderiv.cli.overlap import print_verified
     from coderiv.overlap.verify import verify_results
 
     for item in items:
-        _warn(item)
+        _warn(item, bar.echo)
+    bar.close()  # the ranking is done; verification prints everything at the end
     ranked = [i for i in items if i.result is not None]
     results = [i.result for i in ranked if i.result is not None]
     texts = [None if i.document is None else i.document.text for i in ranked]
