@@ -9,7 +9,7 @@ import click
 
 from coderiv.cli.options import format_option, friendly_errors, index_option, progress_bar, quiet_option
 from coderiv.errors import CoderivError
-from coderiv.output import fmt_percent, json_percent, table, to_json, tsv
+from coderiv.output import fmt_percent, json_percent, printable, table, to_json, tsv
 from coderiv.pairs.engine import DEFAULT_METHOD, DEFAULT_TOP, METHODS
 
 method_option = click.option(
@@ -118,7 +118,7 @@ def similar_command(doc_ids: tuple[str, ...], everything: bool, method: str, top
             click.echo(f"the {method} pair table is empty: no two documents share a key outside boilerplate")
         elif not everything:
             for doc_id in empty:
-                click.echo(f"{doc_id}: no similar document in the {method} pair table "
+                click.echo(f"{printable(doc_id)}: no similar document in the {method} pair table "
                            "(it shares no key with another document outside boilerplate)")
 
 

@@ -19,7 +19,7 @@ from coderiv.cli.options import (
     settings_from,
 )
 from coderiv.errors import CoderivError
-from coderiv.output import FORMATS, fmt_percent, over_100_note, table, to_json, tsv
+from coderiv.output import FORMATS, fmt_percent, over_100_note, printable, table, to_json, tsv
 from coderiv.pairs.groups import VERSIONS_MIN_PERCENT
 from coderiv.ranking.batch import DEFAULT_TOP, BatchItem
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, over_100_reason
@@ -102,11 +102,11 @@ Echo = Callable[..., None]
 def _warn(item: BatchItem, echo: Echo) -> None:
     """What reading the query found, on standard error (as read_query_reporting says it)."""
     if item.document is not None and item.document.note:
-        echo(f"note: {item.label}: {item.document.note}", err=True)
+        echo(f"note: {printable(item.label)}: {item.document.note}", err=True)
     if item.document is not None and item.document.lossy:
-        echo(f"warning: {item.label}: undecodable bytes replaced (not valid UTF-8)", err=True)
+        echo(f"warning: {printable(item.label)}: undecodable bytes replaced (not valid UTF-8)", err=True)
     if item.skipped is not None:
-        echo(f"skipped {item.label}: {item.skipped}", err=True)
+        echo(f"skipped {printable(item.label)}: {printable(item.skipped)}", err=True)
 
 
 def _print_items(items: Iterable[BatchItem], fmt: str, unit: str, echo: Echo) -> None:
@@ -149,11 +149,11 @@ def _print_table(item: BatchItem, unit: str, echo: Echo) -> None:
     result = item.result
     assert result is not None
     echo(
-        f"{result.query}: {result.measure}, {result.matched_terms} of {result.query_terms} distinct "
+        f"{printable(result.query)}: {result.measure}, {result.matched_terms} of {result.query_terms} distinct "
         f"{unit} in the collection, self-score {result.self_score:.6g} = 100%"
     )
     if item.excluded:
-        echo(f"excluded: {', '.join(item.excluded)}")
+        echo(f"excluded: {printable(', '.join(item.excluded))}")
     if result.note:
         echo(f"note: {result.note}")
     rows = [[m.rank, fmt_percent(m.percent), f"{m.score:.6g}", m.doc_id] for m in result.matches]
