@@ -233,13 +233,16 @@ def write_store(
     return Postings.load(out, n_docs)
 
 
-def _cosine_components(store: Postings, n_docs: int, chunk: int) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
+def _cosine_components(
+    store: Postings, n_docs: int, chunk: int, f_t: np.ndarray | None = None, collection_size: int | None = None
+) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
     """(first key, end key, documents, x_dt) for consecutive key ranges of about ``chunk``
     postings: x_dt = (1 + ln f_dt) · w_t from per-key weights and a table over the few distinct
-    f_dt values, so no logarithm is taken per posting."""
+    f_dt values, so no logarithm is taken per posting. ``f_t`` and ``collection_size`` give
+    collection-wide statistics when the store holds only a shard (default: the store's own)."""
     ptr = np.asarray(store.ptr)
     f_t_all = np.diff(ptr)
-    weights = idf_weight(f_t_all.astype(np.float64), n_docs)
+    weights = idf_weight((f_t_all if f_t is None else np.asarray(f_t)).astype(np.float64), collection_size or n_docs)
     tf_table = tf_weight(np.arange(1, int(np.max(store.maxvals, initial=1)) + 1, dtype=np.float64))
     key = 0
     while key < len(f_t_all):
@@ -250,14 +253,18 @@ def _cosine_components(store: Postings, n_docs: int, chunk: int) -> Iterator[tup
         key = end
 
 
-def cosine_statistics(store: Postings, n_docs: int, chunk: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def cosine_statistics(
+    store: Postings, n_docs: int, chunk: int | None = None, f_t: np.ndarray | None = None, collection_size: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """W_d for every document and, for every term, max_d x_dt / W_d (cosine, and the bound
-    that lets cosine queries prune): two passes over the terms store, a key range at a time."""
+    that lets cosine queries prune): two passes over the terms store, a key range at a time.
+    A shard passes the collection's ``f_t`` (per key of its store) and ``collection_size`` N."""
     chunk = chunk or RANGE_POSTINGS
-    norms = document_norms(((docs, x) for _, _, docs, x in _cosine_components(store, n_docs, chunk)), n_docs)
+    components = _cosine_components(store, n_docs, chunk, f_t, collection_size)
+    norms = document_norms(((docs, x) for _, _, docs, x in components), n_docs)
     max_unit = np.zeros(len(store.keys))
     ptr = np.asarray(store.ptr)
-    for key, end, docs, x in _cosine_components(store, n_docs, chunk):
+    for key, end, docs, x in _cosine_components(store, n_docs, chunk, f_t, collection_size):
         starts = ptr[key:end] - ptr[key]
         max_unit[key:end] = np.maximum.reduceat(x / norms[docs], starts)
     return norms, max_unit

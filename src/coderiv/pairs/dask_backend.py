@@ -11,16 +11,16 @@ client's memory stays bounded.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import Any
 
 import numpy as np
 
-from coderiv.errors import CoderivError
-from coderiv.extras import require
+from coderiv.index.cluster import dask_client
 from coderiv.pairs.engine import BlockTask, Engine
+
+__all__ = ["dask_client", "dask_engine"]
 
 
 def _run(task: BlockTask) -> tuple[int, np.ndarray, np.ndarray]:
@@ -52,23 +52,3 @@ def dask_engine(client: Any, window: int | None = None) -> Engine:
             yield result
 
     return engine
-
-
-@contextlib.contextmanager
-def dask_client(address: str, workers: int | None = None, processes: bool = True) -> Iterator[Any]:
-    """A client of a new local cluster (``local``) or of the scheduler at ``address``."""
-    distributed = require("distributed", "dask", "--dask")
-    Client, LocalCluster = distributed.Client, distributed.LocalCluster
-    if address == "local":
-        with LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=processes,
-            dashboard_address=":0",  # None still binds 8787 for the HTTP routes; ":0" takes a free port
-        ) as cluster, Client(cluster) as client:
-            yield client
-        return
-    try:
-        client = Client(address, timeout="10s")
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise CoderivError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
-    with client:
-        yield client

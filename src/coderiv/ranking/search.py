@@ -89,14 +89,7 @@ class Searcher:
             Match(rank=i + 1, percent=float(percent(s, own)), score=float(s), doc_id=self.index.doc_ids[d])
             for i, (d, s) in enumerate(zip(ranked.tolist(), scores_of_ranked.tolist()))
         ]
-        note = None
-        if own == 0 and len(prepared.positions) == 0:
-            note = "no term of the query occurs in the collection: every percentage is 0"
-        elif own == 0:
-            note = (
-                f"the query's self-score under {measure} is 0 (its terms carry no weight here, e.g. "
-                "identity4 gives ln(N/f_t) = 0 to a term in every document): every percentage is 0"
-            )
+        note = ranking_note(own, len(prepared.positions), measure)
         return QueryResult(label, measure, own, prepared.f_q, len(prepared.positions), prepared.n_terms, matches, note)
 
     def search(
@@ -104,6 +97,18 @@ class Searcher:
     ) -> QueryResult:
         """Rank the collection against the document ``text``."""
         return self.rank(self.prepare(text), measure, top, label, min_percent=min_percent)
+
+
+def ranking_note(own: float, matched: int, measure: str) -> str | None:
+    """Why every percentage is 0, when the self-score is (None otherwise)."""
+    if own == 0 and matched == 0:
+        return "no term of the query occurs in the collection: every percentage is 0"
+    if own == 0:
+        return (
+            f"the query's self-score under {measure} is 0 (its terms carry no weight here, e.g. "
+            "identity4 gives ln(N/f_t) = 0 to a term in every document): every percentage is 0"
+        )
+    return None
 
 
 def search(index: Index, text: str, measure: str = DEFAULT_MEASURE, top: int | None = 10) -> QueryResult:

@@ -1,0 +1,322 @@
+"""A sharded index: a folder of normal coderiv indexes over a partition of the collection, with
+the collection-wide statistics every measure needs, so that a sharded index answers exactly as
+one index over the whole collection would.
+
+Layout of a sharded index folder::
+
+    SHARDS.json             the live set (written aside, fsynced, renamed: the atomic commit)
+    set-000002/
+      shard-000/ …          normal indexes (their own generations and checksums)
+      global/terms_keys.npy, terms_df.npy         every term of the collection and its f_t
+      global/shard-000.norms.npy, .max_unit.npy   W_d and the cosine bound, from global f_t and N
+      global/shard-000.numbers.npy                each document's number in the whole collection
+
+A document goes to shard ``blake2b(id) mod K``: stable across runs, machines and Python versions.
+A build writes every shard (in this process, or one task per shard on Dask workers that see the
+source and the index folder), then merges the term tables once (global f_t, N) and computes
+each shard's W_d with them in a second pass. Only then is ``SHARDS.json`` replaced: a crash at
+any point leaves the previous set whole and queryable. Every build writes a complete new set.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from coderiv._version import __version__
+from coderiv.errors import CoderivError, CorruptIndexError
+from coderiv.index.analysis_workers import Skipped
+from coderiv.index.index import Index, UpdateReport
+from coderiv.index.storage import write_lock
+from coderiv.index.writer import cosine_statistics
+from coderiv.keys.kinds import StoreSpec
+from coderiv.text.analysis import AnalysisSettings, Analyzer
+from coderiv.text.collection import RawDocument, iter_collection
+
+SHARDS_MANIFEST = "SHARDS.json"
+FORMAT = "coderiv-shards"
+FORMAT_VERSION = 1
+
+
+def shard_of(doc_id: str, k: int) -> int:
+    """The shard of a document among ``k``: a stable hash of its id (BLAKE2b, 64 bits) mod k."""
+    digest = hashlib.blake2b(doc_id.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % k
+
+
+def is_sharded(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` holds a sharded index."""
+    return (Path(path) / SHARDS_MANIFEST).is_file()
+
+
+def _shard_folder(set_dir: Path, shard: int) -> Path:
+    return set_dir / f"shard-{shard:03d}"
+
+
+def _global(set_dir: Path, name: str) -> Path:
+    return set_dir / "global" / name
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _save(path: Path, array: np.ndarray) -> None:
+    np.save(path, array)
+    _fsync(path)
+
+
+# -- building -------------------------------------------------------------------------------------
+def build_shard(
+    source: str, set_dir: str, k: int, shard: int, settings: dict[str, Any], specs: list[dict[str, Any]], workers: int | None
+) -> UpdateReport | None:
+    """Write shard ``shard`` of ``k``: the documents of ``source`` that hash to it (None when it
+    gets none). Runs on a Dask worker or in this process; every shard reads the source listing."""
+    selected = 0
+
+    def mine() -> Iterator[RawDocument]:
+        nonlocal selected
+        for raw in iter_collection(source):
+            if shard_of(raw.doc_id, k) == shard:
+                selected += 1
+                yield raw
+
+    out = _shard_folder(Path(set_dir), shard)
+    try:
+        return Index.update_from(
+            mine(), out, settings=AnalysisSettings.from_dict(settings),
+            stores=[StoreSpec.from_dict(s) for s in specs], workers=workers,
+        )
+    except CoderivError:
+        if selected == 0:
+            shutil.rmtree(out, ignore_errors=True)
+            return None
+        raise
+
+
+def finish_shard(set_dir: str, shard: int, n_docs: int) -> None:
+    """Second pass over one shard: W_d and the cosine bound with the collection's f_t and N."""
+    folder = Path(set_dir)
+    index = Index.open(_shard_folder(folder, shard))
+    keys = np.load(_global(folder, "terms_keys.npy"), mmap_mode="r")
+    df = np.load(_global(folder, "terms_df.npy"), mmap_mode="r")
+    store = index.terms
+    f_t = np.asarray(df)[np.searchsorted(keys, np.asarray(store.keys))]
+    norms, max_unit = cosine_statistics(store, index.n_docs, f_t=f_t, collection_size=n_docs)
+    _save(_global(folder, f"shard-{shard:03d}.norms.npy"), norms)
+    _save(_global(folder, f"shard-{shard:03d}.max_unit.npy"), max_unit)
+
+
+Runner = Callable[[Callable[..., Any], Sequence[tuple[Any, ...]]], list[Any]]
+
+
+def run_here(function: Callable[..., Any], calls: Sequence[tuple[Any, ...]]) -> list[Any]:
+    """Run every call in this process, one after the other."""
+    return [function(*args) for args in calls]
+
+
+def dask_runner(client: Any) -> Runner:
+    """Run every call as a task on the workers of a ``distributed.Client`` (a task whose worker
+    dies is rerun elsewhere by Dask; a task's failure is raised here)."""
+
+    def run(function: Callable[..., Any], calls: Sequence[tuple[Any, ...]]) -> list[Any]:
+        futures = [client.submit(function, *args, pure=False) for args in calls]
+        return list(client.gather(futures))
+
+    return run
+
+
+@dataclass
+class ShardedReport:
+    """What a sharded build did: documents in each shard, and the files it could not index."""
+
+    shards: int
+    shard_documents: list[int]
+    skipped: list[Skipped] = field(default_factory=list)
+    lossy: list[str] = field(default_factory=list)
+
+    @property
+    def n_docs(self) -> int:
+        return sum(self.shard_documents)
+
+
+def build_sharded(
+    source: str | os.PathLike[str],
+    path: str | os.PathLike[str],
+    shards: int,
+    settings: AnalysisSettings | None = None,
+    stores: list[StoreSpec] | None = None,
+    workers: int | None = None,
+    runner: Runner | None = None,
+) -> ShardedReport:
+    """Build a sharded index of ``source`` at ``path`` with ``shards`` shards, each written by
+    ``runner`` (default: in this process; :func:`dask_runner` for a cluster, whose tasks analyse
+    with one process each). The previous set stays live until the new one is complete."""
+    if shards < 1:
+        raise CoderivError("--shards must be at least 1")
+    root = Path(path)
+    if (root / "CURRENT").exists():
+        raise CoderivError(f"{root} holds a single index; give a new folder for a sharded one")
+    source_path = str(Path(source).resolve())
+    run = runner or run_here
+    task_workers = workers if runner is None else 1
+    settings = settings or AnalysisSettings()
+    specs = [s.to_dict() for s in (stores or [])]
+    with write_lock(root):
+        previous = [p for p in root.glob("set-*") if p.is_dir()]
+        number = max((int(p.name[4:]) for p in previous if p.name[4:].isdigit()), default=0) + 1
+        set_dir = root / f"set-{number:06d}"
+        shutil.rmtree(set_dir, ignore_errors=True)
+        set_dir.mkdir(parents=True)
+        try:
+            calls = [(source_path, str(set_dir), shards, s, settings.to_dict(), specs, task_workers) for s in range(shards)]
+            reports: list[UpdateReport | None] = run(build_shard, calls)
+            built = [s for s, r in enumerate(reports) if r is not None]
+            if not built:
+                raise CoderivError(f"no indexable documents in {source}")
+            counts = _merge_statistics(set_dir, built)
+            n_docs = sum(counts.values())
+            run(finish_shard, [(str(set_dir), s, n_docs) for s in built])
+            report = ShardedReport(shards, [counts.get(s, 0) for s in range(shards)])
+            for r in reports:
+                if r is not None:
+                    report.skipped.extend(r.skipped)
+                    report.lossy.extend(r.lossy)
+            _commit(root, set_dir, {
+                "format": FORMAT,
+                "format_version": FORMAT_VERSION,
+                "coderiv_version": __version__,
+                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                "set": set_dir.name,
+                "shards": shards,
+                "shard_documents": report.shard_documents,
+                "documents": n_docs,
+                "source": source_path,
+                "analysis": settings.to_dict(),
+            })
+        except BaseException:
+            shutil.rmtree(set_dir, ignore_errors=True)
+            raise
+        for old in previous:
+            shutil.rmtree(old, ignore_errors=True)
+        return report
+
+
+def _merge_statistics(set_dir: Path, built: list[int]) -> dict[int, int]:
+    """The collection's term table (keys, f_t) and every document's global number, written once;
+    returns each shard's document count."""
+    indexes = {s: Index.open(_shard_folder(set_dir, s)) for s in built}
+    (set_dir / "global").mkdir()
+    keys, inverse = np.unique(np.concatenate([np.asarray(ix.terms.keys) for ix in indexes.values()]), return_inverse=True)
+    df = np.bincount(inverse, weights=np.concatenate([np.diff(np.asarray(ix.terms.ptr)) for ix in indexes.values()]))
+    _save(_global(set_dir, "terms_keys.npy"), keys)
+    _save(_global(set_dir, "terms_df.npy"), df.astype(np.int64))
+    ids = [doc_id for ix in indexes.values() for doc_id in ix.doc_ids]
+    order = sorted(range(len(ids)), key=ids.__getitem__)
+    numbers = np.empty(len(ids), np.int64)
+    numbers[np.asarray(order, np.int64)] = np.arange(len(ids))
+    start = 0
+    for s, ix in indexes.items():
+        _save(_global(set_dir, f"shard-{s:03d}.numbers.npy"), numbers[start : start + ix.n_docs])
+        start += ix.n_docs
+    return {s: ix.n_docs for s, ix in indexes.items()}
+
+
+def _commit(root: Path, set_dir: Path, manifest: dict[str, Any]) -> None:
+    """Publish ``set_dir``: the manifest is written aside, fsynced and renamed over the old."""
+    _fsync(set_dir / "global")
+    _fsync(set_dir)
+    _fsync(root)
+    tmp = root / (SHARDS_MANIFEST + ".tmp")
+    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True), "utf-8")
+    _fsync(tmp)
+    os.replace(tmp, root / SHARDS_MANIFEST)
+    _fsync(root)
+
+
+# -- reading ---------------------------------------------------------------------------------------
+class ShardedIndex:
+    """An opened sharded index: its shards (normal :class:`Index` objects whose ``doc_norms`` and
+    ``term_max_unit`` are replaced by the collection-wide ones) and the global term table."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        try:
+            self.manifest = json.loads((root / SHARDS_MANIFEST).read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise CorruptIndexError(f"sharded index manifest {root / SHARDS_MANIFEST} is damaged ({exc})") from exc
+        if self.manifest.get("format") != FORMAT or self.manifest.get("format_version") != FORMAT_VERSION:
+            raise CorruptIndexError(f"{root} is not a coderiv sharded index of format {FORMAT_VERSION}; rebuild it")
+        self.set_dir = root / self.manifest["set"]
+        self.k: int = self.manifest["shards"]
+        self.n_docs: int = self.manifest["documents"]
+        self.settings = AnalysisSettings.from_dict(self.manifest["analysis"])
+        #: shard number -> its index (empty shards are absent)
+        self.shards: dict[int, Index] = {}
+        #: shard number -> global document number of each of its documents
+        self.numbers: dict[int, np.ndarray] = {}
+        try:
+            self.term_keys = np.load(_global(self.set_dir, "terms_keys.npy"), mmap_mode="r")
+            self.term_df = np.load(_global(self.set_dir, "terms_df.npy"), mmap_mode="r")
+            for s, count in enumerate(self.manifest["shard_documents"]):
+                if not count:
+                    continue
+                index = Index.open(_shard_folder(self.set_dir, s))
+                index.doc_norms = np.load(_global(self.set_dir, f"shard-{s:03d}.norms.npy"), mmap_mode="r")
+                index.term_max_unit = np.load(_global(self.set_dir, f"shard-{s:03d}.max_unit.npy"), mmap_mode="r")
+                self.numbers[s] = np.load(_global(self.set_dir, f"shard-{s:03d}.numbers.npy"), mmap_mode="r")
+                if not (index.n_docs == count == len(index.doc_norms) == len(self.numbers[s])):
+                    raise CorruptIndexError(f"shard {s} of {root} does not match its manifest; rebuild it")
+                self.shards[s] = index
+        except OSError as exc:
+            raise CorruptIndexError(f"sharded index at {root} is damaged ({exc}); rebuild it") from exc
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> ShardedIndex:
+        return cls(Path(path))
+
+    @cached_property
+    def analyzer(self) -> Analyzer:
+        return Analyzer(self.settings)
+
+    @property
+    def source(self) -> str | None:
+        return self.manifest.get("source")
+
+    def locate(self, doc_id: str) -> tuple[Index, int]:
+        """The shard holding ``doc_id`` and its number there (a one-line error if absent)."""
+        index = self.shards.get(shard_of(doc_id, self.k))
+        if index is None:
+            raise CoderivError(f"no document {doc_id!r} in the index")
+        return index, index.number(doc_id)
+
+    @cached_property
+    def doc_ids(self) -> list[str]:
+        """Every document id in global number order (sorted ids, as one index numbers them)."""
+        ids = [""] * self.n_docs
+        for s, index in self.shards.items():
+            for number, doc_id in zip(np.asarray(self.numbers[s]).tolist(), index.doc_ids):
+                ids[number] = doc_id
+        return ids
+
+    def term_frequencies(self, keys: np.ndarray) -> np.ndarray:
+        """The collection's f_t of each key (0 where no document has it)."""
+        keys = np.asarray(keys, np.uint64)
+        pos = np.searchsorted(self.term_keys, keys)
+        found = pos < len(self.term_keys)
+        found[found] = self.term_keys[pos[found]] == keys[found]
+        return np.where(found, np.asarray(self.term_df)[np.minimum(pos, max(len(self.term_keys) - 1, 0))], 0)

@@ -1,0 +1,127 @@
+"""Ranking a sharded index (:mod:`coderiv.index.shards`) exactly as one index would.
+
+A query's terms are looked up in the collection's term table (global f_t); each shard then
+scores its own postings with the one kernel and the exact pruning, but with the collection's
+f_t and N in every term part (the measure is bound to the global N) and the W_d computed at
+build time from global statistics. Each shard returns its exact top k at the global score
+floor; the merge keeps the k best, ties by document id, as :func:`~coderiv.ranking.kernel.top_k`
+does on one index. Percentages for evaluation are the shards' full passes laid out in the
+collection's document order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from coderiv.index.shards import ShardedIndex
+from coderiv.keys.kinds import term_keys
+from coderiv.ranking.kernel import PreparedQuery, all_scores, top_k
+from coderiv.ranking.measures import DEFAULT_MEASURE, Measure, get_measure, self_score
+from coderiv.ranking.percent import percent, score_floor
+from coderiv.ranking.pruning import pruned_top_k
+from coderiv.ranking.results import Match, QueryResult
+from coderiv.ranking.search import ranking_note
+from coderiv.text.analysis import AnalysisSettings
+
+
+def with_collection_size(measure: Measure, n_docs: int) -> Measure:
+    """``measure`` with N fixed to the collection's size, whatever the shard passes as N."""
+    n = float(n_docs)
+    unit = measure.unit_bound
+    return dataclasses.replace(
+        measure,
+        term=lambda f_dt, f_qt, f_t, _n: measure.term(f_dt, f_qt, f_t, n),
+        bound=lambda f_qt, f_t, _n, mx: measure.bound(f_qt, f_t, n, mx),
+        unit_bound=None if unit is None else (lambda f_qt, f_t, _n, mu: unit(f_qt, f_t, n, mu)),
+    )
+
+
+@dataclass
+class ShardedQuery:
+    """A query's terms present in the collection (global f_t), and per shard the same terms
+    looked up in that shard's store."""
+
+    f_qt: np.ndarray
+    f_t: np.ndarray
+    f_q: int
+    n_terms: int
+    parts: dict[int, PreparedQuery]
+
+    @property
+    def length(self) -> int:
+        return self.f_q
+
+
+class ShardedMeasureSearcher:
+    """One ranking measure over a sharded index, as a
+    :class:`~coderiv.ranking.protocol.DocumentSearcher`."""
+
+    unit = "terms"
+
+    def __init__(self, index: ShardedIndex, measure: str = DEFAULT_MEASURE, settings: AnalysisSettings | None = None) -> None:
+        for shard in index.shards.values():
+            if settings is not None:
+                shard.check_settings(settings)
+        self.index = index
+        self.method = measure
+        self.measure = get_measure(measure)
+        self.global_measure = with_collection_size(self.measure, index.n_docs)
+
+    def _prepare(self, keys: np.ndarray, f_qt: np.ndarray, f_q: int, n_terms: int) -> ShardedQuery:
+        order = np.argsort(keys)
+        keys, f_qt = keys[order], f_qt[order]
+        f_t = self.index.term_frequencies(keys)
+        present = f_t > 0
+        keys, f_qt, f_t = keys[present], f_qt[present], f_t[present]
+        parts = {}
+        for s, shard in self.index.shards.items():
+            pos = shard.terms.lookup(keys)
+            here = pos >= 0
+            parts[s] = PreparedQuery(positions=pos[here], f_qt=f_qt[here], f_t=f_t[here], f_q=f_q, n_terms=n_terms)
+        return ShardedQuery(f_qt, f_t, f_q, n_terms, parts)
+
+    def prepare(self, text: str) -> ShardedQuery:
+        terms = self.index.analyzer.terms(text)
+        counts = Counter(terms)
+        keys = term_keys(list(counts))
+        return self._prepare(np.asarray(keys, np.uint64), np.fromiter(counts.values(), np.int64, len(counts)), len(terms), len(counts))
+
+    def prepare_doc(self, doc_id: str) -> ShardedQuery:
+        shard, number = self.index.locate(doc_id)
+        keys, vals = shard.terms.doc_keys(number)
+        return self._prepare(np.asarray(keys, np.uint64), np.asarray(vals, np.int64), int(shard.doc_lengths[number]), len(keys))
+
+    def _self_score(self, prepared: ShardedQuery) -> float:
+        return self_score(self.measure, prepared.f_qt, prepared.f_t, self.index.n_docs, prepared.f_q)
+
+    def percentages(self, prepared: ShardedQuery) -> np.ndarray:
+        """Every document's absolute percentage, in the collection's document order."""
+        scores = np.zeros(self.index.n_docs)
+        for s, part in prepared.parts.items():
+            scores[np.asarray(self.index.numbers[s])] = all_scores(self.index.shards[s], part, self.global_measure)
+        return percent(scores, self._self_score(prepared))
+
+    def rank(self, prepared: ShardedQuery, top: int | None = 10, label: str = "", min_percent: float = 0.0) -> QueryResult:
+        own = self._self_score(prepared)
+        floor = score_floor(own, min_percent)
+        ids: list[str] = []
+        scores: list[float] = []
+        for s, part in prepared.parts.items():
+            shard = self.index.shards[s]
+            ranked, shard_scores = pruned_top_k(shard, part, self.global_measure, top, floor)
+            ids += [shard.doc_ids[d] for d in ranked.tolist()]
+            scores += shard_scores.tolist()
+        order = sorted(range(len(ids)), key=ids.__getitem__)  # top_k breaks ties by position: id order
+        by_id = np.asarray([scores[i] for i in order], np.float64)
+        best = top_k(by_id, top)
+        matches = [
+            Match(rank=r + 1, percent=float(percent(by_id[i], own)), score=float(by_id[i]), doc_id=ids[order[i]])
+            for r, i in enumerate(best.tolist())
+        ]
+        matched = len(prepared.f_qt)
+        note = ranking_note(own, matched, self.method)
+        return QueryResult(label, self.method, own, prepared.f_q, matched, prepared.n_terms, matches, note)

@@ -1,0 +1,121 @@
+"""Sharded indexes: the same percentages, scores and top-k as one index over the whole
+collection, for every measure (the central law), an atomic commit, and a real Dask cluster."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from coderiv.errors import CoderivError
+from coderiv.index import shards as shards_module
+from coderiv.index.index import Index
+from coderiv.index.shards import ShardedIndex, build_sharded, is_sharded, shard_of
+from coderiv.ranking.measures import MEASURES
+from coderiv.ranking.search import MeasureSearcher
+from coderiv.ranking.sharded import ShardedMeasureSearcher
+from tests.conftest import write_docs
+from tests.strategies import collection, document
+
+TMP = Path(tempfile.mkdtemp(prefix="coderiv-shards-"))
+
+
+def teardown_module() -> None:
+    shutil.rmtree(TMP, ignore_errors=True)
+
+
+def assert_same_answers(single: Index, sharded: ShardedIndex, queries: list[str]) -> None:
+    """Every measure: identical percentages of every document, and identical top-k lists."""
+    for measure in MEASURES.names():
+        one, many = MeasureSearcher(single, measure), ShardedMeasureSearcher(sharded, measure)
+        prepared = [(one.prepare(q), many.prepare(q)) for q in queries]
+        prepared += [(one.prepare_doc(d), many.prepare_doc(d)) for d in single.doc_ids[:3]]
+        for p1, pk in prepared:
+            np.testing.assert_array_equal(many.percentages(pk), one.percentages(p1))
+            for top, floor in [(3, 0.0), (None, 0.0), (2, 40.0)]:
+                r1, rk = one.rank(p1, top, min_percent=floor), many.rank(pk, top, min_percent=floor)
+                assert [m.doc_id for m in rk.matches] == [m.doc_id for m in r1.matches], measure
+                np.testing.assert_allclose([m.score for m in rk.matches], [m.score for m in r1.matches], rtol=1e-12)
+                assert (rk.self_score, rk.matched_terms, rk.query_terms, rk.note) == (
+                    r1.self_score, r1.matched_terms, r1.query_terms, r1.note
+                )
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(docs=collection, k=st.integers(1, 5), query=document)
+def test_sharded_index_answers_as_one_index(docs: list[str], k: int, query: str) -> None:
+    case = Path(tempfile.mkdtemp(dir=TMP))
+    source = write_docs(case / "src", {f"d{i:02d}.txt": text for i, text in enumerate(docs)})
+    Index.update_from(source, case / "one", workers=1)
+    build_sharded(source, case / "many", k, workers=1)
+    single, sharded = Index.open(case / "one"), ShardedIndex.open(case / "many")
+    assert sharded.n_docs == single.n_docs and sharded.doc_ids == single.doc_ids
+    assert_same_answers(single, sharded, [query, docs[0]])
+    shutil.rmtree(case)
+
+
+def test_shard_of_is_stable_and_spreads() -> None:
+    assert shard_of("a.txt", 4) == shard_of("a.txt", 4)
+    assert [shard_of(f"doc{i}", 3) for i in range(8)] == [shard_of(f"doc{i}", 3) for i in range(8)]
+    assert len({shard_of(f"doc{i}", 3) for i in range(50)}) == 3
+    # BLAKE2b of the UTF-8 id, first 8 bytes big-endian, mod K (pinned so it never drifts)
+    import hashlib
+
+    assert shard_of("a.txt", 7) == int.from_bytes(hashlib.blake2b(b"a.txt", digest_size=8).digest(), "big") % 7
+
+
+def test_global_statistics_are_the_collection_s(tmp_path: Path) -> None:
+    source = write_docs(tmp_path / "src", {"a.txt": "alpha beta", "b.txt": "alpha gamma", "c.txt": "alpha alpha delta"})
+    build_sharded(source, tmp_path / "many", 3, workers=1)
+    sharded = ShardedIndex.open(tmp_path / "many")
+    single = Index.open(Index.update_from(source, tmp_path / "one", workers=1) and tmp_path / "one")
+    from coderiv.keys.kinds import term_keys
+
+    f_t = sharded.term_frequencies(np.asarray(term_keys(["alpha", "beta", "zzz"]), np.uint64))
+    assert f_t.tolist() == [3, 1, 0]
+    for doc_id in single.doc_ids:
+        shard, number = sharded.locate(doc_id)
+        assert shard.doc_norms[number] == single.doc_norms[single.number(doc_id)]
+
+
+def test_failed_build_leaves_the_previous_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = write_docs(tmp_path / "src", {f"d{i}.txt": f"alpha beta w{i}" for i in range(6)})
+    build_sharded(source, tmp_path / "many", 2, workers=1)
+    before = (tmp_path / "many" / "SHARDS.json").read_text()
+    real = shards_module.finish_shard
+
+    def crash(set_dir: str, shard: int, n_docs: int) -> None:
+        if shard == 1:
+            raise OSError("disk gone")
+        real(set_dir, shard, n_docs)
+
+    monkeypatch.setattr(shards_module, "finish_shard", crash)
+    (tmp_path / "src" / "d9.txt").write_text("gamma")
+    with pytest.raises(OSError):
+        build_sharded(source, tmp_path / "many", 2, workers=1)
+    assert (tmp_path / "many" / "SHARDS.json").read_text() == before
+    assert sorted(p.name for p in (tmp_path / "many").glob("set-*")) == ["set-000001"]
+    assert ShardedIndex.open(tmp_path / "many").n_docs == 6
+
+
+def test_errors(tmp_path: Path) -> None:
+    source = write_docs(tmp_path / "src", {"a.txt": "alpha"})
+    with pytest.raises(CoderivError, match="at least 1"):
+        build_sharded(source, tmp_path / "x", 0)
+    Index.update_from(source, tmp_path / "one", workers=1)
+    with pytest.raises(CoderivError, match="single index"):
+        build_sharded(source, tmp_path / "one", 2)
+    build_sharded(source, tmp_path / "many", 4, workers=1)  # three empty shards
+    sharded = ShardedIndex.open(tmp_path / "many")
+    assert is_sharded(tmp_path / "many") and sorted(sharded.manifest["shard_documents"]) == [0, 0, 0, 1]
+    with pytest.raises(CoderivError, match="no document 'zz'"):
+        ShardedMeasureSearcher(sharded).prepare_doc("zz")
