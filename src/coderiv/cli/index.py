@@ -14,6 +14,7 @@ from coderiv.cli.options import (
     index_option,
     progress_bar,
     quiet_option,
+    settings_from,
 )
 from coderiv.errors import CoderivError
 from coderiv.output import printable, table, to_json, tsv
@@ -32,22 +33,38 @@ from coderiv.output import printable, table, to_json, tsv
     "--rebuild", "--yes", "rebuild", is_flag=True,
     help="Go ahead with a full rebuild of a large index (changed analysis settings or added stores).",
 )
+@click.option("--shards", type=click.IntRange(1), default=None, help="Build a sharded index of K shards (see docs/shards.md).")
+@click.option("--dask", "dask_address", default=None, metavar="ADDRESS",
+    help="With --shards: write the shards on Dask workers ('local' or tcp://host:port).")
 @quiet_option
 @friendly_errors
 def index_command(
     source: Path, index_dir: Path, stop: bool | None, stem: bool | None, language: str | None,
-    workers: int | None, fingerprints: tuple[str, ...], rebuild: bool, quiet: bool,
+    workers: int | None, fingerprints: tuple[str, ...], rebuild: bool,
+    shards: int | None, dask_address: str | None, quiet: bool,
 ) -> None:
     """Build the index of SOURCE (a folder or a tar/tar.gz), or bring it up to date.
 
     Only added or changed files are analysed again; deleted ones are dropped. An analysis flag
     not given keeps the index's setting; a change of settings (or a new fingerprint store)
     rebuilds the whole index, which is said first, and for a large index needs --rebuild.
+    With --shards K the index is K shards, rebuilt whole on every run (docs/shards.md).
     """
     from coderiv.index.index import Index
     from coderiv.keys.fingerprint import parse_fingerprint
 
     stores = [parse_fingerprint(f) for f in fingerprints] or None
+    if dask_address is not None and shards is None:
+        raise CoderivError("--dask applies to sharded builds: add --shards K")
+    if shards is not None:
+        from coderiv.index.shards import build_sharded_on
+
+        sharded = build_sharded_on(
+            source, index_dir, shards, settings_from(stop, stem, language), stores, workers, dask_address)
+        click.echo(f"{sharded.n_docs} documents in {index_dir}, {shards} shards: {sharded.shard_documents}")
+        for skipped in sharded.skipped:
+            click.echo(f"skipped {skipped.doc_id}: {skipped.reason}", err=True)
+        return
     plan = Index.plan_update(index_dir, stop, stem, language, stores)
     if plan.needs_confirmation and not rebuild:
         raise CoderivError(

@@ -76,9 +76,23 @@ def query_command(
 
     if not files and not doc_ids:
         raise CoderivError("give a query file, a folder or archive of them, '-' for standard input, or --doc ID")
-    index = Index.open(index_dir)
-    options = QueryOptions(measure, strategy, full_query, settings_from(stop, stem, language, index.settings))
-    searcher = make_searcher(index, method, options)
+    from coderiv.index.shards import ShardedIndex, is_sharded
+
+    searcher: Any
+    if is_sharded(index_dir):
+        from coderiv.ranking.sharded import sharded_searcher
+
+        if exclude_self or exclude_versions:
+            raise CoderivError("--exclude-self and --exclude-versions need a single index, not a sharded one")
+        collection = ShardedIndex.open(index_dir)
+        index = next(iter(collection.shards.values()))  # the collection's settings and source
+        searcher = sharded_searcher(
+            collection, method, measure, settings_from(stop, stem, language, collection.settings), strategy, full_query
+        )
+    else:
+        index = Index.open(index_dir)
+        options = QueryOptions(measure, strategy, full_query, settings_from(stop, stem, language, index.settings))
+        searcher = make_searcher(index, method, options)
     versions = None
     if exclude_versions:
         from coderiv.pairs.groups import version_sets

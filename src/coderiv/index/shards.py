@@ -36,12 +36,14 @@ import numpy as np
 from coderiv._version import __version__
 from coderiv.errors import CoderivError, CorruptIndexError
 from coderiv.index.analysis_workers import Skipped
+from coderiv.index.cluster import dask_client
 from coderiv.index.index import Index, UpdateReport
 from coderiv.index.storage import write_lock
 from coderiv.index.writer import cosine_statistics
 from coderiv.keys.kinds import StoreSpec
 from coderiv.text.analysis import AnalysisSettings, Analyzer
 from coderiv.text.collection import RawDocument, iter_collection
+from coderiv.text.sources import DocumentTexts
 
 SHARDS_MANIFEST = "SHARDS.json"
 FORMAT = "coderiv-shards"
@@ -216,6 +218,23 @@ def build_sharded(
         return report
 
 
+def build_sharded_on(
+    source: str | os.PathLike[str],
+    path: str | os.PathLike[str],
+    shards: int,
+    settings: AnalysisSettings | None = None,
+    stores: list[StoreSpec] | None = None,
+    workers: int | None = None,
+    dask_address: str | None = None,
+) -> ShardedReport:
+    """:func:`build_sharded` in this process, or on the Dask cluster at ``dask_address``
+    (``local``: a LocalCluster of ``workers`` processes)."""
+    if dask_address is None:
+        return build_sharded(source, path, shards, settings, stores, workers)
+    with dask_client(dask_address, workers) as client:
+        return build_sharded(source, path, shards, settings, stores, workers, dask_runner(client))
+
+
 def _merge_statistics(set_dir: Path, built: list[int]) -> dict[int, int]:
     """The collection's term table (keys, f_t) and every document's global number, written once;
     returns each shard's document count."""
@@ -296,6 +315,10 @@ class ShardedIndex:
     @property
     def source(self) -> str | None:
         return self.manifest.get("source")
+
+    def source_texts(self, preload: bool = False) -> DocumentTexts:
+        """The indexed documents' visible texts, re-read from the recorded source on demand."""
+        return DocumentTexts(self.source, preload=preload)
 
     def locate(self, doc_id: str) -> tuple[Index, int]:
         """The shard holding ``doc_id`` and its number there (a one-line error if absent)."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from coderiv.errors import CoderivError
 from coderiv.index.shards import ShardedIndex
 from coderiv.keys.kinds import term_keys
 from coderiv.ranking.kernel import PreparedQuery, all_scores, top_k
@@ -125,3 +126,10 @@ class ShardedMeasureSearcher:
         matched = len(prepared.f_qt)
         note = ranking_note(own, matched, self.method)
         return QueryResult(label, self.method, own, prepared.f_q, matched, prepared.n_terms, matches, note)
+
+
+def sharded_searcher(index: ShardedIndex, method: str, measure: str, settings: AnalysisSettings | None = None) -> ShardedMeasureSearcher:
+    """The searcher of query method ``method`` over a sharded index (ranking measures only)."""
+    if method != "ranking":
+        raise CoderivError(f"--method {method} is not available on a sharded index yet; use --method ranking")
+    return ShardedMeasureSearcher(index, measure, settings)
