@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.conftest import write_docs
+from tests.strategies import collection, document
 
 from coderiv.errors import CoderivError
 from coderiv.index import shards as shards_module
@@ -23,8 +25,6 @@ from coderiv.index.shards import ShardedIndex, build_sharded, is_sharded, shard_
 from coderiv.ranking.measures import MEASURES
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.ranking.sharded import ShardedMeasureSearcher
-from tests.conftest import write_docs
-from tests.strategies import collection, document
 
 TMP = Path(tempfile.mkdtemp(prefix="coderiv-shards-"))
 

@@ -314,7 +314,8 @@ class ShardedIndex:
 
     @property
     def source(self) -> str | None:
-        return self.manifest.get("source")
+        source: str | None = self.manifest.get("source")
+        return source
 
     def source_texts(self, preload: bool = False) -> DocumentTexts:
         """The indexed documents' visible texts, re-read from the recorded source on demand."""
