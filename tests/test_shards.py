@@ -195,6 +195,29 @@ def test_real_dask_cluster_builds_the_same_index(tmp_path: Path) -> None:
             a = cli.invoke(main, [*args, "--index", str(tmp_path / "one")])
             b = cli.invoke(main, [*args, "--index", str(tmp_path / "many")])
             assert a.exit_code == 0 and a.output == b.output
+
+        # a worker killed during a rebuild: the run completes (Dask reruns its task) or fails
+        # with a message, and the sharded index is then the new collection's or still the old
+        before = (tmp_path / "many" / "SHARDS.json").read_text()
+        write_docs(source, {f"more/m{i:03d}.txt": " ".join(f"w{(i * 5 + j) % 31}" for j in range(400)) for i in range(300)})
+        build = subprocess.Popen(
+            [sys.executable, "-c", "from coderiv.cli import main; main()", "index", str(source), "--index", str(tmp_path / "many"),
+             "--shards", "3", "--dask", address, "--quiet"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "many" / "set-000002").exists() and build.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        started[2].kill()
+        output, _ = build.communicate(timeout=60)
+        one = cli.invoke(main, ["index", str(source), "--index", str(tmp_path / "one"), "--quiet", "--workers", "1"])
+        args = ["query", "--doc", "doc05.txt", "--format", "tsv", "-k", "20"]
+        after = cli.invoke(main, [*args, "--index", str(tmp_path / "many")])
+        if build.returncode == 0:
+            assert after.output == cli.invoke(main, [*args, "--index", str(tmp_path / "one")]).output
+        else:
+            assert len(output.decode().strip().splitlines()) == 1, output
+            assert (tmp_path / "many" / "SHARDS.json").read_text() == before and after.exit_code == 0
     finally:
         for process in started:
             process.kill()
