@@ -131,16 +131,17 @@ def test_cli_index_and_query_sharded(tmp_path: Path, runner: object) -> None:
 
     cli = CliRunner()
     source = write_docs(tmp_path / "src", EXAMPLE)
-    one = cli.invoke(main, ["index", str(source), "--index", str(tmp_path / "one"), "--quiet", "--workers", "1"])
-    many = cli.invoke(main, ["index", str(source), "--index", str(tmp_path / "many"), "--shards", "3", "--quiet", "--workers", "1"])
+    fp = ["--fingerprint", "anchor:g=3"]
+    one = cli.invoke(main, ["index", str(source), "--index", str(tmp_path / "one"), *fp, "--quiet", "--workers", "1"])
+    many = cli.invoke(main, ["index", str(source), "--index", str(tmp_path / "many"), *fp, "--shards", "3", "--quiet", "--workers", "1"])
     assert one.exit_code == 0 and many.exit_code == 0, many.output
     assert many.output.startswith("12 documents in ") and "3 shards" in many.output
-    for measure in ["identity5", "cosine"]:
-        args = ["query", "--doc", "doc03.txt", "-m", measure, "-k", "5"]
+    for method in [["-m", "identity5"], ["-m", "cosine"], ["--method", "fingerprint"]]:
+        args = ["query", "--doc", "doc03.txt", *method, "-k", "5"]
         a = cli.invoke(main, [*args, "--index", str(tmp_path / "one")])
         b = cli.invoke(main, [*args, "--index", str(tmp_path / "many")])
         assert a.exit_code == 0 and a.output == b.output
-    bad = cli.invoke(main, ["query", "--doc", "doc03.txt", "--method", "fingerprint", "--index", str(tmp_path / "many")])
+    bad = cli.invoke(main, ["query", "--doc", "doc03.txt", "--method", "containment", "--index", str(tmp_path / "many")])
     assert bad.exit_code != 0 and "not available on a sharded index" in bad.output
     nodask = cli.invoke(main, ["index", str(source), "--index", str(tmp_path / "x"), "--dask", "local"])
     assert nodask.exit_code != 0 and "add --shards" in nodask.output
@@ -223,3 +224,55 @@ def test_real_dask_cluster_builds_the_same_index(tmp_path: Path) -> None:
             process.kill()
         for process in started:
             process.wait(timeout=10)
+
+
+FINGERPRINTS = ["full:g=2", "anchor:g=2", "winnowing:g=2", "first-r:g=2,r=3"]
+
+
+@settings(max_examples=15, deadline=None)
+@given(docs=collection, k=st.integers(1, 4), query=document)
+def test_sharded_fingerprints_answer_as_one_index(docs: list[str], k: int, query: str) -> None:
+    from coderiv.keys.fingerprint import parse_fingerprint
+    from coderiv.ranking.fingerprint_search import FingerprintSearcher
+    from coderiv.ranking.sharded import ShardedFingerprintSearcher
+
+    case = Path(tempfile.mkdtemp(dir=TMP))
+    source = write_docs(case / "src", {f"d{i:02d}.txt": text for i, text in enumerate(docs)})
+    stores = [parse_fingerprint(f) for f in FINGERPRINTS]
+    Index.update_from(source, case / "one", stores=stores, workers=1)
+    build_sharded(source, case / "many", k, stores=stores, workers=1)
+    single, sharded = Index.open(case / "one"), ShardedIndex.open(case / "many")
+    for strategy in FINGERPRINTS:
+        for full_query in (False, True):
+            one = FingerprintSearcher(single, strategy, full_query)
+            many = ShardedFingerprintSearcher(sharded, strategy, full_query)
+            for p1, pk in [(one.prepare(query), many.prepare(query)), (one.prepare_doc("d00.txt"), many.prepare_doc("d00.txt"))]:
+                np.testing.assert_array_equal(many.percentages(pk), one.percentages(p1))
+                for top, floor in [(3, 0.0), (None, 30.0)]:
+                    assert many.rank(pk, top, "q", floor) == one.rank(p1, top, "q", floor)
+    shutil.rmtree(case)
+
+
+def test_rarest_in_collection_is_refused_on_shards(tmp_path: Path) -> None:
+    from coderiv.keys.fingerprint import parse_fingerprint
+    from coderiv.ranking.sharded import ShardedFingerprintSearcher
+
+    source = write_docs(tmp_path / "src", {"a.txt": "alpha beta gamma delta", "b.txt": "beta gamma delta eps"})
+    build_sharded(source, tmp_path / "many", 2, stores=[parse_fingerprint("rarest-in-collection:g=2,r=2")], workers=1)
+    with pytest.raises(CoderivError, match="not available on a sharded index"):
+        ShardedFingerprintSearcher(ShardedIndex.open(tmp_path / "many"))
+
+
+def test_full_query_reads_the_collection_source(tmp_path: Path) -> None:
+    """prepare_doc with --full-query and no full store re-reads the document from the source."""
+    from coderiv.keys.fingerprint import parse_fingerprint
+    from coderiv.ranking.fingerprint_search import FingerprintSearcher
+    from coderiv.ranking.sharded import ShardedFingerprintSearcher
+
+    source = write_docs(tmp_path / "src", EXAMPLE)
+    stores = [parse_fingerprint("anchor:g=2")]
+    Index.update_from(source, tmp_path / "one", stores=stores, workers=1)
+    build_sharded(source, tmp_path / "many", 3, stores=stores, workers=1)
+    one = FingerprintSearcher(Index.open(tmp_path / "one"), full_query=True)
+    many = ShardedFingerprintSearcher(ShardedIndex.open(tmp_path / "many"), full_query=True)
+    assert many.rank(many.prepare_doc("doc07.txt"), 5) == one.rank(one.prepare_doc("doc07.txt"), 5)

@@ -270,7 +270,8 @@ def _commit(root: Path, set_dir: Path, manifest: dict[str, Any]) -> None:
 # -- reading ---------------------------------------------------------------------------------------
 class ShardedIndex:
     """An opened sharded index: its shards (normal :class:`Index` objects whose ``doc_norms`` and
-    ``term_max_unit`` are replaced by the collection-wide ones) and the global term table."""
+    ``term_max_unit`` are replaced by the collection-wide ones, and whose source is the
+    collection's) and the global term table."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -295,6 +296,7 @@ class ShardedIndex:
                 if not count:
                     continue
                 index = Index.open(_shard_folder(self.set_dir, s))
+                index.manifest["source"] = self.manifest.get("source")  # a shard is written from a filtered stream
                 index.doc_norms = np.load(_global(self.set_dir, f"shard-{s:03d}.norms.npy"), mmap_mode="r")
                 index.term_max_unit = np.load(_global(self.set_dir, f"shard-{s:03d}.max_unit.npy"), mmap_mode="r")
                 self.numbers[s] = np.load(_global(self.set_dir, f"shard-{s:03d}.numbers.npy"), mmap_mode="r")

@@ -18,11 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from coderiv.errors import CoderivError
-from coderiv.index.shards import ShardedIndex
+from coderiv.index.shards import ShardedIndex, shard_of
 from coderiv.keys.kinds import term_keys
+from coderiv.ranking.fingerprint_search import FingerprintSearcher, PreparedFingerprint
 from coderiv.ranking.kernel import PreparedQuery, all_scores, top_k
 from coderiv.ranking.measures import DEFAULT_MEASURE, Measure, get_measure, self_score
-from coderiv.ranking.percent import percent, score_floor
+from coderiv.ranking.percent import meets_threshold, percent, score_floor
 from coderiv.ranking.pruning import pruned_top_k
 from coderiv.ranking.results import Match, QueryResult
 from coderiv.ranking.search import ranking_note
@@ -128,8 +129,68 @@ class ShardedMeasureSearcher:
         return QueryResult(label, self.method, own, prepared.f_q, matched, prepared.n_terms, matches, note)
 
 
-def sharded_searcher(index: ShardedIndex, method: str, measure: str, settings: AnalysisSettings | None = None) -> ShardedMeasureSearcher:
-    """The searcher of query method ``method`` over a sharded index (ranking measures only)."""
+class ShardedFingerprintSearcher:
+    """Fingerprint queries over a sharded index: a query's fingerprint depends on the query
+    alone, and a document's score (distinct shared minutiae) on its own postings, so each
+    shard's counts laid out in the collection's document order are one index's counts.
+    rarest-in-collection, whose selection needs the collection's minutia frequencies, is refused."""
+
+    unit = "minutiae"
+
+    def __init__(
+        self, index: ShardedIndex, store: str | None = None, full_query: bool = False, settings: AnalysisSettings | None = None
+    ) -> None:
+        self.index = index
+        self.searchers = {s: FingerprintSearcher(shard, store, full_query, settings) for s, shard in index.shards.items()}
+        first = next(iter(self.searchers.values()))
+        if first.strategy.needs_collection:
+            raise CoderivError(f"{first.spec.name} selects minutiae by collection frequency: not available on a sharded index")
+        self.first = first
+        self.method = first.method
+
+    def prepare(self, text: str) -> PreparedFingerprint:
+        return self.first.prepare(text)
+
+    def prepare_doc(self, doc_id: str) -> PreparedFingerprint:
+        self.index.locate(doc_id)  # a one-line error for an unknown id
+        return self.searchers[shard_of(doc_id, self.index.k)].prepare_doc(doc_id)
+
+    def scores(self, prepared: PreparedFingerprint) -> np.ndarray:
+        """Every document's count of shared distinct minutiae, in the collection's order."""
+        scores = np.zeros(self.index.n_docs)
+        for s, searcher in self.searchers.items():
+            scores[np.asarray(self.index.numbers[s])] = searcher.scores(prepared)[0]
+        return scores
+
+    def percentages(self, prepared: PreparedFingerprint) -> np.ndarray:
+        return percent(self.scores(prepared), float(prepared.self_score))
+
+    def rank(self, prepared: PreparedFingerprint, top: int | None = 10, label: str = "", min_percent: float = 0.0) -> QueryResult:
+        own = float(prepared.self_score)
+        scores = self.scores(prepared)
+        if min_percent > 0:
+            scores = np.where(meets_threshold(percent(scores, own), min_percent), scores, 0.0)
+        ids = self.index.doc_ids
+        matches = [
+            Match(rank=i + 1, percent=float(percent(scores[d], own)), score=float(scores[d]), doc_id=ids[d])
+            for i, d in enumerate(top_k(scores, top).tolist())
+        ]
+        present = np.zeros(len(prepared.keys), bool)
+        for searcher in self.searchers.values():
+            present |= searcher.postings.lookup(prepared.keys) >= 0
+        note = "the query's fingerprint is empty (no phrase selected): every percentage is 0" if own == 0 else None
+        return QueryResult(label, self.method, own, prepared.length, int(present.sum()), len(prepared.keys), matches, note)
+
+
+def sharded_searcher(
+    index: ShardedIndex, method: str, measure: str, settings: AnalysisSettings | None = None,
+    strategy: str | None = None, full_query: bool = False,
+) -> ShardedMeasureSearcher | ShardedFingerprintSearcher:
+    """The searcher of query method ``method`` over a sharded index (ranking or fingerprint)."""
+    if method == "fingerprint":
+        return ShardedFingerprintSearcher(index, strategy, full_query, settings)
     if method != "ranking":
-        raise CoderivError(f"--method {method} is not available on a sharded index yet; use --method ranking")
+        raise CoderivError(f"--method {method} is not available on a sharded index yet; use ranking or fingerprint")
+    if strategy is not None or full_query:
+        raise CoderivError("--strategy and --full-query apply to --method fingerprint")
     return ShardedMeasureSearcher(index, measure, settings)
