@@ -141,6 +141,12 @@ def test_cli_index_and_query_sharded(tmp_path: Path, runner: object) -> None:
         a = cli.invoke(main, [*args, "--index", str(tmp_path / "one")])
         b = cli.invoke(main, [*args, "--index", str(tmp_path / "many")])
         assert a.exit_code == 0 and a.output == b.output
+    info = cli.invoke(main, ["info", "--index", str(tmp_path / "many"), "--format", "json"])
+    import json
+
+    facts = json.loads(info.output)
+    assert facts["documents"] == 12 and facts["shards"] == 3 and sum(facts["shard_documents"]) == 12
+    assert facts["distinct_terms"] == Index.open(tmp_path / "one").info()["distinct_terms"]
     bad = cli.invoke(main, ["query", "--doc", "doc03.txt", "--method", "containment", "--index", str(tmp_path / "many")])
     assert bad.exit_code != 0 and "not available on a sharded index" in bad.output
     nodask = cli.invoke(main, ["index", str(source), "--index", str(tmp_path / "x"), "--dask", "local"])

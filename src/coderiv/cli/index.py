@@ -104,7 +104,14 @@ def index_command(
 def info_command(index_dir: Path, verify: bool, fmt: str) -> None:
     """Statistics and settings of the index."""
     from coderiv.index.index import Index
+    from coderiv.index.shards import ShardedIndex, is_sharded
 
+    if is_sharded(index_dir):
+        if verify:
+            raise CoderivError("--checksums applies to one index: run it on a shard's folder (set-*/shard-*)")
+        sharded = ShardedIndex.open(index_dir).info()
+        click.echo(to_json(sharded) if fmt == "json" else table(["key", "value"], [[k, v] for k, v in sharded.items()]))
+        return
     index = Index.open(index_dir)
     info = index.info()
     from coderiv.pairs.table import describe_table, tables_info

@@ -319,6 +319,23 @@ class ShardedIndex:
         source: str | None = self.manifest.get("source")
         return source
 
+    def info(self) -> dict[str, Any]:
+        """Statistics of the sharded index, as ``coderiv info`` prints them."""
+        return {
+            "index": str(self.root),
+            "set": self.set_dir.name,
+            "created": self.manifest.get("created"),
+            "coderiv_version": self.manifest.get("coderiv_version"),
+            "source": self.source,
+            "documents": self.n_docs,
+            "shards": self.k,
+            "shard_documents": self.manifest["shard_documents"],
+            "analysis": self.settings.describe(),
+            "distinct_terms": len(self.term_keys),
+            "postings": sum(index.terms.n_postings for index in self.shards.values()),
+            "index_bytes": sum(p.stat().st_size for p in self.set_dir.rglob("*") if p.is_file()),
+        }
+
     def source_texts(self, preload: bool = False) -> DocumentTexts:
         """The indexed documents' visible texts, re-read from the recorded source on demand."""
         return DocumentTexts(self.source, preload=preload)
