@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from tests.conftest import write_docs
 from tests.strategies import collection, document
 
-from coderiv.errors import CoderivError
+from coderiv.errors import CoderivError, CorruptIndexError
 from coderiv.index import shards as shards_module
 from coderiv.index.index import Index
 from coderiv.index.shards import ShardedIndex, build_sharded, is_sharded, shard_of
@@ -282,3 +282,22 @@ def test_full_query_reads_the_collection_source(tmp_path: Path) -> None:
     one = FingerprintSearcher(Index.open(tmp_path / "one"), full_query=True)
     many = ShardedFingerprintSearcher(ShardedIndex.open(tmp_path / "many"), full_query=True)
     assert many.rank(many.prepare_doc("doc07.txt"), 5) == one.rank(one.prepare_doc("doc07.txt"), 5)
+
+
+def test_open_retries_when_a_build_replaces_the_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader that read SHARDS.json just before a commit removed that set opens the new one."""
+    source = write_docs(tmp_path / "src", {f"d{i}.txt": f"alpha beta w{i}" for i in range(5)})
+    build_sharded(source, tmp_path / "many", 2, workers=1)
+    real = ShardedIndex.__init__
+    calls = []
+
+    def racing(self: ShardedIndex, root: Path) -> None:
+        if not calls:  # the first attempt loses the race: a rebuild commits set-000002 meanwhile
+            calls.append(1)
+            (tmp_path / "src" / "d9.txt").write_text("gamma")
+            build_sharded(source, tmp_path / "many", 2, workers=1)
+            raise CorruptIndexError("set-000001 vanished")
+        real(self, root)
+
+    monkeypatch.setattr(ShardedIndex, "__init__", racing)
+    assert ShardedIndex.open(tmp_path / "many").n_docs == 6

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from coderiv._version import __version__
-from coderiv.errors import CoderivError, CorruptIndexError
+from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
 from coderiv.index.analysis_workers import Skipped
 from coderiv.index.cluster import dask_client
 from coderiv.index.index import Index, UpdateReport
@@ -268,6 +268,15 @@ def _commit(root: Path, set_dir: Path, manifest: dict[str, Any]) -> None:
 
 
 # -- reading ---------------------------------------------------------------------------------------
+def _live_set(root: Path) -> str | None:
+    """The set ``SHARDS.json`` names now (None if it cannot be read)."""
+    try:
+        live: str = json.loads((root / SHARDS_MANIFEST).read_text("utf-8"))["set"]
+        return live
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 class ShardedIndex:
     """An opened sharded index: its shards (normal :class:`Index` objects whose ``doc_norms`` and
     ``term_max_unit`` are replaced by the collection-wide ones, and whose source is the
@@ -308,7 +317,16 @@ class ShardedIndex:
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> ShardedIndex:
-        return cls(Path(path))
+        """Open the live set; retried if a build commits and removes that set meanwhile."""
+        root = Path(path)
+        for attempt in range(3):
+            live = _live_set(root)
+            try:
+                return cls(root)
+            except (CorruptIndexError, IndexNotFoundError):
+                if attempt == 2 or _live_set(root) == live:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
     @cached_property
     def analyzer(self) -> Analyzer:
