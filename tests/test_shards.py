@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.conftest import write_docs
 from tests.strategies import collection, document
@@ -26,11 +26,11 @@ from coderiv.ranking.measures import MEASURES
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.ranking.sharded import ShardedMeasureSearcher
 
-TMP = Path(tempfile.mkdtemp(prefix="coderiv-shards-"))
 
-
-def teardown_module() -> None:
-    shutil.rmtree(TMP, ignore_errors=True)
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder for the property tests' examples (module-scoped: hypothesis reruns the test)."""
+    return tmp_path_factory.mktemp("shards")
 
 
 def assert_same_answers(single: Index, sharded: ShardedIndex, queries: list[str]) -> None:
@@ -50,10 +50,10 @@ def assert_same_answers(single: Index, sharded: ShardedIndex, queries: list[str]
                 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None)
 @given(docs=collection, k=st.integers(1, 5), query=document)
-def test_sharded_index_answers_as_one_index(docs: list[str], k: int, query: str) -> None:
-    case = Path(tempfile.mkdtemp(dir=TMP))
+def test_sharded_index_answers_as_one_index(cases: Path, docs: list[str], k: int, query: str) -> None:
+    case = Path(tempfile.mkdtemp(dir=cases))
     source = write_docs(case / "src", {f"d{i:02d}.txt": text for i, text in enumerate(docs)})
     Index.update_from(source, case / "one", workers=1)
     build_sharded(source, case / "many", k, workers=1)
@@ -237,12 +237,12 @@ FINGERPRINTS = ["full:g=2", "anchor:g=2", "winnowing:g=2", "first-r:g=2,r=3"]
 
 @settings(max_examples=15, deadline=None)
 @given(docs=collection, k=st.integers(1, 4), query=document)
-def test_sharded_fingerprints_answer_as_one_index(docs: list[str], k: int, query: str) -> None:
+def test_sharded_fingerprints_answer_as_one_index(cases: Path, docs: list[str], k: int, query: str) -> None:
     from coderiv.keys.fingerprint import parse_fingerprint
     from coderiv.ranking.fingerprint_search import FingerprintSearcher
     from coderiv.ranking.sharded import ShardedFingerprintSearcher
 
-    case = Path(tempfile.mkdtemp(dir=TMP))
+    case = Path(tempfile.mkdtemp(dir=cases))
     source = write_docs(case / "src", {f"d{i:02d}.txt": text for i, text in enumerate(docs)})
     stores = [parse_fingerprint(f) for f in FINGERPRINTS]
     Index.update_from(source, case / "one", stores=stores, workers=1)
