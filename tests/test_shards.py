@@ -149,6 +149,8 @@ def test_cli_index_and_query_sharded(tmp_path: Path, runner: object) -> None:
     assert facts["distinct_terms"] == Index.open(tmp_path / "one").info()["distinct_terms"]
     bad = cli.invoke(main, ["query", "--doc", "doc03.txt", "--method", "containment", "--index", str(tmp_path / "many")])
     assert bad.exit_code != 0 and "not available on a sharded index" in bad.output
+    excl = cli.invoke(main, ["query", "--doc", "doc03.txt", "--exclude-self", "--index", str(tmp_path / "many")])
+    assert excl.exit_code != 0 and "need a single index" in excl.output
     nodask = cli.invoke(main, ["index", str(source), "--index", str(tmp_path / "x"), "--dask", "local"])
     assert nodask.exit_code != 0 and "add --shards" in nodask.output
 
