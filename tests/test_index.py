@@ -12,7 +12,7 @@ import pytest
 
 from coderiv import Index, Searcher
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError, InputError
-from coderiv.index.index import resolve_index_path
+from coderiv.index.index import FORMAT_VERSION, resolve_index_path
 from coderiv.keys.kinds import StoreSpec
 from coderiv.text.analysis import AnalysisSettings
 from conftest import write_docs
@@ -93,6 +93,8 @@ def test_tiny_runs_and_ranges_give_the_same_index(tmp_path, monkeypatch):
     Index.update_from(tmp_path / "c", tmp_path / "one", stores=chunks, workers=1)
     monkeypatch.setattr("coderiv.index.writer.RUN_POSTINGS", 7)
     monkeypatch.setattr("coderiv.index.writer.RANGE_POSTINGS", 13)
+    monkeypatch.setattr("coderiv.index.writer.ENCODE_CHUNK", 5)
+    monkeypatch.setattr("coderiv.index.postings.ENCODE_CHUNK", 5)
     Index.update_from(tmp_path / "c", tmp_path / "many", stores=chunks, workers=2)  # ranges in 2 processes
     assert_same_index(Index.open(tmp_path / "one"), Index.open(tmp_path / "many"))
     for i in range(0, 120, 9):  # an update through many ranges, with kept documents from the old index
@@ -245,11 +247,11 @@ def test_an_index_of_another_format_version_is_refused_then_rebuilt(tmp_path):
     manifest = json.loads(manifest_path.read_text("utf-8"))
     manifest["format_version"] = 1
     manifest_path.write_text(json.dumps(manifest), "utf-8")
-    with pytest.raises(CorruptIndexError, match="index format 1 is not this coderiv's format 3; rebuild"):
+    with pytest.raises(CorruptIndexError, match=f"index format 1 is not this coderiv's format {FORMAT_VERSION}; rebuild"):
         Index.open(tmp_path / "i")
     report = Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
     assert sorted(report.added) == sorted(DOCS)
-    assert Index.open(tmp_path / "i").manifest["format_version"] == 3
+    assert Index.open(tmp_path / "i").manifest["format_version"] == FORMAT_VERSION
 
 
 def test_a_file_over_the_size_limit_is_skipped_without_being_read(tmp_path, monkeypatch):

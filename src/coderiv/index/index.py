@@ -46,7 +46,7 @@ from coderiv.text.extract import EXTRACTION_VERSION
 from coderiv.text.sources import DocumentTexts
 
 FORMAT = "coderiv-index"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 DEFAULT_INDEX_DIR = ".coderiv"
 INDEX_ENV = "CODERIV_INDEX"
 MODIFIED_FILE = "doc_modified.npy"

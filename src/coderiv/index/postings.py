@@ -4,8 +4,9 @@ saved as ``.npy`` and memory-mapped on open (never pickle).
 ``keys`` is sorted and unique; ``ptr[i]:ptr[i+1]`` slices ``docs`` (ascending) and ``vals`` for
 ``keys[i]``, so ``f_t`` of key i is ``ptr[i+1] - ptr[i]``; ``maxvals[i]`` is the largest value in
 those postings (bounds for top-k pruning). Values are stored in the narrowest unsigned type that
-holds them. The forward view (document → keys), needed only by incremental runs and by queries
-naming a document of the index, is derived on demand by one stable sort.
+holds them; document numbers in 2 bytes a posting plus a few runs (:class:`DocNumbers`). The
+forward view (document → keys), needed only by incremental runs and by queries naming a
+document of the index, is derived on demand by one stable sort.
 """
 
 from __future__ import annotations
@@ -18,7 +19,137 @@ import numpy as np
 
 from coderiv.errors import CorruptIndexError
 
-ARRAY_NAMES = ("keys", "ptr", "docs", "vals", "maxvals")
+ARRAY_NAMES = ("keys", "ptr", "docs", "doc_run_at", "doc_run_high", "vals", "maxvals")
+
+#: Postings encoded or scanned at a time when document numbers are split into runs.
+ENCODE_CHUNK = 16_000_000
+
+
+def search_segments(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """For each i, the position of ``targets[i]`` in the sorted slice ``values[lo[i]:hi[i]]``, or
+    −1 where it is absent: many binary searches at once, ~log2(longest slice) numpy steps."""
+    lo, hi = np.asarray(lo).astype(np.int64), np.asarray(hi).astype(np.int64)
+    end = hi.copy()
+    targets = np.asarray(targets).astype(np.int64)
+    while True:
+        active = np.flatnonzero(lo < hi)
+        if not len(active):
+            break
+        mid = (lo[active] + hi[active]) // 2
+        right = values[mid] < targets[active]
+        lo[active[right]] = mid[right] + 1
+        hi[active[~right]] = mid[~right]
+    found = lo < end
+    found[found] = values[lo[found]] == targets[found]
+    return np.where(found, lo, -1)
+
+
+def _concat_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``starts[i], starts[i]+1, …`` (``counts[i]`` of them) for every i, concatenated."""
+    offsets = np.cumsum(counts) - counts
+    return np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(starts - offsets, counts)
+
+
+def doc_runs(docs: np.ndarray, ptr: np.ndarray, chunk: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(run_at, run_high) of :class:`DocNumbers` for ``docs`` (uint32, ascending within each key
+    of ``ptr``): a run starts at every key's first posting and wherever ``docs >> 16`` changes.
+    Reads ``docs`` ``chunk`` postings at a time, so it may be a memory map of any size."""
+    chunk = chunk or ENCODE_CHUNK
+    ptr = np.asarray(ptr)
+    key_starts = ptr[:-1][np.diff(ptr) > 0].astype(np.int64)
+    starts, highs = [], []
+    previous = -1
+    for a in range(0, len(docs), chunk):
+        high = (np.asarray(docs[a : a + chunk]).astype(np.int64)) >> 16
+        changes = np.flatnonzero(np.diff(high, prepend=previous) != 0) + a
+        lo, hi = np.searchsorted(key_starts, [a, a + len(high)])
+        at = np.union1d(changes, key_starts[lo:hi])
+        starts.append(at)
+        highs.append(high[at - a])
+        previous = int(high[-1])
+    run_at = np.concatenate([*starts, [len(docs)]]).astype(np.int64)
+    run_high = np.concatenate(highs).astype(np.uint16) if highs else np.empty(0, np.uint16)
+    return run_at, run_high
+
+
+class DocNumbers:
+    """The document number of every posting, in 2 bytes a posting instead of 4.
+
+    ``low`` (uint16) holds each number's low 16 bits; the high bits are stored once per run:
+    postings ``run_at[j] ≤ p < run_at[j+1]`` have high bits ``run_high[j]``. A run starts at
+    every key's first posting and wherever the high bits change; numbers ascend within a key,
+    so a key has at most ``1 + N / 65536`` runs. Reads decode to uint32 (the same numbers as a
+    plain array), every array stays memory-mapped, and any posting is reachable directly.
+    """
+
+    dtype = np.dtype(np.uint32)
+
+    def __init__(self, low: np.ndarray, run_at: np.ndarray, run_high: np.ndarray) -> None:
+        self.low, self.run_at, self.run_high = low, run_at, run_high
+
+    @classmethod
+    def encode(cls, docs: np.ndarray, ptr: np.ndarray) -> DocNumbers:
+        """Split in-memory document numbers (ascending within each key of ``ptr``)."""
+        docs = np.asarray(docs)
+        run_at, run_high = doc_runs(docs, ptr, max(len(docs), 1))
+        return cls((docs & 0xFFFF).astype(np.uint16), run_at, run_high)
+
+    def __len__(self) -> int:
+        return len(self.low)
+
+    def ranges(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """Decoded numbers of postings ``starts[i]:ends[i]`` for every i, concatenated."""
+        starts, ends = np.asarray(starts).astype(np.int64), np.asarray(ends).astype(np.int64)
+        keep = ends > starts
+        starts, ends = starts[keep], ends[keep]
+        if not len(starts):
+            return np.empty(0, np.uint32)
+        if len(starts) == 1:
+            low = np.asarray(self.low[int(starts[0]) : int(ends[0])])
+        else:
+            low = np.concatenate([self.low[a:b] for a, b in zip(starts.tolist(), ends.tolist())])
+        first = np.searchsorted(self.run_at, starts, side="right") - 1
+        counts = np.searchsorted(self.run_at, ends, side="left") - first
+        run = _concat_ranges(first, counts)
+        owner = np.repeat(np.arange(len(starts)), counts)
+        lengths = np.minimum(self.run_at[run + 1], ends[owner]) - np.maximum(self.run_at[run], starts[owner])
+        high = np.repeat(np.asarray(self.run_high[run]).astype(np.uint32), lengths)
+        return (high << np.uint32(16)) | low
+
+    def take(self, positions: np.ndarray) -> np.ndarray:
+        """Decoded numbers of the postings at ``positions`` (any order)."""
+        positions = np.asarray(positions).astype(np.int64)
+        run = np.searchsorted(self.run_at, positions, side="right") - 1
+        return (np.asarray(self.run_high[run]).astype(np.uint32) << np.uint32(16)) | np.asarray(self.low[positions])
+
+    def __getitem__(self, item: slice | np.ndarray) -> np.ndarray:
+        if isinstance(item, slice):
+            start, stop, step = item.indices(len(self))
+            if step != 1:
+                return self.take(np.arange(start, stop, step))
+            return self.ranges(np.array([start]), np.array([stop]))
+        return self.take(item)
+
+    def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:
+        decoded = self[:]
+        return decoded if dtype is None else decoded.astype(dtype)
+
+    def search(self, lo: np.ndarray, hi: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        """For each i, the position of document ``targets[i]`` among postings ``lo[i]:hi[i]`` of
+        one key, or −1: the run with the target's high bits, then its low bits within that run."""
+        lo, hi = np.asarray(lo).astype(np.int64), np.asarray(hi).astype(np.int64)
+        targets = np.asarray(targets).astype(np.int64)
+        first = np.searchsorted(self.run_at, lo, side="right") - 1
+        last = np.searchsorted(self.run_at, hi, side="left")
+        run = search_segments(self.run_high, first, last, targets >> 16)
+        found = np.flatnonzero(run >= 0)
+        at = np.full(len(targets), -1, np.int64)
+        if len(found):
+            r = run[found]
+            sub_lo = np.maximum(self.run_at[r], lo[found])
+            sub_hi = np.minimum(self.run_at[r + 1], hi[found])
+            at[found] = search_segments(self.low, sub_lo, sub_hi, targets[found] & 0xFFFF)
+        return at
 
 
 def narrow(values: np.ndarray) -> np.ndarray:
@@ -37,7 +168,7 @@ class Postings:
     n_docs: int
     keys: np.ndarray
     ptr: np.ndarray
-    docs: np.ndarray
+    docs: DocNumbers
     vals: np.ndarray
     maxvals: np.ndarray
 
@@ -75,7 +206,7 @@ class Postings:
         bounds = list(zip(ptr[0].tolist(), ptr[1].tolist()))
         if not bounds:
             return np.empty(0, self.docs.dtype), np.empty(0, self.vals.dtype), np.zeros(0, np.int64)
-        docs = np.concatenate([self.docs[lo:hi] for lo, hi in bounds])
+        docs = self.docs.ranges(ptr[0], ptr[1])
         vals = np.concatenate([self.vals[lo:hi] for lo, hi in bounds])
         return docs, vals, ptr[1] - ptr[0]
 
@@ -87,8 +218,9 @@ class Postings:
 
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
+        arrays = {"docs": self.docs.low, "doc_run_at": self.docs.run_at, "doc_run_high": self.docs.run_high}
         for name in ARRAY_NAMES:
-            np.save(folder / f"{name}.npy", getattr(self, name), allow_pickle=False)
+            np.save(folder / f"{name}.npy", arrays[name] if name in arrays else getattr(self, name), allow_pickle=False)
 
     @classmethod
     def load(cls, folder: Path, n_docs: int, mmap: bool = True) -> Postings:
@@ -101,7 +233,8 @@ class Postings:
                 arrays[name] = np.asarray(np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False))
             except (OSError, ValueError, EOFError) as exc:
                 raise CorruptIndexError(f"index file {path} is missing or damaged ({exc})") from exc
-        postings = cls(n_docs=n_docs, **arrays)
+        docs = DocNumbers(arrays.pop("docs"), arrays.pop("doc_run_at"), arrays.pop("doc_run_high"))
+        postings = cls(n_docs=n_docs, docs=docs, **arrays)
         postings.check_shapes()
         return postings
 
@@ -115,12 +248,20 @@ class Postings:
     def check_shapes(self) -> None:
         """Cheap consistency checks done on every open: lengths agree, sampled document numbers
         are in range, sampled offsets ascend (full checksums: ``Index.verify``)."""
+        run_at = self.docs.run_at
         ok = (
             len(self.ptr) == len(self.keys) + 1 == len(self.maxvals) + 1
             and len(self.docs) == len(self.vals) == int(self.ptr[-1])
-            and (len(self.docs) == 0 or int(self._sample(self.docs).max()) < self.n_docs)
+            and len(run_at) == len(self.docs.run_high) + 1
+            and int(run_at[0]) == 0
+            and int(run_at[-1]) == len(self.docs)
+            and bool(np.all(np.diff(self._sample(run_at).astype(np.int64)) >= 0))
             and (len(self.ptr) < 2 or bool(np.all(np.diff(self._sample(self.ptr).astype(np.int64)) >= 0)))
         )
+        if ok and len(self.docs):
+            count = len(self.docs)
+            sample = np.append(np.arange(0, count, max(1, count // 65_536)), count - 1)
+            ok = int(self.docs.take(sample).max()) < self.n_docs
         if not ok:
             raise CorruptIndexError("index arrays are inconsistent (lengths, offsets or document numbers); rebuild the index")
 
@@ -153,7 +294,7 @@ def from_forward(per_doc: Sequence[tuple[np.ndarray, np.ndarray]]) -> Postings:
         n_docs=n_docs,
         keys=keys,
         ptr=ptr,
-        docs=docs.astype(np.uint32),
+        docs=DocNumbers.encode(docs.astype(np.uint32), ptr),
         vals=narrow(vals),
         maxvals=narrow(maxvals),
     )

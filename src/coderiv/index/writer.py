@@ -28,7 +28,7 @@ from numpy.lib.format import open_memmap
 
 from coderiv.index.analysis_workers import AnalyzedBatch, default_workers
 from coderiv.index.child_processes import stop_pool, worker_pool
-from coderiv.index.postings import Postings, group_by_key, narrow
+from coderiv.index.postings import ENCODE_CHUNK, Postings, doc_runs, group_by_key, narrow
 from coderiv.keys.kinds import StoreSpec
 from coderiv.weights import document_norms, idf_weight, tf_weight
 
@@ -123,9 +123,8 @@ class Sources:
             in_range = np.flatnonzero((self.old_to_new >= lo) & (self.old_to_new < hi))
             if len(in_range):
                 store = self.old[name]
-                old_docs = np.asarray(store.docs)
-                positions = np.flatnonzero((old_docs >= in_range[0]) & (old_docs <= in_range[-1]))
-                new = self.old_to_new[old_docs[positions]]
+                positions, old_numbers = _postings_of_documents(store, int(in_range[0]), int(in_range[-1]))
+                new = self.old_to_new[old_numbers]
                 positions, new = positions[new >= 0], new[new >= 0]
                 key_of = np.searchsorted(np.asarray(store.ptr), positions, side="right") - 1
                 docs.append(new)
@@ -134,6 +133,20 @@ class Sources:
         if not docs:
             return np.empty(0, np.int64), np.empty(0, np.uint64), np.empty(0, np.uint32)
         return np.concatenate(docs).astype(np.int64), np.concatenate(keys), np.concatenate(vals)
+
+
+def _postings_of_documents(store: Postings, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
+    """Positions and document numbers of the postings of documents first..last (inclusive),
+    decoding the document numbers a chunk at a time (memory stays bounded)."""
+    positions, numbers = [], []
+    for a in range(0, len(store.docs), ENCODE_CHUNK):
+        docs = store.docs[a : a + ENCODE_CHUNK]
+        hit = np.flatnonzero((docs >= first) & (docs <= last))
+        positions.append(hit + a)
+        numbers.append(docs[hit])
+    if not positions:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(positions).astype(np.int64), np.concatenate(numbers).astype(np.int64)
 
 
 def _ranges(weights: np.ndarray, budget: int) -> list[tuple[int, int]]:
@@ -213,7 +226,7 @@ def write_store(
     np.cumsum(counts, out=ptr[1:])
     out.mkdir(parents=True, exist_ok=True)
     val_dtype = narrow(maxvals).dtype
-    out_docs = open_memmap(out / "docs.npy", mode="w+", dtype=np.uint32, shape=(int(ptr[-1]),))
+    out_docs = open_memmap(scratch / f"{_safe(name)}.docs32.npy", mode="w+", dtype=np.uint32, shape=(int(ptr[-1]),))
     out_vals = open_memmap(out / "vals.npy", mode="w+", dtype=val_dtype, shape=(int(ptr[-1]),))
     filled = ptr[:-1].copy()
     for seg_keys, seg_counts, _, folder in segments:
@@ -224,13 +237,28 @@ def write_store(
         out_vals[dest] = np.load(folder / "vals.npy").astype(val_dtype)
         filled[pos] += seg_counts
         shutil.rmtree(folder)
-    out_docs.flush()
     out_vals.flush()
-    del out_docs, out_vals
+    del out_vals
+    _save_doc_numbers(out_docs, ptr, out)
+    del out_docs
+    (scratch / f"{_safe(name)}.docs32.npy").unlink()
     np.save(out / "keys.npy", all_keys)
     np.save(out / "ptr.npy", ptr)
     np.save(out / "maxvals.npy", narrow(maxvals))
     return Postings.load(out, n_docs)
+
+
+def _save_doc_numbers(docs: np.ndarray, ptr: np.ndarray, out: Path) -> None:
+    """Write merged uint32 document numbers as :class:`~coderiv.index.postings.DocNumbers`
+    (``docs.npy`` low 16 bits, runs of high bits), a chunk at a time from the memory map."""
+    run_at, run_high = doc_runs(docs, ptr)
+    low = open_memmap(out / "docs.npy", mode="w+", dtype=np.uint16, shape=(len(docs),))
+    for a in range(0, len(docs), ENCODE_CHUNK):
+        low[a : a + ENCODE_CHUNK] = np.asarray(docs[a : a + ENCODE_CHUNK]) & 0xFFFF
+    low.flush()
+    del low
+    np.save(out / "doc_run_at.npy", run_at)
+    np.save(out / "doc_run_high.npy", run_high)
 
 
 def _cosine_components(

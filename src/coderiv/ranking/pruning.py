@@ -34,25 +34,6 @@ def _kth_largest(values: np.ndarray, k: int | None) -> float:
     return float(np.partition(values, len(values) - k)[len(values) - k])
 
 
-def _search_segments(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """For each i, the position of ``targets[i]`` in the sorted slice ``values[lo[i]:hi[i]]``, or
-    −1 where it is absent: many binary searches at once, ~log2(longest slice) numpy steps."""
-    lo, hi = lo.astype(np.int64), hi.astype(np.int64)
-    end = hi.copy()
-    targets = targets.astype(np.int64)
-    while True:
-        active = np.flatnonzero(lo < hi)
-        if not len(active):
-            break
-        mid = (lo[active] + hi[active]) // 2
-        right = values[mid] < targets[active]
-        lo[active[right]] = mid[right] + 1
-        hi[active[~right]] = mid[~right]
-    found = lo < end
-    found[found] = values[lo[found]] == targets[found]
-    return np.where(found, lo, -1)
-
-
 def pruned_top_k(
     index: Index, prepared: PreparedQuery, measure: Measure, k: int | None, floor: float = 0.0
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -111,7 +92,7 @@ def pruned_top_k(
     factor = measure.doc(lengths[candidates], f_q, norms[candidates])
     # Phase 2: probe the remaining (long, low-weight) postings for the surviving candidates, a
     # group of terms at a time, with one vectorized binary search over every (term, candidate).
-    ptr, all_docs, all_vals = np.asarray(store.ptr), np.asarray(store.docs), np.asarray(store.vals)
+    ptr, all_vals = np.asarray(store.ptr), np.asarray(store.vals)
     i, group = done, 4
     while i < len(order) and len(candidates):
         upper = np.minimum(factor * (partial[candidates] + term_tail[i]), factor * partial[candidates] + tail[i])
@@ -132,7 +113,7 @@ def pruned_top_k(
         else:
             pair_term = np.repeat(np.arange(len(terms)), len(candidates))
             pair_doc = np.tile(candidates, len(terms))
-            at = _search_segments(all_docs, ptr[positions][pair_term], ptr[positions + 1][pair_term], pair_doc)
+            at = store.docs.search(ptr[positions][pair_term], ptr[positions + 1][pair_term], pair_doc)
             hit = np.flatnonzero(at >= 0)
             if not len(hit):
                 continue

@@ -1,0 +1,74 @@
+"""Document numbers in 2 bytes a posting (DocNumbers): every read equals the plain array."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from coderiv.index.postings import DocNumbers, Postings, doc_runs, from_forward
+
+PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+#: Numbers around the 16-bit boundaries, so keys span several runs of high bits.
+NUMBERS = st.one_of(st.integers(0, 40), st.integers(65_530, 65_545), st.integers(131_070, 131_075), st.integers(0, 2**32 - 1))
+KEYS = st.lists(st.lists(NUMBERS, min_size=1, max_size=12, unique=True).map(sorted), min_size=1, max_size=8)
+
+
+def _plain(keys: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    docs = np.array([d for key in keys for d in key], np.uint32)
+    ptr = np.concatenate(([0], np.cumsum([len(key) for key in keys]))).astype(np.int64)
+    return docs, ptr
+
+
+@PROPERTY
+@given(keys=KEYS, chunk=st.integers(1, 20), cuts=st.lists(st.integers(0, 100), min_size=2, max_size=8))
+def test_every_read_of_split_numbers_equals_the_plain_array(keys, chunk, cuts):
+    docs, ptr = _plain(keys)
+    split = DocNumbers.encode(docs, ptr)
+    assert split.low.dtype == np.uint16 and len(split) == len(docs)
+    # encoding a chunk at a time (as the writer does from a memory map) gives the same runs
+    run_at, run_high = doc_runs(docs, ptr, chunk)
+    np.testing.assert_array_equal(run_at, split.run_at)
+    np.testing.assert_array_equal(run_high, split.run_high)
+    np.testing.assert_array_equal(np.asarray(split), docs)
+    bounds = sorted(c % (len(docs) + 1) for c in cuts)
+    starts, ends = np.array(bounds[:-1]), np.array(bounds[1:])
+    np.testing.assert_array_equal(split.ranges(starts, ends), np.concatenate([docs[a:b] for a, b in zip(starts, ends)]))
+    assert split.ranges(starts, ends).dtype == np.uint32
+    picks = np.array(cuts) % len(docs)
+    np.testing.assert_array_equal(split.take(picks), docs[picks])
+    np.testing.assert_array_equal(split[bounds[0] : bounds[-1]], docs[bounds[0] : bounds[-1]])
+
+
+@PROPERTY
+@given(keys=KEYS, targets=st.lists(NUMBERS, min_size=1, max_size=10))
+def test_search_finds_a_document_within_a_key_exactly_where_a_plain_search_does(keys, targets):
+    docs, ptr = _plain(keys)
+    split = DocNumbers.encode(docs, ptr)
+    pairs = [(k, t) for k in range(len(keys)) for t in [*targets, keys[0][0]]]
+    got = split.search(np.array([ptr[k] for k, _ in pairs]), np.array([ptr[k + 1] for k, _ in pairs]), np.array([t for _, t in pairs]))
+    expected = [int(ptr[k]) + keys[k].index(t) if t in keys[k] else -1 for k, t in pairs]
+    assert got.tolist() == expected
+
+
+def test_runs_start_at_each_key_and_where_the_high_bits_change():
+    docs, ptr = _plain([[3, 70_000, 70_001, 140_000], [5], [65_535, 65_536]])
+    split = DocNumbers.encode(docs, ptr)
+    assert split.low.tolist() == [3, 70_000 - 65_536, 70_001 - 65_536, 140_000 - 131_072, 5, 65_535, 0]
+    assert split.run_at.tolist() == [0, 1, 3, 4, 5, 6, 7]
+    assert split.run_high.tolist() == [0, 1, 2, 0, 0, 1]
+
+
+def test_saved_postings_load_memory_mapped_with_the_same_numbers(tmp_path):
+    per_doc = [(np.array([1, 5], np.uint64), np.array([2, 1], np.int32))] * 70_000
+    postings = from_forward(per_doc)
+    postings.save(tmp_path / "s")
+    loaded = Postings.load(tmp_path / "s", n_docs=70_000)
+    assert loaded.docs.run_high.tolist() == [0, 1, 0, 1]
+    assert loaded.docs.run_at.tolist() == [0, 65_536, 70_000, 135_536, 140_000]
+    docs, vals, lengths = loaded.slices(np.array([1]))
+    np.testing.assert_array_equal(docs, np.arange(70_000, dtype=np.uint32))
+    assert lengths.tolist() == [70_000] and vals.tolist() == [1] * 70_000
+    keys, values = loaded.doc_keys(69_999)
+    assert keys.tolist() == [1, 5] and values.tolist() == [2, 1]
