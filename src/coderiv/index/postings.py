@@ -67,7 +67,7 @@ def doc_runs(docs: np.ndarray, ptr: np.ndarray, chunk: int | None = None) -> tup
         starts.append(at)
         highs.append(high[at - a])
         previous = int(high[-1])
-    run_at = np.concatenate([*starts, [len(docs)]]).astype(np.int64)
+    run_at = narrow(np.concatenate([*starts, [len(docs)]]).astype(np.int64))  # uint32 below 4G postings
     run_high = np.concatenate(highs).astype(np.uint16) if highs else np.empty(0, np.uint16)
     return run_at, run_high
 
@@ -112,7 +112,8 @@ class DocNumbers:
         counts = np.searchsorted(self.run_at, ends, side="left") - first
         run = _concat_ranges(first, counts)
         owner = np.repeat(np.arange(len(starts)), counts)
-        lengths = np.minimum(self.run_at[run + 1], ends[owner]) - np.maximum(self.run_at[run], starts[owner])
+        run_start, run_end = self.run_at[run].astype(np.int64), self.run_at[run + 1].astype(np.int64)
+        lengths = np.minimum(run_end, ends[owner]) - np.maximum(run_start, starts[owner])
         high = np.repeat(np.asarray(self.run_high[run]).astype(np.uint32), lengths)
         return (high << np.uint32(16)) | low
 
@@ -146,8 +147,8 @@ class DocNumbers:
         at = np.full(len(targets), -1, np.int64)
         if len(found):
             r = run[found]
-            sub_lo = np.maximum(self.run_at[r], lo[found])
-            sub_hi = np.minimum(self.run_at[r + 1], hi[found])
+            sub_lo = np.maximum(self.run_at[r].astype(np.int64), lo[found])
+            sub_hi = np.minimum(self.run_at[r + 1].astype(np.int64), hi[found])
             at[found] = search_segments(self.low, sub_lo, sub_hi, targets[found] & 0xFFFF)
         return at
 

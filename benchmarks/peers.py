@@ -1,0 +1,209 @@
+"""coderiv against its peers on one synthetic collection, side by side in one run.
+
+    python benchmarks/peers.py --docs 20000 [--queries 50] [--threads 2]
+        [--coderiv before=/path/to/old/src --coderiv after=src]
+
+Indexes the deterministic synthetic collection of ``bench_scale.py`` (Zipfian vocabulary,
+~900-word documents, an uncompressed tar made once) with every engine, each in a fresh process
+(so its peak RSS is its own), and queries it with whole documents of the collection:
+
+- **coderiv** identity5 and cosine, exact top-20 with pruning (one row per ``--coderiv LABEL=SRC``
+  tree, so an old and a new version are measured in the same run);
+- **tantivy** (the Rust engine's Python binding, ``pip install 'coderiv[bench]'``) BM25 top-20,
+  the OR of every distinct word of the query, on ``--threads`` indexing threads and on one;
+- **bm25s** BM25 top-20, if installed (optional: the table says so when it is missing).
+
+Prints one table: build seconds, peak RSS of the build process and its workers, index bytes on
+disk, and query median / p90 in ms (query analysis excluded for coderiv, included for the
+peers since they take text), plus each figure's ratio to tantivy's. Read ratios, not
+absolutes, on a shared machine; the load average is printed before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from bench_scale import materialize
+from common import machine, peak_rss_mb
+
+WORD = re.compile(r"\w+")
+
+
+def _texts(tar: Path) -> Iterator[tuple[str, str]]:
+    with tarfile.open(tar) as archive:
+        for member in archive:
+            handle = archive.extractfile(member)
+            if handle is not None:
+                yield member.name, handle.read().decode("utf-8", "replace")
+
+
+def _folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def _latencies(run: Any, queries: dict[str, str]) -> tuple[float, float, int]:
+    """(median ms, p90 ms, queries whose own document came first)."""
+    times, first = [], 0
+    for qid, text in queries.items():
+        start = time.perf_counter()
+        top = run(text)
+        times.append((time.perf_counter() - start) * 1000)
+        first += bool(top) and top[0] == qid
+    times.sort()
+    return times[len(times) // 2], times[min(len(times) - 1, round(0.9 * (len(times) - 1)))], first
+
+
+def run_coderiv(tar: Path, out: Path, queries: dict[str, str], threads: int) -> dict[str, Any]:
+    from coderiv import Index, Searcher
+
+    start = time.perf_counter()
+    Index.update_from(tar, out, workers=threads)
+    build = time.perf_counter() - start
+    own, children = peak_rss_mb()
+    index = Index.open(out)
+    searcher = Searcher(index)
+    rows = {}
+    for measure in ("identity5", "cosine"):
+        prepared = {qid: searcher.prepare(text) for qid, text in queries.items()}
+
+        def rank(qid_text: str, measure: str = measure, prepared: dict[str, Any] = prepared) -> list[str]:
+            result = searcher.rank(prepared[qid_text], measure, top=20, prune=True)
+            return [m.doc_id for m in result.matches]
+
+        median, p90, first = _latencies(rank, {qid: qid for qid in queries})
+        rows[measure] = {"median_ms": median, "p90_ms": p90, "self_first": first}
+    files = index.manifest["files"].values()
+    return {"build_s": build, "rss_mb": own, "workers_rss_mb": children,
+            "index_bytes": sum(m["bytes"] for m in files), "queries": rows}
+
+
+def run_tantivy(tar: Path, out: Path, queries: dict[str, str], threads: int) -> dict[str, Any]:
+    import tantivy
+
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("id", stored=True, tokenizer_name="raw")
+    builder.add_text_field("body", stored=False)
+    schema = builder.build()
+    out.mkdir(parents=True)
+    index = tantivy.Index(schema, path=str(out))
+    start = time.perf_counter()
+    writer = index.writer(heap_size=256_000_000, num_threads=threads)
+    for doc_id, text in _texts(tar):
+        writer.add_document(tantivy.Document(id=doc_id, body=text))
+    writer.commit()
+    writer.wait_merging_threads()
+    build = time.perf_counter() - start
+    own, children = peak_rss_mb()
+    index.reload()
+    searcher = index.searcher()
+
+    def search(text: str) -> list[str]:
+        words = sorted({w.lower() for w in WORD.findall(text)})
+        query = tantivy.Query.boolean_query([(tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", w)) for w in words])
+        return [searcher.doc(address)["id"][0] for _, address in searcher.search(query, 20).hits]
+
+    median, p90, first = _latencies(search, queries)
+    return {"build_s": build, "rss_mb": own, "workers_rss_mb": children, "index_bytes": _folder_bytes(out),
+            "queries": {"bm25": {"median_ms": median, "p90_ms": p90, "self_first": first}}}
+
+
+def run_bm25s(tar: Path, out: Path, queries: dict[str, str], threads: int) -> dict[str, Any]:
+    import bm25s
+
+    start = time.perf_counter()
+    ids, texts = zip(*_texts(tar))
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(list(texts), stopwords="en", show_progress=False), show_progress=False)
+    build = time.perf_counter() - start
+    own, children = peak_rss_mb()
+    retriever.save(str(out))
+
+    def search(text: str) -> list[str]:
+        found, _ = retriever.retrieve(bm25s.tokenize([text], stopwords="en", show_progress=False), k=20, show_progress=False)
+        return [ids[i] for i in found[0]]
+
+    median, p90, first = _latencies(search, queries)
+    return {"build_s": build, "rss_mb": own, "workers_rss_mb": children, "index_bytes": _folder_bytes(out),
+            "queries": {"bm25": {"median_ms": median, "p90_ms": p90, "self_first": first}}}
+
+
+ENGINES = {"coderiv": run_coderiv, "tantivy": run_tantivy, "bm25s": run_bm25s}
+
+
+def child(args: argparse.Namespace) -> None:
+    """One engine, in this fresh process: prints its figures as JSON."""
+    texts = json.loads(args.tar.with_suffix(".queries.json").read_text("utf-8"))
+    queries = dict(list(sorted(texts.items()))[: args.queries])
+    shutil.rmtree(args.out, ignore_errors=True)
+    try:
+        print(json.dumps(ENGINES[args.child](args.tar, args.out, queries, args.threads)))
+    finally:
+        shutil.rmtree(args.out, ignore_errors=True)
+
+
+def _run(engine: str, label: str, src: str | None, tar: Path, threads: int, queries: int) -> dict[str, Any] | str:
+    env = dict(os.environ)
+    if src:
+        env["PYTHONPATH"] = os.pathsep.join([str(Path(src).resolve()), env.get("PYTHONPATH", "")])
+    command = [sys.executable, __file__, "--child", engine, "--tar", str(tar), "--threads", str(threads),
+               "--queries", str(queries), "--out", f"/tmp/coderiv-peers-{label}"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    if done.returncode:
+        return done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--docs", type=int, default=20_000)
+    parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--coderiv", action="append", default=[], metavar="LABEL=SRC",
+                        help="a coderiv source tree to measure (repeatable); default: the installed one")
+    parser.add_argument("--child", choices=sorted(ENGINES), help=argparse.SUPPRESS)
+    parser.add_argument("--tar", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args)
+        return
+    tar = materialize(args.docs, max(args.queries, 50))
+    print(f"machine: {machine()}")
+    print(f"date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average before: {os.getloadavg()}")
+    print(f"collection: {args.docs} documents, {tar.stat().st_size / 1e6:.0f} MB tar; {args.queries} whole-document queries")
+    runs: list[tuple[str, str, str | None, int]] = []
+    for spec in args.coderiv or ["coderiv="]:
+        label, _, src = spec.partition("=")
+        runs.append((f"coderiv {label}".strip(), "coderiv", src or None, args.threads))
+    runs += [(f"tantivy {args.threads} threads", "tantivy", None, args.threads), ("tantivy 1 thread", "tantivy", None, 1),
+             ("bm25s", "bm25s", None, 1)]
+    results = {name: _run(engine, name.replace(" ", "-"), src, tar, threads, args.queries) for name, engine, src, threads in runs}
+    print(f"load average after: {os.getloadavg()}")
+    base = results.get(f"tantivy {args.threads} threads")
+    print("| engine | build s | peak RSS MB (workers) | index MB | query | median / p90 ms | own doc first |")
+    print("|---|---|---|---|---|---|---|")
+    for name, result in results.items():
+        if isinstance(result, str):
+            print(f"| {name} | not run: {result} | | | | | |")
+            continue
+        ratio = (lambda key: f" ({result[key] / base[key]:.2f}×)") if isinstance(base, dict) else (lambda key: "")
+        for measure, q in result["queries"].items():
+            print(f"| {name} | {result['build_s']:.1f}{ratio('build_s')} | {result['rss_mb']:.0f} ({result['workers_rss_mb']:.0f}) "
+                  f"| {result['index_bytes'] / 1e6:.1f}{ratio('index_bytes')} | {measure} "
+                  f"| {q['median_ms']:.1f} / {q['p90_ms']:.1f} | {q['self_first']}/{args.queries} |")
+    print("ratios in parentheses: to tantivy on the same number of threads")
+
+
+if __name__ == "__main__":
+    main()
