@@ -197,7 +197,9 @@ def main() -> None:
         if isinstance(result, str):
             print(f"| {name} | not run: {result} | | | | | |")
             continue
-        ratio = (lambda key: f" ({result[key] / base[key]:.2f}×)") if isinstance(base, dict) else (lambda key: "")
+        def ratio(key: str, result: dict[str, Any] = result) -> str:
+            return f" ({result[key] / base[key]:.2f}×)" if isinstance(base, dict) else ""
+
         for measure, q in result["queries"].items():
             print(f"| {name} | {result['build_s']:.1f}{ratio('build_s')} | {result['rss_mb']:.0f} ({result['workers_rss_mb']:.0f}) "
                   f"| {result['index_bytes'] / 1e6:.1f}{ratio('index_bytes')} | {measure} "

@@ -235,6 +235,37 @@ def test_incremental_run_equals_full_recomputation(tmp_path_factory, monkeypatch
     assert rows_by_id(incremental) == rows_by_id(full)  # bit-identical percentages
 
 
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10_000), method=st.sampled_from(sorted(METHODS)), budget=st.integers(1, 40))
+def test_a_memory_budget_computes_rows_by_document_range_with_identical_results(
+    tmp_path_factory, monkeypatch, seed, method, budget
+):
+    from coderiv.pairs import engine as pairs
+
+    monkeypatch.setattr(pairs, "POSTINGS_STEP", 30)  # whole-store passes in several steps
+    ranges: list[list[tuple[int, int]]] = []
+    original = pairs.document_ranges
+    monkeypatch.setattr("coderiv.pairs.run.document_ranges", lambda *args: ranges.append(original(*args)) or ranges[-1])
+    tmp = tmp_path_factory.mktemp("mem")
+    rng = random.Random(seed)
+    index = build(tmp / "c", _random_docs(rng, 16, vocab=15, length=20), tmp)
+    whole, whole_report = compute_pairs(index, method, top=3)
+    assert ranges[-1] == [(0, index.n_docs)]  # the default budget holds this collection
+    ranged, report = compute_pairs(index, method, top=3, memory=budget * pairs.BYTES_PER_PAIR)
+    assert len(ranges[-1]) > 1 and ranges[-1][0][0] == 0 and ranges[-1][-1][1] == index.n_docs
+    assert report.shared_pairs == whole_report.shared_pairs > 0
+    for name in ("row_ptr", "targets", "values", "truncated"):
+        assert np.array_equal(whole.arrays[name], ranged.arrays[name]), name
+    # an incremental run under the budget equals a full one
+    run_pairs(index, method, top=3, memory=budget * pairs.BYTES_PER_PAIR)
+    _edit(tmp / "c", rng)
+    Index.update_from(tmp / "c", tmp / "idx", workers=1)
+    index = Index.open(tmp / "idx")
+    assert run_pairs(index, method, top=3, memory=budget * pairs.BYTES_PER_PAIR).mode == "incremental"
+    full, _ = compute_pairs(index, method, top=3)
+    assert rows_by_id(PairTable.open(index, method)) == rows_by_id(full)
+
+
 def test_incremental_run_recomputes_only_touched_rows(tmp_path):
     rng = random.Random(7)
     docs = {f"d{i:02d}.txt": " ".join(f"t{rng.randrange(10_000)}" for _ in range(40)) for i in range(20)}

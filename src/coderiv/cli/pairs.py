@@ -36,12 +36,14 @@ def _ensure_store(index_dir: Path, method: str, quiet: bool) -> Any:
 @click.option("--dask", "dask_address", default=None, metavar="local|ADDRESS",
               help="Run on Dask: 'local' starts a LocalCluster here; an address uses that scheduler.")
 @click.option("--workers", type=click.IntRange(1), default=None, help="LocalCluster workers (default: all cores).")
+@click.option("--memory", "memory_gb", type=click.FloatRange(0.01), default=None, metavar="GB",
+              help="Memory for the shared pairs (default 4); past it, rows are computed by document range.")
 @index_option
 @quiet_option
 @friendly_errors
 def pairs_command(
     method: str, top: int, max_df: int | None, full: bool, dask_address: str | None, workers: int | None,
-    index_dir: Path, quiet: bool,
+    memory_gb: float | None, index_dir: Path, quiet: bool,
 ) -> None:
     """Every document's top-k most similar documents, stored in the index.
 
@@ -54,14 +56,15 @@ def pairs_command(
     if workers is not None and dask_address != "local":
         raise CoderivError("--workers sets the size of a local cluster: use it with --dask local")
     index = _ensure_store(index_dir, method, quiet)
+    memory = None if memory_gb is None else int(memory_gb * (1 << 30))
     with progress_bar(quiet, f"pairs ({method})") as bar:
         if dask_address:
             from coderiv.pairs.dask_backend import dask_client, dask_engine
 
             with dask_client(dask_address, workers) as client:
-                report = run_pairs(index, method, top, max_df, full, dask_engine(client), bar)
+                report = run_pairs(index, method, top, max_df, full, dask_engine(client), bar, memory)
         else:
-            report = run_pairs(index, method, top, max_df, full, serial_engine, bar)
+            report = run_pairs(index, method, top, max_df, full, serial_engine, bar, memory)
     if report.mode == "unchanged":
         click.echo(f"{method} pair table of {index_dir} is up to date ({report.documents} documents)")
         return

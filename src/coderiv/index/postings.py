@@ -47,7 +47,8 @@ def search_segments(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, targets:
 def _concat_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """``starts[i], starts[i]+1, …`` (``counts[i]`` of them) for every i, concatenated."""
     offsets = np.cumsum(counts) - counts
-    return np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(starts - offsets, counts)
+    ranges: np.ndarray = np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(starts - offsets, counts)
+    return ranges
 
 
 def doc_runs(docs: np.ndarray, ptr: np.ndarray, chunk: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -115,13 +116,15 @@ class DocNumbers:
         run_start, run_end = self.run_at[run].astype(np.int64), self.run_at[run + 1].astype(np.int64)
         lengths = np.minimum(run_end, ends[owner]) - np.maximum(run_start, starts[owner])
         high = np.repeat(np.asarray(self.run_high[run]).astype(np.uint32), lengths)
-        return (high << np.uint32(16)) | low
+        decoded: np.ndarray = (high << np.uint32(16)) | low
+        return decoded
 
     def take(self, positions: np.ndarray) -> np.ndarray:
         """Decoded numbers of the postings at ``positions`` (any order)."""
         positions = np.asarray(positions).astype(np.int64)
         run = np.searchsorted(self.run_at, positions, side="right") - 1
-        return (np.asarray(self.run_high[run]).astype(np.uint32) << np.uint32(16)) | np.asarray(self.low[positions])
+        decoded: np.ndarray = (np.asarray(self.run_high[run]).astype(np.uint32) << np.uint32(16)) | np.asarray(self.low[positions])
+        return decoded
 
     def __getitem__(self, item: slice | np.ndarray) -> np.ndarray:
         if isinstance(item, slice):

@@ -43,6 +43,7 @@ import numpy as np
 from coderiv.index.postings import Postings
 from coderiv.keys import chunks  # noqa: F401  (registers the "chunks" key kind)
 from coderiv.keys.kinds import TERMS, StoreSpec
+from coderiv.progress import Progress
 from coderiv.ranking.measures import get_measure, percent_of_self
 from coderiv.registry import Registry
 
@@ -57,6 +58,12 @@ MAX_DF_FRACTION = 0.01
 SCALE = float(1 << 40)
 #: Pairs emitted per block of keys: bounds the memory of one task (about 16 bytes per pair).
 BLOCK_PAIRS = 4_000_000
+#: Default memory budget of a run's shared pairs (bytes): past it, rows are computed a range of
+#: documents at a time (see :func:`document_ranges`).
+PAIRS_MEMORY = 4 << 30
+#: Bytes a shared pair costs at the peak of a range (block results, their concatenation, the
+#: sort, and SharedPairs' two orders): used to turn the budget into pairs.
+BYTES_PER_PAIR = 80
 
 
 @dataclass(frozen=True)
@@ -136,12 +143,14 @@ def count_block(
     n_docs: int,
     measure: str | None = None,
     rows: np.ndarray | None = None,
+    within: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Pairs of documents sharing the keys of one block, with their summed weights.
 
     ``lens[i]`` documents of key i follow each other in ``docs`` (ascending); ``vals`` are their
     values (f_dt), needed only with a ``measure``. A pair (a, b), a < b, is coded a·N + b. With
-    ``rows`` (a boolean mask over documents) only pairs with an end in ``rows`` are kept.
+    ``rows`` (a boolean mask over documents) only pairs with an end in ``rows`` are kept; with
+    ``within`` (another mask: the document range being computed) only pairs with an end in it.
     """
     lens = np.asarray(lens, np.int64)
     starts = np.concatenate(([0], np.cumsum(lens)[:-1])) if len(lens) else lens
@@ -158,6 +167,9 @@ def count_block(
             matrix = docs[at]
             first, second = matrix[:, a].ravel(), matrix[:, b].ravel()
             keep = None if rows is None else rows[first] | rows[second]
+            if within is not None:
+                near = within[first] | within[second]
+                keep = near if keep is None else keep & near
             weights = None
             if measure is not None:
                 assert vals is not None  # a weighted method reads the values
@@ -186,9 +198,10 @@ class BlockTask:
     n_docs: int
     measure: str | None
     rows: np.ndarray | None
+    within: np.ndarray | None = None
 
     def run(self) -> tuple[int, np.ndarray, np.ndarray]:
-        codes, sums = count_block(self.lens, self.docs, self.vals, self.n_docs, self.measure, self.rows)
+        codes, sums = count_block(self.lens, self.docs, self.vals, self.n_docs, self.measure, self.rows, self.within)
         return self.number, codes, sums
 
 
@@ -198,18 +211,20 @@ def plan_blocks(
     measure: str | None,
     rows: np.ndarray | None,
     budget: int | None = None,
+    within: np.ndarray | None = None,
+    first_number: int = 0,
 ) -> Iterator[BlockTask]:
     """Cut the keys at ``positions`` (ascending) into consecutive blocks of about ``budget`` pairs
-    (default :data:`BLOCK_PAIRS`); :func:`block_count` of them."""
+    (default :data:`BLOCK_PAIRS`), numbered from ``first_number``; :func:`block_count` of them."""
     f = np.asarray(store.ptr[positions + 1] - store.ptr[positions], np.int64)
     lo = 0
-    for number, hi in enumerate(_block_ends(f, budget)):
+    for number, hi in enumerate(_block_ends(f, budget), first_number):
         if hi <= lo:
             continue
         docs, vals, _ = store.gather(positions[lo:hi])
         yield BlockTask(
             number, f[lo:hi], np.asarray(docs, np.uint32),
-            None if measure is None else np.asarray(vals), store.n_docs, measure, rows,
+            None if measure is None else np.asarray(vals), store.n_docs, measure, rows, within,
         )
         lo = hi
 
@@ -280,6 +295,30 @@ def key_view(store: Postings, max_df: int, measure: str | None) -> KeyView:
             np.add.at(sizes, docs, key_weights(measure, vals, vals, np.repeat(f[a:b], f[a:b])[keep]))
     skipped = ~used
     return KeyView(max_df, used, sizes, np.asarray(store.keys)[skipped], int(f[skipped].sum()))
+
+
+def document_ranges(store: Postings, eligible: np.ndarray, max_pairs: int, step: int | None = None) -> list[tuple[int, int]]:
+    """Consecutive document ranges whose rows can be computed within ``max_pairs`` shared pairs.
+
+    A document's pairs are at most Σ (f_t − 1) over its eligible keys, so a range's shared
+    pairs are at most the sum of its documents' bounds; ranges are cut on that sum. One range
+    (every document) when the whole collection's bound fits, as in the unbounded run.
+    """
+    n = store.n_docs
+    f = store.doc_freqs
+    if int((f[eligible] * (f[eligible] - 1) // 2).sum()) <= max_pairs:
+        return [(0, n)]
+    bound = np.zeros(n)
+    ptr = np.asarray(store.ptr)
+    for a, b in key_ranges(store, step):
+        partners = np.repeat(np.where(eligible[a:b], f[a:b] - 1, 0), f[a:b])
+        bound += np.bincount(np.asarray(store.docs[ptr[a] : ptr[b]]), weights=partners, minlength=n)
+    cuts: list[int] = [0]
+    total = np.cumsum(bound)
+    while cuts[-1] < n:
+        base = total[cuts[-1] - 1] if cuts[-1] else 0.0
+        cuts.append(min(n, max(int(np.searchsorted(total, base + max_pairs, side="right")), cuts[-1] + 1)))
+    return list(zip(cuts[:-1], cuts[1:]))
 
 
 def keys_holding(store: Postings, docs_mask: np.ndarray) -> np.ndarray:
@@ -409,6 +448,25 @@ class RunReport:
     skipped_keys: int
     skipped_postings: int
     reason: str = ""
+
+
+def shared_pairs_of(
+    results: Iterable[tuple[int, np.ndarray, np.ndarray]], n: int, progress: Progress | None
+) -> tuple[SharedPairs, int]:
+    """Sum the blocks' counts (in block order) into shared pairs; also the number of blocks."""
+    collected = []
+    for number, codes, sums in results:
+        collected.append((number, codes, sums))
+        if progress is not None:
+            progress.advance(1)
+    collected.sort(key=lambda r: r[0])
+    codes, shared = aggregate(
+        np.concatenate([r[1] for r in collected]) if collected else np.empty(0, np.uint64),
+        np.concatenate([r[2] for r in collected]) if collected else None,
+    )
+    count = len(collected)
+    del collected
+    return SharedPairs.from_codes(codes, shared, n), count
 
 
 def _docs_with_keys(store: Postings, keys: np.ndarray) -> np.ndarray:

@@ -13,15 +13,16 @@ from coderiv.index.index import Index
 from coderiv.index.index import open_with_store as open_index_with_store
 from coderiv.keys.kinds import StoreSpec
 from coderiv.pairs.engine import (
+    BYTES_PER_PAIR,
     DEFAULT_METHOD,
     DEFAULT_TOP,
+    PAIRS_MEMORY,
     Engine,
     RunReport,
-    SharedPairs,
-    aggregate,
     block_count,
     default_max_df,
     directed_values,
+    document_ranges,
     get_method,
     join_rows,
     key_view,
@@ -30,6 +31,7 @@ from coderiv.pairs.engine import (
     row_ranges,
     select_top,
     serial_engine,
+    shared_pairs_of,
 )
 from coderiv.pairs.table import PairTable
 from coderiv.progress import Progress
@@ -43,8 +45,15 @@ def compute_pairs(
     previous: PairTable | None = None,
     engine: Engine = serial_engine,
     progress: Progress | None = None,
+    memory: int | None = None,
 ) -> tuple[PairTable, RunReport]:
-    """The pair table of ``index`` (incrementally from ``previous`` when it can be reused)."""
+    """The pair table of ``index`` (incrementally from ``previous`` when it can be reused).
+
+    ``memory`` (bytes, default :data:`~coderiv.pairs.engine.PAIRS_MEMORY`) bounds the shared
+    pairs held at once: past it, rows are computed a document range at a time
+    (:func:`~coderiv.pairs.engine.document_ranges`); each range's blocks keep only pairs with an
+    end in the range, so the rows are the same, only slower.
+    """
     pm = get_method(method)
     store = index.store(pm.store.name)
     n = index.n_docs
@@ -64,34 +73,34 @@ def compute_pairs(
     if rows is not None:  # only keys holding a recomputed document
         eligible &= keys_holding(store, rows)
     positions = np.flatnonzero(eligible)
-    results = []
+    max_pairs = max(1, (memory or PAIRS_MEMORY) // BYTES_PER_PAIR)
+    ranges = document_ranges(store, eligible, max_pairs)
+    pieces: list[tuple[np.ndarray, ...]] = []
+    blocks = shared_pairs = 0
+    kept_counts = None if plan is None else np.bincount(plan.kept_src, minlength=n)
+    range_positions = [positions] if len(ranges) == 1 else [
+        positions[keys_holding(store, _documents(n, d0, d1))[positions]] for d0, d1 in ranges
+    ]
     if progress is not None:
-        progress.start(block_count(store, positions), "blocks")
-    for number, codes, sums in engine(plan_blocks(store, positions, pm.measure, rows)):
-        results.append((number, codes, sums))
-        if progress is not None:
-            progress.advance(1)
-    results.sort(key=lambda r: r[0])
-    blocks = len(results)
-    codes, shared = aggregate(
-        np.concatenate([r[1] for r in results]) if results else np.empty(0, np.uint64),
-        np.concatenate([r[2] for r in results]) if results else None,
-    )
-    shared_pairs = len(codes)
-    del results
-    pairs = SharedPairs.from_codes(codes, shared, n)
-    del codes, shared
-    counts = pairs.row_counts(n)
-    if plan is not None:
-        counts += np.bincount(plan.kept_src, minlength=n)
-    pieces = []
-    for r0, r1 in row_ranges(counts):
-        src, dst, weight = pairs.rows(r0, r1)
-        val = directed_values(pm, src, dst, weight, view.sizes, lengths)
-        if plan is None:
-            pieces.append(select_top(src - r0, dst, val, top, r1 - r0))
-        else:
-            pieces.append(plan.merge(src, dst, val, top, r0, r1))
+        progress.start(sum(block_count(store, p) for p in range_positions), "blocks")
+    for (d0, d1), positions_of_range in zip(ranges, range_positions):
+        within = None if len(ranges) == 1 else _documents(n, d0, d1)
+        tasks = plan_blocks(store, positions_of_range, pm.measure, rows, within=within, first_number=blocks)
+        pairs, count = shared_pairs_of(engine(tasks), n, progress)
+        blocks += count
+        shared_pairs += int(np.count_nonzero((pairs.first >= d0) & (pairs.first < d1)))
+        counts = pairs.row_counts(n)[d0:d1]
+        if kept_counts is not None:
+            counts += kept_counts[d0:d1]
+        for r0, r1 in row_ranges(counts):
+            r0, r1 = r0 + d0, r1 + d0
+            src, dst, weight = pairs.rows(r0, r1)
+            val = directed_values(pm, src, dst, weight, view.sizes, lengths)
+            if plan is None:
+                pieces.append(select_top(src - r0, dst, val, top, r1 - r0))
+            else:
+                pieces.append(plan.merge(src, dst, val, top, r0, r1))
+        del pairs
     row_ptr, targets, values, truncated = join_rows(pieces)
     recomputed, mode = (n, "full") if plan is None else (int(plan.rows.sum()), "incremental")
     table = PairTable.create(index, pm, top, max_df, view, row_ptr, targets, values, truncated)
@@ -100,6 +109,13 @@ def compute_pairs(
         len(view.skipped_keys), view.skipped_postings, "" if plan is None else plan.reason,
     )
     return table, report
+
+
+def _documents(n: int, d0: int, d1: int) -> np.ndarray:
+    """Mask of documents d0 ≤ d < d1 among n."""
+    mask = np.zeros(n, bool)
+    mask[d0:d1] = True
+    return mask
 
 
 def similar(index: Index, doc_id: str, method: str = DEFAULT_METHOD) -> list[tuple[int, float, str]]:
@@ -115,12 +131,14 @@ def run_pairs(
     full: bool = False,
     engine: Engine = serial_engine,
     progress: Progress | None = None,
+    memory: int | None = None,
 ) -> RunReport:
-    """Compute (or bring up to date) and save the pair table of ``index`` for ``method``."""
+    """Compute (or bring up to date) and save the pair table of ``index`` for ``method``
+    (``memory``: see :func:`compute_pairs`)."""
     pm = get_method(method)
     with PairTable.lock(index, pm.name):
         previous = None if full else PairTable.load_previous(index, pm.name)
-        table, report = compute_pairs(index, pm.name, top, max_df, previous, engine, progress)
+        table, report = compute_pairs(index, pm.name, top, max_df, previous, engine, progress, memory)
         if report.mode != "unchanged":
             table.save(index, pm.name)
     return report
