@@ -111,12 +111,18 @@ class DocNumbers:
             low = np.concatenate([self.low[a:b] for a, b in zip(starts.tolist(), ends.tolist())])
         first = np.searchsorted(self.run_at, starts, side="right") - 1
         counts = np.searchsorted(self.run_at, ends, side="left") - first
-        run = _concat_ranges(first, counts)
-        owner = np.repeat(np.arange(len(starts)), counts)
-        run_start, run_end = self.run_at[run].astype(np.int64), self.run_at[run + 1].astype(np.int64)
-        lengths = np.minimum(run_end, ends[owner]) - np.maximum(run_start, starts[owner])
-        high = np.repeat(np.asarray(self.run_high[run]).astype(np.uint32), lengths)
-        decoded: np.ndarray = (high << np.uint32(16)) | low
+        if int(counts.max()) == 1:  # each range within one run (rare keys, or N ≤ 65,536): no run walk
+            high = np.asarray(self.run_high[first]).astype(np.uint32)
+            if not high.any():
+                return low.astype(np.uint32)
+            decoded: np.ndarray = np.repeat(high << np.uint32(16), ends - starts)
+        else:
+            run = _concat_ranges(first, counts)
+            owner = np.repeat(np.arange(len(starts)), counts)
+            run_start, run_end = self.run_at[run].astype(np.int64), self.run_at[run + 1].astype(np.int64)
+            lengths = np.minimum(run_end, ends[owner]) - np.maximum(run_start, starts[owner])
+            decoded = np.repeat(np.asarray(self.run_high[run]).astype(np.uint32) << np.uint32(16), lengths)
+        decoded |= low
         return decoded
 
     def take(self, positions: np.ndarray) -> np.ndarray:
@@ -145,7 +151,10 @@ class DocNumbers:
         targets = np.asarray(targets).astype(np.int64)
         first = np.searchsorted(self.run_at, lo, side="right") - 1
         last = np.searchsorted(self.run_at, hi, side="left")
-        run = search_segments(self.run_high, first, last, targets >> 16)
+        if bool(np.all(last - first == 1)):  # every key within one run: check its high bits
+            run = np.where(np.asarray(self.run_high[first]) == targets >> 16, first, -1)
+        else:
+            run = search_segments(self.run_high, first, last, targets >> 16)
         found = np.flatnonzero(run >= 0)
         at = np.full(len(targets), -1, np.int64)
         if len(found):
