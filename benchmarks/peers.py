@@ -183,7 +183,7 @@ def main() -> None:
     print(f"date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average before: {os.getloadavg()}")
     print(f"collection: {args.docs} documents, {tar.stat().st_size / 1e6:.0f} MB tar; {args.queries} whole-document queries")
     runs: list[tuple[str, str, str | None, int]] = []
-    for spec in args.coderiv or ["coderiv="]:
+    for spec in args.coderiv or ["="]:
         label, _, src = spec.partition("=")
         runs.append((f"coderiv {label}".strip(), "coderiv", src or None, args.threads))
     runs += [(f"tantivy {args.threads} threads", "tantivy", None, args.threads), ("tantivy 1 thread", "tantivy", None, 1),
