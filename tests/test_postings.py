@@ -50,6 +50,8 @@ def test_search_finds_a_document_within_a_key_exactly_where_a_plain_search_does(
     got = split.search(np.array([ptr[k] for k, _ in pairs]), np.array([ptr[k + 1] for k, _ in pairs]), np.array([t for _, t in pairs]))
     expected = [int(ptr[k]) + keys[k].index(t) if t in keys[k] else -1 for k, t in pairs]
     assert got.tolist() == expected
+    owner = np.array([k for k, _ in pairs])  # bounds given once per key
+    assert split.search(ptr[:-1], ptr[1:], np.array([t for _, t in pairs]), owner).tolist() == expected
 
 
 def test_runs_start_at_each_key_and_where_the_high_bits_change():

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -98,6 +99,12 @@ class DocNumbers:
     def __len__(self) -> int:
         return len(self.low)
 
+    def _search_runs(self, positions: np.ndarray, side: Literal["left", "right"]) -> np.ndarray:
+        """``np.searchsorted`` over ``run_at`` with the positions in its own (narrowed) type:
+        a mixed-type search would convert the whole ``run_at`` on every call."""
+        found: np.ndarray = np.searchsorted(self.run_at, positions.astype(self.run_at.dtype), side=side)
+        return found.astype(np.int64)
+
     def ranges(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
         """Decoded numbers of postings ``starts[i]:ends[i]`` for every i, concatenated."""
         starts, ends = np.asarray(starts).astype(np.int64), np.asarray(ends).astype(np.int64)
@@ -109,8 +116,8 @@ class DocNumbers:
             low = np.asarray(self.low[int(starts[0]) : int(ends[0])])
         else:
             low = np.concatenate([self.low[a:b] for a, b in zip(starts.tolist(), ends.tolist())])
-        first = np.searchsorted(self.run_at, starts, side="right") - 1
-        counts = np.searchsorted(self.run_at, ends, side="left") - first
+        first = self._search_runs(starts, "right") - 1
+        counts = self._search_runs(ends, "left") - first
         if int(counts.max()) == 1:  # each range within one run (rare keys, or N ≤ 65,536): no run walk
             high = np.asarray(self.run_high[first]).astype(np.uint32)
             if not high.any():
@@ -128,7 +135,7 @@ class DocNumbers:
     def take(self, positions: np.ndarray) -> np.ndarray:
         """Decoded numbers of the postings at ``positions`` (any order)."""
         positions = np.asarray(positions).astype(np.int64)
-        run = np.searchsorted(self.run_at, positions, side="right") - 1
+        run = self._search_runs(positions, "right") - 1
         decoded: np.ndarray = (np.asarray(self.run_high[run]).astype(np.uint32) << np.uint32(16)) | np.asarray(self.low[positions])
         return decoded
 
@@ -144,23 +151,31 @@ class DocNumbers:
         decoded = self[:]
         return decoded if dtype is None else decoded.astype(dtype)
 
-    def search(self, lo: np.ndarray, hi: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """For each i, the position of document ``targets[i]`` among postings ``lo[i]:hi[i]`` of
-        one key, or −1: the run with the target's high bits, then its low bits within that run."""
+    def search(
+        self, lo: np.ndarray, hi: np.ndarray, targets: np.ndarray, owner: np.ndarray | None = None
+    ) -> np.ndarray:
+        """For each i, the position of document ``targets[i]`` among the postings of one key, or
+        −1: the run with the target's high bits, then its low bits within that run. The key's
+        postings are ``lo[j]:hi[j]`` with ``j = owner[i]`` (``j = i`` without ``owner``), so
+        many targets probing the same key find its runs once."""
         lo, hi = np.asarray(lo).astype(np.int64), np.asarray(hi).astype(np.int64)
         targets = np.asarray(targets).astype(np.int64)
-        first = np.searchsorted(self.run_at, lo, side="right") - 1
-        last = np.searchsorted(self.run_at, hi, side="left")
-        if bool(np.all(last - first == 1)):  # every key within one run: check its high bits
-            run = np.where(np.asarray(self.run_high[first]) == targets >> 16, first, -1)
-        else:
-            run = search_segments(self.run_high, first, last, targets >> 16)
-        found = np.flatnonzero(run >= 0)
+        owner = np.arange(len(targets)) if owner is None else np.asarray(owner)
+        first = self._search_runs(lo, "right") - 1
+        last = self._search_runs(hi, "left")
         at = np.full(len(targets), -1, np.int64)
+        if bool(np.all(last - first == 1)):  # each key within one run, which covers all of it
+            found = np.flatnonzero(np.asarray(self.run_high[first])[owner] == targets >> 16)
+            keys = owner[found]
+            sub_lo, sub_hi = lo[keys], hi[keys]
+        else:
+            keys = owner
+            run = search_segments(self.run_high, first[keys], last[keys], targets >> 16)
+            found = np.flatnonzero(run >= 0)
+            keys, r = keys[found], run[found]
+            sub_lo = np.maximum(self.run_at[r].astype(np.int64), lo[keys])
+            sub_hi = np.minimum(self.run_at[r + 1].astype(np.int64), hi[keys])
         if len(found):
-            r = run[found]
-            sub_lo = np.maximum(self.run_at[r].astype(np.int64), lo[found])
-            sub_hi = np.minimum(self.run_at[r + 1].astype(np.int64), hi[found])
             at[found] = search_segments(self.low, sub_lo, sub_hi, targets[found] & 0xFFFF)
         return at
 

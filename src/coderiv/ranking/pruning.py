@@ -113,7 +113,7 @@ def pruned_top_k(
         else:
             pair_term = np.repeat(np.arange(len(terms)), len(candidates))
             pair_doc = np.tile(candidates, len(terms))
-            at = store.docs.search(ptr[positions][pair_term], ptr[positions + 1][pair_term], pair_doc)
+            at = store.docs.search(ptr[positions], ptr[positions + 1], pair_doc, pair_term)
             hit = np.flatnonzero(at >= 0)
             if not len(hit):
                 continue
