@@ -168,7 +168,7 @@ def test_a_crash_during_commit_leaves_the_previous_index_intact(tmp_path, monkey
         raise OSError("disk on fire")
 
     monkeypatch.setattr("coderiv.index.storage.os.rename", crash)
-    with pytest.raises(OSError, match="disk on fire"):
+    with pytest.raises(CoderivError, match="disk on fire; the index was left as it was before"):
         Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
     monkeypatch.undo()
     index = Index.open(tmp_path / "i")

@@ -13,6 +13,7 @@ id order and every array is rebuilt from the per-document (forward) postings.
 from __future__ import annotations
 
 import datetime as _dt
+import errno
 import json
 import os
 import shutil
@@ -358,7 +359,10 @@ class Index:
                     report.rebuilt = f"the index was damaged ({damage[0]}); every document is read again"
             reuse = old if (old is not None and report.rebuilt is None) else None
             specs = [wanted["terms"], *sorted((s for n, s in wanted.items() if n != "terms"), key=lambda s: s.name)]
-            _write(root, source, settings, specs, reuse, report, workers, progress)
+            try:
+                _write(root, source, settings, specs, reuse, report, workers, progress)
+            except OSError as exc:  # disk full, quota, permissions: the previous generation is intact
+                raise CoderivError(_write_failure(root, exc)) from None
             return report
 
 
@@ -381,6 +385,16 @@ def open_with_store(
         notice(f"adding store {spec.name} to the index (reading {source} again)")
     Index.update_from(source, index.root, stores=[spec], progress=progress, workers=workers)
     return Index.open(index.root)
+
+
+def _write_failure(root: Path, exc: OSError) -> str:
+    """One line saying why writing failed, and that the live index did not change."""
+    where = f" ({exc.filename})" if exc.filename else ""
+    # numpy reports a short write ("N requested and M written") without an errno: a full disk
+    full = exc.errno in (errno.ENOSPC, errno.EDQUOT) or (exc.errno is None and "requested and" in str(exc))
+    reason = "disk full" if full else (exc.strerror or str(exc))
+    return f"cannot write the index at {root}: {reason}{where}; the index was left as it was before"
+
 
 
 def _write(

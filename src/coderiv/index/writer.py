@@ -226,8 +226,8 @@ def write_store(
     np.cumsum(counts, out=ptr[1:])
     out.mkdir(parents=True, exist_ok=True)
     val_dtype = narrow(maxvals).dtype
-    out_docs = open_memmap(scratch / f"{_safe(name)}.docs32.npy", mode="w+", dtype=np.uint32, shape=(int(ptr[-1]),))
-    out_vals = open_memmap(out / "vals.npy", mode="w+", dtype=val_dtype, shape=(int(ptr[-1]),))
+    out_docs = preallocated_memmap(scratch / f"{_safe(name)}.docs32.npy", np.dtype(np.uint32), int(ptr[-1]))
+    out_vals = preallocated_memmap(out / "vals.npy", val_dtype, int(ptr[-1]))
     filled = ptr[:-1].copy()
     for seg_keys, seg_counts, _, folder in segments:
         pos = np.searchsorted(all_keys, seg_keys)
@@ -252,13 +252,26 @@ def _save_doc_numbers(docs: np.ndarray, ptr: np.ndarray, out: Path) -> None:
     """Write merged uint32 document numbers as :class:`~coderiv.index.postings.DocNumbers`
     (``docs.npy`` low 16 bits, runs of high bits), a chunk at a time from the memory map."""
     run_at, run_high = doc_runs(docs, ptr)
-    low = open_memmap(out / "docs.npy", mode="w+", dtype=np.uint16, shape=(len(docs),))
+    low = preallocated_memmap(out / "docs.npy", np.dtype(np.uint16), len(docs))
     for a in range(0, len(docs), ENCODE_CHUNK):
         low[a : a + ENCODE_CHUNK] = np.asarray(docs[a : a + ENCODE_CHUNK]) & 0xFFFF
     low.flush()
     del low
     np.save(out / "doc_run_at.npy", run_at)
     np.save(out / "doc_run_high.npy", run_high)
+
+
+def preallocated_memmap(path: Path, dtype: np.dtype, length: int) -> np.memmap:
+    """A new ``.npy`` array file mapped for writing, its blocks reserved on disk first.
+
+    A store written through a memory map into a sparse file would meet a full disk as SIGBUS
+    (death without a message); ``posix_fallocate`` makes a full disk an ``OSError`` here.
+    """
+    array = open_memmap(path, mode="w+", dtype=dtype, shape=(length,))
+    if length and hasattr(os, "posix_fallocate"):
+        with open(path, "r+b") as handle:
+            os.posix_fallocate(handle.fileno(), 0, os.fstat(handle.fileno()).st_size)
+    return array
 
 
 def _cosine_components(
