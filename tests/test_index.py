@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import tarfile
 
 import numpy as np
@@ -204,11 +205,11 @@ def test_verify_finds_flipped_bytes_that_keep_the_size(tmp_path):
     write_docs(tmp_path / "c", DOCS)
     Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
     assert Index.open(tmp_path / "i").verify() == []
-    path = tmp_path / "i" / "gen-000001" / "store-0" / "vals.npy"
+    path = tmp_path / "i" / "gen-000001" / "store-0" / "docs.npy"
     data = bytearray(path.read_bytes())
-    data[-1] ^= 0xFF
+    data[-4] ^= 0x01  # the last posting names another document, still in range: only checksums see it
     path.write_bytes(bytes(data))
-    assert Index.open(tmp_path / "i").verify() == ["store-0/vals.npy: checksum mismatch"]
+    assert Index.open(tmp_path / "i").verify() == ["store-0/docs.npy: checksum mismatch"]
 
 
 def test_a_damaged_index_is_rebuilt_by_the_next_index_run(tmp_path):
@@ -290,3 +291,80 @@ def test_an_open_index_keeps_serving_its_snapshot_after_an_update(tmp_path):
     # 2-word chunks of the old generation: 6, 6, 6 and 3 terms give 5 + 5 + 5 + 2 postings
     assert reader.store("chunks:bits=32,n=2").n_postings == 5 + 5 + 5 + 2
     assert Index.open(tmp_path / "i").n_docs == 5
+
+
+
+
+def test_a_file_name_that_is_not_utf8_is_indexed_under_an_escaped_id(tmp_path):
+    folder = tmp_path / "c"
+    write_docs(folder, {"plain.txt": "ordinary words here"})
+    (folder / os.fsdecode(b"caf\xe9.txt")).write_text("the cafe menu lists coffee", "utf-8")
+    with tarfile.open(tmp_path / "c.tar", "w", encoding="utf-8", errors="surrogateescape") as archive:
+        archive.add(folder / os.fsdecode(b"caf\xe9.txt"), arcname=os.fsdecode(b"caf\xe9.txt"))
+    for source, out in ((folder, "i"), (tmp_path / "c.tar", "t")):
+        report = Index.update_from(source, tmp_path / out, workers=1)
+        assert report.escaped == ["caf\\xe9.txt"]
+        assert "caf\\xe9.txt" in Index.open(tmp_path / out).doc_ids
+    from coderiv.text.collection import read_member
+
+    assert read_member(folder, "caf\\xe9.txt") == b"the cafe menu lists coffee"
+    assert read_member(tmp_path / "c.tar", "caf\\xe9.txt") == b"the cafe menu lists coffee"
+
+
+
+
+def test_a_leading_dot_slash_is_stripped_exactly_so_hidden_members_stay_hidden(tmp_path):
+    archive_path = tmp_path / "home.tar"
+    with tarfile.open(archive_path, "w") as archive:
+        for name, text in (("./.hidden/secret.txt", b"secret words"), ("./.git/config", b"config words"), ("./a.txt", b"plain words")):
+            info = tarfile.TarInfo(name)
+            info.size = len(text)
+            archive.addfile(info, io.BytesIO(text))
+    Index.update_from(archive_path, tmp_path / "i", workers=1)
+    assert Index.open(tmp_path / "i").doc_ids == ["a.txt"]
+
+
+def test_an_index_inside_its_own_collection_is_not_indexed(tmp_path):
+    write_docs(tmp_path / "c", DOCS)
+    Index.update_from(tmp_path / "c", tmp_path / "c" / "ix", workers=1)
+    write_docs(tmp_path / "c", {"e.txt": "another document"})
+    report = Index.update_from(tmp_path / "c", tmp_path / "c" / "ix", workers=1)
+    assert report.added == ["e.txt"]
+    assert Index.open(tmp_path / "c" / "ix").doc_ids == sorted([*DOCS, "e.txt"])
+
+
+@pytest.mark.parametrize("array", ["keys", "vals"])
+def test_flipped_bytes_in_keys_or_values_are_a_clear_error_at_open(tmp_path, array):
+    write_docs(tmp_path / "c", {f"d{n}.txt": f"word{n} shared text number{n} more{n} other{n} " * (n + 1) for n in range(40)})
+    Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    path = tmp_path / "i" / "gen-000001" / "store-0" / f"{array}.npy"
+    data = bytearray(path.read_bytes())
+    for offset in range(len(data) - 64, len(data)):
+        data[offset] ^= 0xFF
+    path.write_bytes(bytes(data))
+    expected = "keys out of order" if array == "keys" else "values out of range"
+    with pytest.raises(CorruptIndexError, match=re.escape(f"store terms is damaged ({expected}); rebuild the index")):
+        Index.open(tmp_path / "i")
+
+
+
+def test_an_update_never_reuses_damaged_postings(tmp_path):
+    """Flipped bytes in the previous generation (document lengths, which an update copies and
+    no structural check can judge): the update sees them and rebuilds."""
+    docs = {f"d{n}.txt": f"word{n} shared text number {n} " * 3 for n in range(6)}
+    write_docs(tmp_path / "c", docs)
+    Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    path = tmp_path / "i" / "gen-000001" / "doc_lengths.npy"
+    data = bytearray(path.read_bytes())
+    for offset in range(len(data) - 16, len(data)):
+        data[offset] ^= 0xFF
+    path.write_bytes(bytes(data))
+    write_docs(tmp_path / "c", {"d0.txt": "a changed first document"})
+    report = Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    assert report.rebuilt == (
+        "the index was damaged (doc_lengths.npy: checksum mismatch); every document is read again"
+    )
+    assert sorted(report.added) == sorted(docs) and not report.changed
+    Index.update_from(tmp_path / "c", tmp_path / "fresh", workers=1)
+    assert Index.open(tmp_path / "i").verify() == []
+    assert_same_index(Index.open(tmp_path / "i"), Index.open(tmp_path / "fresh"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import subprocess
@@ -25,7 +26,8 @@ def small_disk(tmp_path):
     if done.returncode != 0:
         pytest.skip(f"cannot mount a small tmpfs here: {done.stderr.decode().strip()}")
     yield mount
-    subprocess.run(["umount", str(mount)], capture_output=True, timeout=30)
+    gc.collect()  # indexes opened by the test map files on the tmpfs
+    subprocess.run(["umount", "--lazy", str(mount)], capture_output=True, timeout=30)
 
 
 def _texts(n: int, seed: int) -> dict[str, str]:

@@ -89,6 +89,8 @@ def index_command(
         click.echo(f"skipped {printable(skipped.doc_id)}: {printable(skipped.reason)}", err=True)
     for doc_id, note in report.notes:
         click.echo(f"note: {printable(doc_id)}: {printable(note)}", err=True)
+    for doc_id in report.escaped:
+        click.echo(f"warning: {printable(doc_id)}: file name is not UTF-8; its bad bytes are spelled \\xNN in the id", err=True)
     for doc_id in report.lossy:
         click.echo(f"warning: {printable(doc_id)}: undecodable bytes replaced (not valid UTF-8)", err=True)
 

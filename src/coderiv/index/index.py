@@ -86,6 +86,8 @@ class UpdateReport:
     unchanged: int = 0
     skipped: list[Skipped] = field(default_factory=list)
     lossy: list[str] = field(default_factory=list)
+    #: ids of documents whose file names were not UTF-8 (their bad bytes spelled ``\xNN``)
+    escaped: list[str] = field(default_factory=list)
     rebuilt: str | None = None
     n_docs: int = 0
     #: the format of each document analysed in this run (``pdf``, ``docx``, ``text``...)
@@ -146,6 +148,31 @@ def _rebuild_reason(old: Index, settings: AnalysisSettings, stores: list[StoreSp
     if old.manifest.get("extraction", 1) != EXTRACTION_VERSION:
         return "documents are read differently now (PDF, Word, Markdown, reStructuredText…)"
     return None
+#: Arrays up to this length are checked whole on every open; longer ones through an even sample
+#: (reading gigabytes on every open would not be cheap). Full checksums: ``coderiv info --verify``.
+STRUCTURE_SAMPLE = 1 << 16
+
+
+def _sampled(array: np.ndarray) -> np.ndarray:
+    """Every entry of a short array; evenly spaced entries and the last two of a long one."""
+    n = len(array)
+    step = max(1, n // STRUCTURE_SAMPLE)
+    positions = np.unique(np.concatenate((np.arange(0, n, step), np.arange(max(0, n - 2), n))))
+    return np.asarray(array[positions])
+
+
+def check_structure(store: Postings, where: str) -> None:
+    """Structural checks beyond the shapes :meth:`Postings.check_shapes` tests: keys strictly
+    ascending (lookups bisect them), every value at most the largest per-key maximum (scoring
+    tables are sized by it). Flipped bytes become a one-line error instead of an IndexError or a
+    silently different score."""
+    keys = _sampled(store.keys)
+    keys_ok = bool(np.all(keys[1:] > keys[:-1]))
+    top = int(np.max(store.maxvals, initial=0))
+    vals_ok = not len(store.vals) or int(_sampled(store.vals).max()) <= top
+    if not (keys_ok and vals_ok):
+        problem = "keys out of order" if not keys_ok else "values out of range"
+        raise CorruptIndexError(f"{where} is damaged ({problem}); rebuild the index with 'coderiv index'")
 
 
 def _doc_table_arrays(ids: list[str], shas: list[str]) -> tuple[bytes, np.ndarray]:
@@ -193,6 +220,8 @@ class Index:
         self._stores: dict[str, Postings] = {
             name: Postings.load(generation / meta["dir"], self.n_docs, mmap) for name, meta in manifest["stores"].items()
         }
+        for name, store in self._stores.items():
+            check_structure(store, f"index at {root}, store {name}")
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -422,6 +451,8 @@ def _write(
             seen.add(raw.doc_id)
             if raw.modified is not None:
                 modified[raw.doc_id] = raw.modified
+            if raw.escaped:
+                report.escaped.append(raw.doc_id)
             source_bytes += len(raw.data)
             if progress is not None:
                 progress.advance(len(raw.data) if raw.stored is None else raw.stored)

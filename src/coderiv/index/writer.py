@@ -17,6 +17,7 @@ Peak memory is a few times ``range_postings`` × 8 bytes, whatever the collectio
 from __future__ import annotations
 
 import multiprocessing
+import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator

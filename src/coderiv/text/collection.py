@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tarfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -33,10 +34,51 @@ class RawDocument:
     #: the compressed bytes read since the previous document): progress against
     #: :func:`stored_size`. None when unknown (documents given by a program).
     stored: int | None = None
+    #: the file name was not valid UTF-8: ``doc_id`` spells its bad bytes as ``\xNN``
+    escaped: bool = False
 
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.data).hexdigest()
+
+
+_ESCAPED_BYTE = re.compile(r"\\x([89a-f][0-9a-f])")
+
+
+def escape_name(name: str) -> str:
+    """A document id for a file name read with undecodable bytes (Python's ``surrogateescape``,
+    U+DC80..U+DCFF): each such byte becomes ``\\xNN``, so the id is valid text that round-trips
+    through :func:`unescape_name`."""
+    return "".join(f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else c for c in name)
+
+
+def unescape_name(doc_id: str) -> str:
+    """The file name (with ``surrogateescape`` characters) an escaped id stands for."""
+    return _ESCAPED_BYTE.sub(lambda m: chr(0xDC00 + int(m.group(1), 16)), doc_id)
+
+
+def _document_id(name: str) -> tuple[str, bool]:
+    escaped = escape_name(name)
+    return escaped, escaped != name
+
+
+def holds_an_index(folder: Path) -> bool:
+    """True for a coderiv index folder (a ``CURRENT`` or ``lock`` file beside ``gen-*`` or
+    ``tmp-*`` folders): an index kept inside its own collection is never indexed."""
+    if not ((folder / "CURRENT").is_file() or (folder / "lock").is_file()):
+        return False
+    try:
+        return any(child.is_dir() and child.name.startswith(("gen-", "tmp-")) for child in folder.iterdir())
+    except OSError:
+        return False
+
+
+def _member_name(name: str) -> str:
+    """A tar member's name without its leading ``./`` prefixes (exactly those: ``./.git/x``
+    stays hidden as ``.git/x``)."""
+    while name.startswith("./"):
+        name = name[2:]
+    return name
 
 
 def is_archive(path: Path) -> bool:
@@ -52,8 +94,8 @@ def _folder_entries(root: Path) -> list[tuple[str, Path]]:
     """(id, path) of every regular, non-hidden file below ``root``, sorted by id."""
     entries: list[tuple[str, Path]] = []
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         base = Path(dirpath)
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not holds_an_index(base / d))
         for name in filenames:
             if name.startswith("."):
                 continue
@@ -66,21 +108,22 @@ def _folder_entries(root: Path) -> list[tuple[str, Path]]:
 
 def folder_ids(root: Path) -> Iterator[str]:
     """The ids :func:`iter_folder` gives, without reading the files."""
-    return (doc_id for doc_id, _ in _folder_entries(root))
+    return (_document_id(name)[0] for name, _ in _folder_entries(root))
 
 
 def iter_folder(root: Path) -> Iterator[RawDocument]:
     """Every regular, non-hidden file below ``root`` in sorted id order."""
-    for doc_id, path in _folder_entries(root):
+    for name, path in _folder_entries(root):
+        doc_id, escaped = _document_id(name)
         try:
             stat = path.stat()
             if stat.st_size > MAX_DOCUMENT_BYTES:
-                yield RawDocument(doc_id, b"", oversize=stat.st_size, stored=stat.st_size)
+                yield RawDocument(doc_id, b"", oversize=stat.st_size, stored=stat.st_size, escaped=escaped)
                 continue
             data = path.read_bytes()
         except OSError as exc:
-            raise InputError(f"cannot read {path}: {exc.strerror}") from exc
-        yield RawDocument(doc_id, data, modified=stat.st_mtime, stored=stat.st_size)
+            raise InputError(f"cannot read {escape_name(str(path))}: {exc.strerror}") from exc
+        yield RawDocument(doc_id, data, modified=stat.st_mtime, stored=stat.st_size, escaped=escaped)
 
 
 def iter_archive(path: Path) -> Iterator[RawDocument]:
@@ -95,17 +138,18 @@ def iter_archive(path: Path) -> Iterator[RawDocument]:
                 return read - before
 
             for member in archive:
-                name = member.name.lstrip("./") if member.name.startswith("./") else member.name
+                name = _member_name(member.name)
                 if not member.isfile() or _hidden(tuple(name.split("/"))):
                     continue
+                doc_id, escaped = _document_id(name)
                 if member.size > MAX_DOCUMENT_BYTES:
-                    yield RawDocument(name, b"", oversize=member.size, stored=consumed())
+                    yield RawDocument(doc_id, b"", oversize=member.size, stored=consumed(), escaped=escaped)
                     continue
                 handle = archive.extractfile(member)
                 if handle is None:
                     continue
                 data = handle.read()
-                yield RawDocument(name, data, modified=float(member.mtime), stored=consumed())
+                yield RawDocument(doc_id, data, modified=float(member.mtime), stored=consumed(), escaped=escaped)
     except (tarfile.TarError, EOFError, OSError) as exc:
         raise InputError(f"cannot read archive {path}: {exc}") from exc
 
@@ -151,10 +195,12 @@ def read_member(source: str | os.PathLike[str], doc_id: str) -> bytes:
     path = Path(source)
     if path.is_dir():
         target = path / doc_id
+        if not target.exists() and (path / unescape_name(doc_id)).exists():
+            target = path / unescape_name(doc_id)
         try:
             return target.read_bytes()
         except OSError as exc:
-            raise InputError(f"cannot read {target}: {exc.strerror}") from exc
+            raise InputError(f"cannot read {escape_name(str(target))}: {exc.strerror}") from exc
     for doc in iter_archive(path):
         if doc.doc_id == doc_id:
             return doc.data
