@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -55,3 +57,19 @@ def test_bytes_in_memory_get_the_same_checks() -> None:
     with pytest.raises(CoderivError, match=r"^u\.txt: 11 bytes is larger than the 10-byte limit$"):
         read_query_bytes(b"x" * 11, "u.txt", max_bytes=10)
     assert read_query_bytes(b"x" * 10, "u.txt", max_bytes=10).text == "x" * 10
+
+
+def test_a_query_file_that_is_a_fifo_is_refused_not_waited_on(tmp_path):
+    """In a subprocess with a timeout: reading a FIFO nobody writes to would block forever."""
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    code = "from coderiv.text.reading import read_query; import sys; read_query(sys.argv[1])"
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(fifo)], env={**os.environ, "PYTHONPATH": src}, capture_output=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert done.stderr.decode().strip().splitlines()[-1] == (
+        f"coderiv.errors.InputError: {fifo} is not a regular file (a pipe, socket or device); "
+        "pass its content on stdin with '-'"
+    )

@@ -5,6 +5,7 @@ indexing: too large, binary, and undecodable bytes (replaced and reported)."""
 from __future__ import annotations
 
 import glob
+import stat
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -66,7 +67,10 @@ def read_query(path: str) -> QueryDocument:
     if Path(path).is_dir():
         raise CoderivError(f"{path} is a folder: iter_queries reads every document in it")
     try:
-        size = Path(path).stat().st_size
+        info = Path(path).stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or never end
+            raise InputError(f"{path} is not a regular file (a pipe, socket or device); pass its content on stdin with '-'")
+        size = info.st_size
         if size > MAX_DOCUMENT_BYTES:
             raise CoderivError(f"{path}: {size} bytes is larger than the {MAX_DOCUMENT_BYTES}-byte limit")
         data = Path(path).read_bytes()
