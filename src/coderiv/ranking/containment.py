@@ -29,9 +29,8 @@ from coderiv.index.index import Index, open_with_store
 from coderiv.keys.chunks import ngram_ids
 from coderiv.keys.kinds import StoreSpec
 from coderiv.progress import Progress
-from coderiv.ranking.kernel import top_k
-from coderiv.ranking.percent import meets_threshold, percent
-from coderiv.ranking.results import Match, QueryResult
+from coderiv.ranking.percent import percent
+from coderiv.ranking.results import QueryResult, ranked_matches
 from coderiv.text.analysis import AnalysisSettings
 
 #: Words per chunk (paper 003 and ``coderiv pairs --method chunks`` use 5).
@@ -146,13 +145,7 @@ class ContainmentSearcher:
         """The documents holding most of the query (``top=None``: every one holding some),
         at or above ``min_percent``."""
         scores, own = self.scores(prepared)
-        if min_percent > 0:
-            scores = np.where(meets_threshold(percent(scores, own), min_percent), scores, 0.0)
-        ranked = top_k(scores, top)
-        matches = [
-            Match(rank=i + 1, percent=float(percent(scores[d], own)), score=float(scores[d]), doc_id=self.index.doc_ids[d])
-            for i, d in enumerate(ranked.tolist())
-        ]
+        matches = ranked_matches(scores, own, self.index.doc_ids, top, min_percent)
         note = None
         if own == 0:
             note = "the query has no words after analysis: every percentage is 0"

@@ -33,9 +33,8 @@ from coderiv.index.index import Index
 from coderiv.index.postings import Postings, from_forward
 from coderiv.keys.fingerprint import STRATEGIES, fingerprint_function, normalize_params, parse_params
 from coderiv.keys.kinds import StoreSpec
-from coderiv.ranking.kernel import top_k
-from coderiv.ranking.percent import meets_threshold, percent
-from coderiv.ranking.results import Match, QueryResult
+from coderiv.ranking.percent import percent
+from coderiv.ranking.results import QueryResult, ranked_matches
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument
 
 
@@ -218,13 +217,7 @@ class FingerprintSearcher:
         """The top documents by shared minutiae, with percentages (``top=None``: all scoring);
         ``min_percent`` keeps only documents at or above that percentage."""
         scores, own = self.scores(prepared)
-        if min_percent > 0:
-            scores = np.where(meets_threshold(percent(scores, own), min_percent), scores, 0.0)
-        ranked = top_k(scores, top)
-        matches = [
-            Match(rank=i + 1, percent=float(percent(scores[d], own)), score=float(scores[d]), doc_id=self.index.doc_ids[d])
-            for i, d in enumerate(ranked.tolist())
-        ]
+        matches = ranked_matches(scores, own, self.index.doc_ids, top, min_percent)
         note = None
         if own == 0:
             note = "the query's fingerprint is empty (no phrase selected): every percentage is 0"

@@ -31,10 +31,10 @@ import numpy as np
 from coderiv.index.index import Index
 from coderiv.index.postings import from_forward
 from coderiv.keys.kinds import counted_keys, term_key
-from coderiv.ranking.kernel import document_scores, store_contributions, top_k
+from coderiv.ranking.kernel import document_scores, store_contributions
 from coderiv.ranking.measures import DEFAULT_MEASURE, get_measure, self_score
-from coderiv.ranking.percent import meets_threshold, percent
-from coderiv.ranking.results import Match, QueryResult
+from coderiv.ranking.percent import percent
+from coderiv.ranking.results import QueryResult, ranked_matches
 from coderiv.weights import posting_norms
 
 PASSAGE_WORDS = 50
@@ -223,13 +223,7 @@ class PassageSearcher:
     ) -> QueryResult:
         """Documents by how many query passages they match; the score is that count."""
         counts, n_query = self.matched(prepared)
-        pct = percent(counts.astype(np.float64), float(n_query))
-        pct = np.where(meets_threshold(pct, min_percent), pct, 0.0)
-        ranked = top_k(pct, top)
-        matches = [
-            Match(rank=i + 1, percent=float(pct[d]), score=float(counts[d]), doc_id=self.index.doc_ids[d])
-            for i, d in enumerate(ranked.tolist())
-        ]
+        matches = ranked_matches(counts.astype(np.float64), float(n_query), self.index.doc_ids, top, min_percent)
         matched = int(np.count_nonzero(counts)) if n_query else 0
         note = None if n_query else "the query has no words after analysis: every percentage is 0"
         return QueryResult(label, self.method, float(n_query), prepared.length, matched, n_query, matches, note)

@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 
 from coderiv.output import json_percent
+from coderiv.ranking.kernel import top_k
+from coderiv.ranking.percent import meets_threshold, percent
 
 
 @dataclass(frozen=True)
@@ -75,3 +77,17 @@ class DocumentPercentages:
             for i in order
             if self.percents[i] > 0 and self.percents[i] >= min_percent
         ]
+
+
+def ranked_matches(
+    scores: np.ndarray, own: float, doc_ids: Sequence[str], top: int | None, min_percent: float = 0.0
+) -> list[Match]:
+    """The top documents by raw score (ties by document number), each with its absolute
+    percentage 100 · score / own, keeping only those that pass ``min_percent`` (the one
+    threshold rule of :mod:`coderiv.ranking.percent`)."""
+    percentages = percent(scores, own)
+    ranked = top_k(np.where(meets_threshold(percentages, min_percent), scores, 0.0), top)
+    return [
+        Match(rank=i + 1, percent=float(percentages[d]), score=float(scores[d]), doc_id=doc_ids[d])
+        for i, d in enumerate(ranked.tolist())
+    ]
