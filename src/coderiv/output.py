@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
+
+from coderiv.errors import CoderivError
 
 FORMATS = ("table", "json", "tsv")
 
@@ -90,3 +93,15 @@ def over_100_note(values: Iterable[float], reasons: Iterable[str | None], digits
     why = [r for r in dict.fromkeys(reasons) if r]
     text = "; ".join(why) if why else "the method is not bounded by the query's own score"
     return f"{OVER_100_MARK} above 100%: {text}"
+
+
+def save_figure(figure: Any, path: str | Path) -> None:
+    """Write a matplotlib figure as a PNG and close it; an unwritable path is one line."""
+    import matplotlib.pyplot as plt
+
+    try:
+        figure.savefig(path, dpi=110)
+    except (OSError, ValueError) as exc:
+        raise CoderivError(f"cannot write the plot {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    finally:
+        plt.close(figure)

@@ -5,34 +5,22 @@ screenshot is taken. Skipped only when /usr/bin/chromium is absent."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import chromium
 import pytest
 
 from coderiv.report import ReportOptions, build_report, render_html
 from report_corpus import build, para
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)")
 
 A1, LONG = para("a", 1), para("long", 0)
 FILLER = "\n".join(f"line{i} filler{i}" for i in range(60))  # tall, but too short to be folded
 QUERY = f"{A1}\n\n" + "\n".join(f"own{i} words{i}" for i in range(60)) + f"\n\n{LONG}"
 EVIL = '<script>window.pwned = 1</script> <img src=x onerror="window.pwned = 2"> </textarea> ' + para("x", 0)
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield browser
-        browser.close()
+pytestmark = chromium.needs_chromium
+browser = chromium.browser  # the shared fixture
 
 
 @pytest.fixture(scope="module")

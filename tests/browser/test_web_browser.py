@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import chromium
 import pytest
 
 import coderiv
@@ -28,13 +29,10 @@ from coderiv.pairs.run import require_store
 from coderiv.ranking.search import Searcher
 from coderiv.report import ReportOptions, build_report
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 EXAMPLE = Path(coderiv.__file__).parent / "data" / "example"
 QUERY = EXAMPLE / "plagiarized-essay.txt"
 TOKEN = "browser-test-token"
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)")
 
 
 def free_port() -> int:
@@ -89,15 +87,8 @@ def server(index_dir: Path) -> Iterator[str]:
             process.wait()
         log.close()
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield launched
-        launched.close()
+pytestmark = chromium.needs_chromium
+browser = chromium.browser  # the shared fixture
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 from coderiv.errors import CoderivError
 from coderiv.evaluation.evaluate import MethodResult
 from coderiv.extras import require
-from coderiv.output import fmt_percent
+from coderiv.output import fmt_percent, save_figure
 
 MAX_LABELS = 170
 
@@ -53,9 +53,4 @@ def plot_separation(results: Sequence[MethodResult], path: str | Path) -> None:
     axes[0, 0].scatter([], [], marker="_", s=120, color="tab:red", label="highest false match")
     axes[0, 0].legend(loc="lower left", fontsize=7, ncol=2)
     fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=110)
-    except (OSError, ValueError) as exc:
-        raise CoderivError(f"cannot write the plot {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    finally:
-        plt.close(fig)
+    save_figure(fig, path)

@@ -38,7 +38,7 @@ from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
 from coderiv.index.analysis_workers import Skipped
 from coderiv.index.cluster import dask_client
 from coderiv.index.index import Index, UpdateReport
-from coderiv.index.storage import write_lock
+from coderiv.index.storage import fsync_path, write_lock
 from coderiv.index.writer import cosine_statistics
 from coderiv.keys.kinds import StoreSpec
 from coderiv.text.analysis import AnalysisSettings, Analyzer
@@ -69,17 +69,10 @@ def _global(set_dir: Path, name: str) -> Path:
     return set_dir / "global" / name
 
 
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
 
 def _save(path: Path, array: np.ndarray) -> None:
     np.save(path, array)
-    _fsync(path)
+    fsync_path(path)
 
 
 # -- building -------------------------------------------------------------------------------------
@@ -257,14 +250,14 @@ def _merge_statistics(set_dir: Path, built: list[int]) -> dict[int, int]:
 
 def _commit(root: Path, set_dir: Path, manifest: dict[str, Any]) -> None:
     """Publish ``set_dir``: the manifest is written aside, fsynced and renamed over the old."""
-    _fsync(set_dir / "global")
-    _fsync(set_dir)
-    _fsync(root)
+    fsync_path(set_dir / "global")
+    fsync_path(set_dir)
+    fsync_path(root)
     tmp = root / (SHARDS_MANIFEST + ".tmp")
     tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True), "utf-8")
-    _fsync(tmp)
+    fsync_path(tmp)
     os.replace(tmp, root / SHARDS_MANIFEST)
-    _fsync(root)
+    fsync_path(root)
 
 
 # -- reading ---------------------------------------------------------------------------------------

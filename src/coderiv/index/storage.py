@@ -42,7 +42,8 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _fsync_path(path: Path) -> None:
+def fsync_path(path: Path) -> None:
+    """fsync a file or a folder (a folder's entries are durable once it is synced)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -156,23 +157,23 @@ def commit(root: Path, staging: Path) -> Path:
                 "bytes": path.stat().st_size,
                 "sha256": file_sha256(path),
             }
-            _fsync_path(path)
+            fsync_path(path)
     manifest["files"] = files
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True), "utf-8")
-    _fsync_path(manifest_path)
+    fsync_path(manifest_path)
     for folder in sorted({p.parent for p in staging.rglob("*")} | {staging}):
-        _fsync_path(folder)
+        fsync_path(folder)
 
     previous = [p for p in root.glob("gen-*") if p.is_dir()]
     number = max((int(p.name[4:]) for p in previous if p.name[4:].isdigit()), default=0) + 1
     generation = root / f"gen-{number:06d}"
     os.rename(staging, generation)
-    _fsync_path(root)
+    fsync_path(root)
     pointer_tmp = root / (CURRENT + ".tmp")
     pointer_tmp.write_text(generation.name + "\n", "utf-8")
-    _fsync_path(pointer_tmp)
+    fsync_path(pointer_tmp)
     os.replace(pointer_tmp, root / CURRENT)
-    _fsync_path(root)
+    fsync_path(root)
     for old in previous:  # open readers keep their memory maps: unlinked files live on
         shutil.rmtree(old, ignore_errors=True)
     for stale in root.glob("tmp-*"):

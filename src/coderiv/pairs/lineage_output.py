@@ -8,6 +8,7 @@ from pathlib import Path
 
 from coderiv.errors import CoderivError
 from coderiv.extras import require
+from coderiv.output import save_figure
 from coderiv.pairs.lineage import DATES, TEXT, TEXT_CEILING, TIE, Lineage, Link
 
 #: The most documents one picture holds legibly.
@@ -132,9 +133,4 @@ def plot_lineages(lineages: Sequence[Lineage], path: str | Path) -> None:
     ax.set_ylim(-depth + 0.4, 0.6)
     ax.axis("off")
     fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=110)
-    except (OSError, ValueError) as exc:
-        raise CoderivError(f"cannot write the plot {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    finally:
-        plt.close(fig)
+    save_figure(fig, path)
