@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -53,6 +54,10 @@ QUERY_FORMATS = (*FORMATS, "jsonl")
 @click.option("--format", "fmt", type=click.Choice(QUERY_FORMATS), default="table", show_default=True,
               help="jsonl: one JSON object per query and line, written as each is ranked.")
 @quiet_option
+@click.option(
+    "--dask", "dask_address", default=None, metavar="ADDRESS",
+    help="Sharded index: score the shards on the workers of this Dask scheduler (tcp://host:8786; they keep them open).",
+)
 @click.option("--verify", is_flag=True,
     help="Re-check the matches with exact passages (matching statistics): passages and a verified percentage."
 )
@@ -60,7 +65,8 @@ QUERY_FORMATS = (*FORMATS, "jsonl")
 def query_command(
     files: tuple[str, ...], doc_ids: tuple[str, ...], measure: str, top: int | None, min_percent: float | None,
     method: str, strategy: str | None, full_query: bool, exclude_self: bool, exclude_versions: bool, index_dir: Path,
-    stop: bool | None, stem: bool | None, language: str | None, fmt: str, quiet: bool = False, verify: bool = False,
+    stop: bool | None, stem: bool | None, language: str | None, fmt: str, dask_address: str | None = None,
+    quiet: bool = False, verify: bool = False,
 ) -> None:
     """Rank the collection against each query document: FILES ('-' for stdin), every document
     of a FOLDER or tar archive, files matching a glob pattern ('subs/**/*.md'), or --doc ID.
@@ -71,28 +77,47 @@ def query_command(
     and the share of the query they cover (a term-statistics or hash false match falls to 0%).
     """
     from coderiv.index.index import Index
-    from coderiv.ranking.batch import Limits, query_documents
     from coderiv.ranking.searchers import QueryOptions, make_searcher
 
     if not files and not doc_ids:
         raise CoderivError("give a query file, a folder or archive of them, '-' for standard input, or --doc ID")
     from coderiv.index.shards import ShardedIndex, is_sharded
 
-    searcher: Any
-    if is_sharded(index_dir):
-        from coderiv.ranking.sharded import sharded_searcher
+    with contextlib.ExitStack() as stack:
+        searcher: Any
+        if is_sharded(index_dir):
+            from coderiv.ranking.fanout import DaskFanout, Fanout
+            from coderiv.ranking.sharded import sharded_searcher
 
-        if exclude_self or exclude_versions:
-            raise CoderivError("--exclude-self and --exclude-versions need a single index, not a sharded one")
-        collection = ShardedIndex.open(index_dir)
-        index = next(iter(collection.shards.values()))  # the collection's settings and source
-        searcher = sharded_searcher(
-            collection, method, measure, settings_from(stop, stem, language, collection.settings), strategy, full_query
-        )
-    else:
-        index = Index.open(index_dir)
-        options = QueryOptions(measure, strategy, full_query, settings_from(stop, stem, language, index.settings))
-        searcher = make_searcher(index, method, options)
+            if exclude_self or exclude_versions:
+                raise CoderivError("--exclude-self and --exclude-versions need a single index, not a sharded one")
+            collection = ShardedIndex.open(index_dir)
+            index = next(iter(collection.shards.values()))  # the collection's settings and source
+            fanout: Fanout | None = None
+            if dask_address is not None:
+                from coderiv.index.cluster import dask_client
+
+                fanout = DaskFanout(collection, stack.enter_context(dask_client(dask_address)))
+            searcher = sharded_searcher(
+                collection, method, measure, settings_from(stop, stem, language, collection.settings), strategy, full_query,
+                fanout,
+            )
+        else:
+            if dask_address is not None:
+                raise CoderivError("--dask applies to a sharded index (built with 'coderiv index --shards K')")
+            index = Index.open(index_dir)
+            options = QueryOptions(measure, strategy, full_query, settings_from(stop, stem, language, index.settings))
+            searcher = make_searcher(index, method, options)
+        _run_queries(index, searcher, files, doc_ids, top, min_percent, exclude_self, exclude_versions, fmt, quiet, verify)
+
+
+def _run_queries(
+    index: Any, searcher: Any, files: tuple[str, ...], doc_ids: tuple[str, ...], top: int | None,
+    min_percent: float | None, exclude_self: bool, exclude_versions: bool, fmt: str, quiet: bool, verify: bool,
+) -> None:
+    """Rank every query with ``searcher`` and print the lists as they come."""
+    from coderiv.ranking.batch import Limits, query_documents
+
     versions = None
     if exclude_versions:
         from coderiv.pairs.groups import version_sets

@@ -14,12 +14,14 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from coderiv.errors import CoderivError
 from coderiv.index.shards import ShardedIndex, shard_of
 from coderiv.keys.kinds import term_keys
+from coderiv.ranking.fanout import Fanout, ThreadFanout
 from coderiv.ranking.fingerprint_search import FingerprintSearcher, PreparedFingerprint
 from coderiv.ranking.kernel import PreparedQuery, all_scores, top_k
 from coderiv.ranking.measures import DEFAULT_MEASURE, Measure, get_measure, self_score
@@ -42,49 +44,74 @@ def with_collection_size(measure: Measure, n_docs: int) -> Measure:
     )
 
 
+@lru_cache(maxsize=64)
+def _global_measure(name: str, n_docs: int) -> Measure:
+    return with_collection_size(get_measure(name), n_docs)
+
+
 @dataclass
 class ShardedQuery:
-    """A query's terms present in the collection (global f_t), and per shard the same terms
-    looked up in that shard's store."""
+    """A query's terms present in the collection (sorted keys, their global f_t); each shard
+    looks them up in its own store."""
 
+    keys: np.ndarray
     f_qt: np.ndarray
     f_t: np.ndarray
     f_q: int
     n_terms: int
-    parts: dict[int, PreparedQuery]
 
     @property
     def length(self) -> int:
         return self.f_q
 
 
+def _part(index: ShardedIndex, shard: int, query: ShardedQuery) -> PreparedQuery:
+    """The query as shard ``shard`` scores it: the terms it holds, with the global f_t."""
+    pos = index.shards[shard].terms.lookup(query.keys)
+    here = pos >= 0
+    return PreparedQuery(positions=pos[here], f_qt=query.f_qt[here], f_t=query.f_t[here], f_q=query.f_q, n_terms=query.n_terms)
+
+
+def shard_top_k(
+    index: ShardedIndex, shard: int, measure: str, query: ShardedQuery, top: int | None, floor: float
+) -> tuple[list[str], np.ndarray]:
+    """A fan-out step: the shard's exact top k at the score floor (ids and scores)."""
+    ix = index.shards[shard]
+    ranked, scores = pruned_top_k(ix, _part(index, shard, query), _global_measure(measure, index.n_docs), top, floor)
+    return [ix.doc_ids[d] for d in ranked.tolist()], scores
+
+
+def shard_scores(index: ShardedIndex, shard: int, measure: str, query: ShardedQuery) -> np.ndarray:
+    """A fan-out step: every document of the shard's score (full pass), in shard order."""
+    return all_scores(index.shards[shard], _part(index, shard, query), _global_measure(measure, index.n_docs))
+
+
 class ShardedMeasureSearcher:
     """One ranking measure over a sharded index, as a
-    :class:`~coderiv.ranking.protocol.DocumentSearcher`."""
+    :class:`~coderiv.ranking.protocol.DocumentSearcher`; ``fanout`` runs the shards' steps
+    (default: threads of this process)."""
 
     unit = "terms"
 
-    def __init__(self, index: ShardedIndex, measure: str = DEFAULT_MEASURE, settings: AnalysisSettings | None = None) -> None:
+    def __init__(
+        self, index: ShardedIndex, measure: str = DEFAULT_MEASURE, settings: AnalysisSettings | None = None,
+        fanout: Fanout | None = None,
+    ) -> None:
         for shard in index.shards.values():
             if settings is not None:
                 shard.check_settings(settings)
         self.index = index
         self.method = measure
         self.measure = get_measure(measure)
-        self.global_measure = with_collection_size(self.measure, index.n_docs)
+        self.fanout = fanout or ThreadFanout(index)
+        self.order = sorted(index.shards)
 
     def _prepare(self, keys: np.ndarray, f_qt: np.ndarray, f_q: int, n_terms: int) -> ShardedQuery:
         order = np.argsort(keys)
         keys, f_qt = keys[order], f_qt[order]
         f_t = self.index.term_frequencies(keys)
         present = f_t > 0
-        keys, f_qt, f_t = keys[present], f_qt[present], f_t[present]
-        parts = {}
-        for s, shard in self.index.shards.items():
-            pos = shard.terms.lookup(keys)
-            here = pos >= 0
-            parts[s] = PreparedQuery(positions=pos[here], f_qt=f_qt[here], f_t=f_t[here], f_q=f_q, n_terms=n_terms)
-        return ShardedQuery(f_qt, f_t, f_q, n_terms, parts)
+        return ShardedQuery(keys[present], f_qt[present], f_t[present], f_q, n_terms)
 
     def prepare(self, text: str) -> ShardedQuery:
         terms = self.index.analyzer.terms(text)
@@ -103,8 +130,8 @@ class ShardedMeasureSearcher:
     def percentages(self, prepared: ShardedQuery) -> np.ndarray:
         """Every document's absolute percentage, in the collection's document order."""
         scores = np.zeros(self.index.n_docs)
-        for s, part in prepared.parts.items():
-            scores[np.asarray(self.index.numbers[s])] = all_scores(self.index.shards[s], part, self.global_measure)
+        for s, part in zip(self.order, self.fanout.map(shard_scores, self.order, self.method, prepared)):
+            scores[np.asarray(self.index.numbers[s])] = part
         return percent(scores, self._self_score(prepared))
 
     def rank(self, prepared: ShardedQuery, top: int | None = 10, label: str = "", min_percent: float = 0.0) -> QueryResult:
@@ -112,11 +139,9 @@ class ShardedMeasureSearcher:
         floor = score_floor(own, min_percent)
         ids: list[str] = []
         scores: list[float] = []
-        for s, part in prepared.parts.items():
-            shard = self.index.shards[s]
-            ranked, shard_scores = pruned_top_k(shard, part, self.global_measure, top, floor)
-            ids += [shard.doc_ids[d] for d in ranked.tolist()]
-            scores += shard_scores.tolist()
+        for shard_ids, shard_scores_ in self.fanout.map(shard_top_k, self.order, self.method, prepared, top, floor):
+            ids += shard_ids
+            scores += np.asarray(shard_scores_).tolist()
         order = sorted(range(len(ids)), key=ids.__getitem__)  # top_k breaks ties by position: id order
         by_id = np.asarray([scores[i] for i in order], np.float64)
         best = top_k(by_id, top)
@@ -129,37 +154,72 @@ class ShardedMeasureSearcher:
         return QueryResult(label, self.method, own, prepared.f_q, matched, prepared.n_terms, matches, note)
 
 
+@lru_cache(maxsize=256)
+def _fingerprint_searcher(index: ShardedIndex, shard: int, store: str, full_query: bool) -> FingerprintSearcher:
+    """One shard's fingerprint searcher, kept with the open index (here or on a worker)."""
+    return FingerprintSearcher(index.shards[shard], store, full_query)
+
+
+def shard_minutiae(
+    index: ShardedIndex, shard: int, store: str, full_query: bool, prepared: PreparedFingerprint
+) -> np.ndarray:
+    """A fan-out step: every document of the shard's count of shared minutiae, in shard order."""
+    return _fingerprint_searcher(index, shard, store, full_query).scores(prepared)[0]
+
+
+def shard_minutiae_top(
+    index: ShardedIndex, shard: int, store: str, full_query: bool, prepared: PreparedFingerprint,
+    top: int | None, min_percent: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A fan-out step: the shard's top k by shared minutiae (global document numbers, counts)
+    at ``min_percent``, and which of the query's minutiae the shard holds."""
+    searcher = _fingerprint_searcher(index, shard, store, full_query)
+    scores = searcher.scores(prepared)[0]
+    if min_percent > 0:
+        scores = np.where(meets_threshold(percent(scores, float(prepared.self_score)), min_percent), scores, 0.0)
+    best = top_k(scores, top)
+    return np.asarray(index.numbers[shard])[best], scores[best], searcher.postings.lookup(prepared.keys) >= 0
+
+
 class ShardedFingerprintSearcher:
     """Fingerprint queries over a sharded index: a query's fingerprint depends on the query
     alone, and a document's score (distinct shared minutiae) on its own postings, so each
-    shard's counts laid out in the collection's document order are one index's counts.
+    shard's counts laid out in the collection's document order are one index's counts, and the
+    best of the shards' top k (integer counts, ties by id) are one index's top k.
     rarest-in-collection, whose selection needs the collection's minutia frequencies, is refused."""
 
     unit = "minutiae"
 
     def __init__(
-        self, index: ShardedIndex, store: str | None = None, full_query: bool = False, settings: AnalysisSettings | None = None
+        self, index: ShardedIndex, store: str | None = None, full_query: bool = False, settings: AnalysisSettings | None = None,
+        fanout: Fanout | None = None,
     ) -> None:
         self.index = index
-        self.searchers = {s: FingerprintSearcher(shard, store, full_query, settings) for s, shard in index.shards.items()}
-        first = next(iter(self.searchers.values()))
+        self.order = sorted(index.shards)
+        first = FingerprintSearcher(index.shards[self.order[0]], store, full_query, settings)
         if first.strategy.needs_collection:
             raise CoderivError(f"{first.spec.name} selects minutiae by collection frequency: not available on a sharded index")
+        for s in self.order[1:]:
+            FingerprintSearcher(index.shards[s], store, full_query, settings)  # same store and settings in every shard
         self.first = first
+        self.store = first.spec.name
+        self.full_query = full_query
         self.method = first.method
+        self.fanout = fanout or ThreadFanout(index)
 
     def prepare(self, text: str) -> PreparedFingerprint:
         return self.first.prepare(text)
 
     def prepare_doc(self, doc_id: str) -> PreparedFingerprint:
         self.index.locate(doc_id)  # a one-line error for an unknown id
-        return self.searchers[shard_of(doc_id, self.index.k)].prepare_doc(doc_id)
+        return FingerprintSearcher(self.index.shards[shard_of(doc_id, self.index.k)], self.store, self.full_query).prepare_doc(doc_id)
 
     def scores(self, prepared: PreparedFingerprint) -> np.ndarray:
         """Every document's count of shared distinct minutiae, in the collection's order."""
         scores = np.zeros(self.index.n_docs)
-        for s, searcher in self.searchers.items():
-            scores[np.asarray(self.index.numbers[s])] = searcher.scores(prepared)[0]
+        parts = self.fanout.map(shard_minutiae, self.order, self.store, self.full_query, prepared)
+        for s, part in zip(self.order, parts):
+            scores[np.asarray(self.index.numbers[s])] = part
         return scores
 
     def percentages(self, prepared: PreparedFingerprint) -> np.ndarray:
@@ -167,30 +227,32 @@ class ShardedFingerprintSearcher:
 
     def rank(self, prepared: PreparedFingerprint, top: int | None = 10, label: str = "", min_percent: float = 0.0) -> QueryResult:
         own = float(prepared.self_score)
-        scores = self.scores(prepared)
-        if min_percent > 0:
-            scores = np.where(meets_threshold(percent(scores, own), min_percent), scores, 0.0)
+        scores = np.zeros(self.index.n_docs)
+        present = np.zeros(len(prepared.keys), bool)
+        for numbers, counts, here in self.fanout.map(
+            shard_minutiae_top, self.order, self.store, self.full_query, prepared, top, min_percent
+        ):
+            scores[numbers] = counts
+            present |= here
         ids = self.index.doc_ids
         matches = [
             Match(rank=i + 1, percent=float(percent(scores[d], own)), score=float(scores[d]), doc_id=ids[d])
             for i, d in enumerate(top_k(scores, top).tolist())
         ]
-        present = np.zeros(len(prepared.keys), bool)
-        for searcher in self.searchers.values():
-            present |= searcher.postings.lookup(prepared.keys) >= 0
         note = "the query's fingerprint is empty (no phrase selected): every percentage is 0" if own == 0 else None
         return QueryResult(label, self.method, own, prepared.length, int(present.sum()), len(prepared.keys), matches, note)
 
 
 def sharded_searcher(
     index: ShardedIndex, method: str, measure: str, settings: AnalysisSettings | None = None,
-    strategy: str | None = None, full_query: bool = False,
+    strategy: str | None = None, full_query: bool = False, fanout: Fanout | None = None,
 ) -> ShardedMeasureSearcher | ShardedFingerprintSearcher:
-    """The searcher of query method ``method`` over a sharded index (ranking or fingerprint)."""
+    """The searcher of query method ``method`` over a sharded index (ranking or fingerprint),
+    its shards' steps run by ``fanout`` (default: threads of this process)."""
     if method == "fingerprint":
-        return ShardedFingerprintSearcher(index, strategy, full_query, settings)
+        return ShardedFingerprintSearcher(index, strategy, full_query, settings, fanout)
     if method != "ranking":
         raise CoderivError(f"--method {method} is not available on a sharded index yet; use ranking or fingerprint")
     if strategy is not None or full_query:
         raise CoderivError("--strategy and --full-query apply to --method fingerprint")
-    return ShardedMeasureSearcher(index, measure, settings)
+    return ShardedMeasureSearcher(index, measure, settings, fanout)

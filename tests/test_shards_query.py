@@ -1,0 +1,124 @@
+"""Query fan-out on a sharded index: threads in this process and tasks on a real Dask cluster
+give byte for byte the output of one index over the whole collection, for every measure and
+fingerprint method; a Dask worker keeps the index open per set and reopens it when the set
+changes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from tests.conftest import write_docs
+from tests.dask_cluster import real_cluster
+
+from coderiv.cli import main
+from coderiv.errors import CoderivError
+from coderiv.index.shards import ShardedIndex, build_sharded
+from coderiv.keys.fingerprint import parse_fingerprint
+from coderiv.ranking.fanout import ThreadFanout, open_on_worker
+from coderiv.ranking.measures import MEASURES
+from coderiv.ranking.sharded import ShardedFingerprintSearcher, ShardedMeasureSearcher
+
+DOCS = {f"d{i:02d}.txt": " ".join(f"w{(i * 7 + j * 3) % 29}" for j in range(20 + i * 3)) for i in range(30)}
+DOCS["sub/copy.txt"] = DOCS["d05.txt"] + " extra words here"
+FINGERPRINTS = ["anchor:g=2", "winnowing:g=2", "full:g=2"]
+QUERY_ARGS = [["-m", m] for m in MEASURES.names()] + [
+    ["--method", "fingerprint", "--strategy", f] for f in FINGERPRINTS
+] + [["--method", "fingerprint", "--strategy", "anchor:g=2", "--full-query"]]
+
+
+@pytest.fixture(scope="module")
+def indexes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """The collection, one index over it, and 4 shards of it (fingerprint stores included)."""
+    root = tmp_path_factory.mktemp("fanout")
+    source = write_docs(root / "src", DOCS)
+    fp = [a for f in FINGERPRINTS for a in ("--fingerprint", f)]
+    cli = CliRunner()
+    for name, extra in [("one", []), ("many", ["--shards", "4"])]:
+        done = cli.invoke(main, ["index", str(source), "--index", str(root / name), *fp, *extra, "--quiet", "--workers", "1"])
+        assert done.exit_code == 0, done.output
+    return source, root / "one", root / "many"
+
+
+def _query(index: Path, args: list[str], *extra: str) -> str:
+    result = CliRunner().invoke(main, ["query", "--doc", "d05.txt", str(DOCS_QUERY), *args, *extra, "--index", str(index)])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+DOCS_QUERY = Path(__file__)  # any text file: a query from outside the collection too
+
+
+def test_threads_give_one_index_s_output(indexes: tuple[Path, Path, Path]) -> None:
+    _, one, many = indexes
+    for args in QUERY_ARGS:
+        for fmt in ("table", "tsv"):
+            for limit in (["-k", "7"], ["--min-percent", "20"]):
+                assert _query(many, args, "--format", fmt, *limit) == _query(one, args, "--format", fmt, *limit), args
+
+
+def test_threads_equal_one_after_the_other(indexes: tuple[Path, Path, Path]) -> None:
+    """The fan-out changes nothing, not even the last bit of a raw score."""
+    _, _, many = indexes
+    sharded = ShardedIndex.open(many)
+    for measure in MEASURES.names():
+        serial = ShardedMeasureSearcher(sharded, measure, fanout=ThreadFanout(sharded, threads=1))
+        threaded = ShardedMeasureSearcher(sharded, measure, fanout=ThreadFanout(sharded, threads=4))
+        prepared = serial.prepare_doc("d11.txt")
+        assert threaded.rank(prepared, 5) == serial.rank(prepared, 5)
+        np.testing.assert_array_equal(threaded.percentages(prepared), serial.percentages(prepared))
+    serial_fp = ShardedFingerprintSearcher(sharded, "winnowing:g=2", fanout=ThreadFanout(sharded, threads=1))
+    threaded_fp = ShardedFingerprintSearcher(sharded, "winnowing:g=2", fanout=ThreadFanout(sharded, threads=3))
+    prepared_fp = serial_fp.prepare_doc("d11.txt")
+    assert threaded_fp.rank(prepared_fp, None) == serial_fp.rank(prepared_fp, None)
+
+
+def test_worker_cache_follows_the_live_set(tmp_path: Path) -> None:
+    """open_on_worker keeps one open index per folder, reopens it when a build commits a new
+    set, and refuses a query of a set that is no longer live (one line)."""
+    source = write_docs(tmp_path / "src", {"a.txt": "alpha beta gamma", "b.txt": "beta gamma delta"})
+    build_sharded(source, tmp_path / "many", 2, workers=1)
+    first = ShardedIndex.open(tmp_path / "many").set_dir.name
+    root = str(tmp_path / "many")
+    opened = open_on_worker(root, first)
+    assert open_on_worker(root, first) is opened
+    write_docs(source, {"c.txt": "gamma delta epsilon"})
+    build_sharded(source, tmp_path / "many", 2, workers=1)
+    second = ShardedIndex.open(tmp_path / "many").set_dir.name
+    assert second != first
+    reopened = open_on_worker(root, second)
+    assert reopened is not opened and reopened.n_docs == 3
+    with pytest.raises(CoderivError, match="changed during the query"):
+        open_on_worker(root, first)
+
+
+def test_dask_on_a_single_index_is_refused(indexes: tuple[Path, Path, Path]) -> None:
+    _, one, _ = indexes
+    result = CliRunner().invoke(main, ["query", "--doc", "d05.txt", "--dask", "tcp://127.0.0.1:1", "--index", str(one)])
+    assert result.exit_code != 0 and "--dask applies to a sharded index" in result.output
+
+
+def test_real_dask_cluster_answers_as_one_index(indexes: tuple[Path, Path, Path]) -> None:
+    """``query --dask tcp://…`` on a scheduler and two worker processes: table and TSV byte for
+    byte those of one index, JSON byte for byte that of the threads, for every measure and
+    fingerprint method; after a worker is killed the other answers the same."""
+    pytest.importorskip("distributed")
+    _, one, many = indexes
+    found = 0
+    with real_cluster(2) as cluster:
+        for args in QUERY_ARGS:
+            on_dask = _query(many, args, "--format", "tsv", "-k", "9", "--dask", cluster.address)
+            assert on_dask == _query(one, args, "--format", "tsv", "-k", "9"), args
+            as_json = _query(many, args, "--format", "json", "--min-percent", "10", "--dask", cluster.address)
+            assert as_json == _query(many, args, "--format", "json", "--min-percent", "10"), args
+            found += any(m["doc_id"] == "sub/copy.txt" for r in json.loads(as_json) for m in r["matches"])
+        assert found >= len(MEASURES.names())  # the comparisons are of lists that hold the copy
+        table = _query(many, ["-m", "cosine"], "--dask", cluster.address)
+        assert table == _query(one, ["-m", "cosine"])
+        cluster.workers[0].kill()
+        cluster.workers[0].wait(timeout=10)
+        after = _query(many, ["-m", "identity5"], "--format", "tsv", "--dask", cluster.address)
+        assert after == _query(one, ["-m", "identity5"], "--format", "tsv")
