@@ -17,7 +17,6 @@ from tests.dask_cluster import real_cluster
 from coderiv.cli import main
 from coderiv.errors import CoderivError
 from coderiv.index.shards import ShardedIndex, build_sharded
-from coderiv.keys.fingerprint import parse_fingerprint
 from coderiv.ranking.fanout import ThreadFanout, open_on_worker
 from coderiv.ranking.measures import MEASURES
 from coderiv.ranking.sharded import ShardedFingerprintSearcher, ShardedMeasureSearcher
@@ -122,3 +121,23 @@ def test_real_dask_cluster_answers_as_one_index(indexes: tuple[Path, Path, Path]
         cluster.workers[0].wait(timeout=10)
         after = _query(many, ["-m", "identity5"], "--format", "tsv", "--dask", cluster.address)
         assert after == _query(one, ["-m", "identity5"], "--format", "tsv")
+
+
+def test_evaluate_on_a_sharded_index_is_one_index_s(indexes: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """Every metric, per query and averaged, and the TREC runs: byte for byte one index's."""
+    _, one, many = indexes
+    queries = write_docs(tmp_path, {"queries.tsv": "q1\td05.txt\nq2\td11.txt\n", "qrels": "q1 sub/copy.txt 1\nq1 d04.txt 1\nq2 d12.txt 1\n"})
+    methods = "all,fingerprint:anchor:g=2,fingerprint:winnowing:g=2:full-query"
+    outputs = {}
+    for name, index in [("one", one), ("many", many)]:
+        args = ["evaluate", "--queries", str(queries / "queries.tsv"), "--qrels", str(queries / "qrels"), "-m", methods,
+                "--per-query", "--format", "json", "--runs", str(tmp_path / name), "--index", str(index), "--quiet"]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        runs = {p.name: p.read_text() for p in sorted((tmp_path / name).iterdir())}
+        outputs[name] = (result.output, runs)
+    assert outputs["many"] == outputs["one"]
+    assert len(outputs["one"][1]) == len(MEASURES.names()) + 3 and json.loads(outputs["one"][0])
+    refused = CliRunner().invoke(main, ["evaluate", "--queries", str(queries / "queries.tsv"), "--qrels", str(queries / "qrels"),
+                                        "-m", "containment", "--index", str(many)])
+    assert refused.exit_code != 0 and "method containment needs a single index" in refused.output

@@ -47,8 +47,19 @@ def collect_results(
         bars.append(progress_bar(quiet, stage))
         return bars[-1]
 
+    from coderiv.index.shards import ShardedIndex, is_sharded
+
     variants: list[str | None] = list(expand_variants(analysis)) if analysis else [None]
     try:
+        if is_sharded(index_dir):
+            from coderiv.evaluation.sharded import evaluate_sharded
+
+            if analysis:
+                raise CoderivError("--analysis builds variant indexes of a single index; a sharded index has none")
+            return evaluate_sharded(
+                ShardedIndex.open(index_dir), expand_methods(methods), topics, keep_rankings, progress,
+                lambda warning: click.echo(f"warning: {warning}", err=True),
+            )
         return evaluate_variants(
             Index.open(index_dir), expand_methods(methods), variants, topics, keep_rankings, progress,
             lambda warning: click.echo(f"warning: {warning}", err=True),

@@ -29,12 +29,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from coderiv.errors import CoderivError, InputError
-from coderiv.evaluation.methods import get_method
+from coderiv.evaluation.methods import PercentagesFn, get_method
 from coderiv.index.index import Index
 from coderiv.output import json_percent
 from coderiv.progress import Progress
@@ -278,6 +278,20 @@ def read_run(path: str | Path) -> tuple[str, Run]:
 
 
 # -- evaluating ---------------------------------------------------------------------------------
+class Collection(Protocol):
+    """What evaluation reads of an index: an :class:`Index`, or a sharded one's view
+    (:class:`coderiv.evaluation.sharded.ShardedCollection`)."""
+
+    @property
+    def root(self) -> Path: ...
+    @property
+    def n_docs(self) -> int: ...
+    @property
+    def doc_ids(self) -> list[str]: ...
+    @property
+    def doc_numbers(self) -> dict[str, int]: ...
+
+
 @dataclass
 class Topics:
     """Queries (query id -> query doc id) and their relevant documents, checked for use."""
@@ -299,7 +313,7 @@ class Topics:
             raise InputError(f"no query of {queries} has a relevant document in {qrels}")
         return topics
 
-    def check(self, index: Index) -> list[str]:
+    def check(self, index: Collection) -> list[str]:
         """Refuse query documents missing from ``index``; warn of relevant ones missing (0%)."""
         numbers = index.doc_numbers
         absent = [f"{qid} ({doc})" for qid, doc in self.queries.items() if doc not in numbers]
@@ -314,12 +328,15 @@ class Topics:
 
 
 def evaluate_method(
-    index: Index, method: str, topics: Topics, keep_rankings: bool = False, label: str | None = None,
-    progress: Progress | None = None,
+    index: Collection, method: str, topics: Topics, keep_rankings: bool = False, label: str | None = None,
+    progress: Progress | None = None, percentages: PercentagesFn | None = None,
 ) -> MethodResult:
     """Run ``method`` for every query of ``topics`` over ``index`` and measure it (``progress``
-    follows the queries)."""
-    percentages = get_method(method)(index)
+    follows the queries); ``percentages`` computes the method's percentages where the method
+    table cannot (a sharded index)."""
+    if percentages is None:
+        assert isinstance(index, Index), "a method of the method table needs an Index"
+        percentages = get_method(method)(index)
     numbers = index.doc_numbers
     result = MethodResult(label or method, [])
     if progress is not None:

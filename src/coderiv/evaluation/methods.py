@@ -70,17 +70,21 @@ def percentages_of(make: SearcherFactory) -> MethodFactory:
     document's percentage."""
 
     def factory(index: Index) -> PercentagesFn:
-        searcher = make(index)
-        prepared: dict[str, Any] = {}
-
-        def percentages(doc_id: str) -> np.ndarray:
-            if doc_id not in prepared:
-                prepared[doc_id] = searcher.prepare_doc(doc_id)
-            return searcher.percentages(prepared[doc_id])
-
-        return percentages
+        return percentages_with(make(index))
 
     return factory
+
+
+def percentages_with(searcher: DocumentSearcher[Any]) -> PercentagesFn:
+    """``doc_id -> every document's percentage`` by ``searcher``, each query prepared once."""
+    prepared: dict[str, Any] = {}
+
+    def percentages(doc_id: str) -> np.ndarray:
+        if doc_id not in prepared:
+            prepared[doc_id] = searcher.prepare_doc(doc_id)
+        return searcher.percentages(prepared[doc_id])
+
+    return percentages
 
 
 def get_method(name: str) -> MethodFactory:
@@ -143,13 +147,19 @@ def expand_methods(spec: str) -> list[str]:
 def fingerprint_searcher(params: str) -> SearcherFactory:
     """``fingerprint:STRATEGY[:KEY=VALUE…][:full-query]`` (SPEC §4 over the store of that
     strategy; ``full-query`` fingerprints each query with ``full``)."""
+    store, full_query = fingerprint_params(params)
+    return lambda index: FingerprintSearcher(index, store, full_query)
+
+
+def fingerprint_params(params: str) -> tuple[str, bool]:
+    """The store and the full-query flag a ``fingerprint:…`` method names (checked)."""
     parts = [p for p in params.replace(",", ":").split(":") if p.strip()]
     full_query = any(p.strip() in ("full-query", "full_query") for p in parts)
     store = ":".join(p for p in parts if p.strip() not in ("full-query", "full_query"))
     if not store:
         raise UnknownNameError("fingerprint methods are named fingerprint:STRATEGY[:KEY=VALUE...][:full-query]")
     normalize_params(parse_params(store))  # refuse a bad name before any index is opened
-    return lambda index: FingerprintSearcher(index, store, full_query)
+    return store, full_query
 
 
 def passage_searcher(params: str) -> SearcherFactory:
