@@ -126,7 +126,9 @@ def test_real_dask_cluster_answers_as_one_index(indexes: tuple[Path, Path, Path]
 def test_evaluate_on_a_sharded_index_is_one_index_s(indexes: tuple[Path, Path, Path], tmp_path: Path) -> None:
     """Every metric, per query and averaged, and the TREC runs: byte for byte one index's."""
     _, one, many = indexes
-    queries = write_docs(tmp_path, {"queries.tsv": "q1\td05.txt\nq2\td11.txt\n", "qrels": "q1 sub/copy.txt 1\nq1 d04.txt 1\nq2 d12.txt 1\n"})
+    queries = write_docs(tmp_path, {
+        "queries.tsv": "q1\td05.txt\nq2\td11.txt\n", "qrels": "q1 sub/copy.txt 1\nq1 d04.txt 1\nq2 d12.txt 1\n",
+    })
     methods = "all,fingerprint:anchor:g=2,fingerprint:winnowing:g=2:full-query"
     outputs = {}
     for name, index in [("one", one), ("many", many)]:
@@ -141,3 +143,24 @@ def test_evaluate_on_a_sharded_index_is_one_index_s(indexes: tuple[Path, Path, P
     refused = CliRunner().invoke(main, ["evaluate", "--queries", str(queries / "queries.tsv"), "--qrels", str(queries / "qrels"),
                                         "-m", "containment", "--index", str(many)])
     assert refused.exit_code != 0 and "method containment needs a single index" in refused.output
+
+
+def test_report_on_a_sharded_index_is_one_index_s(indexes: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """The evidence report (JSON and HTML) on a sharded index, which first gets its chunk
+    store (the set rebuilt atomically), is one index's but for the index path it names."""
+    source, one, many = indexes
+    query = write_docs(tmp_path, {"q.txt": DOCS["d05.txt"] + " and then " + DOCS["d17.txt"][:60] + " " + DOCS["d22.txt"]})
+    outputs = {}
+    for name, index in [("one", one), ("many", many)]:
+        for fmt in ("json", "html"):
+            args = ["report", str(query / "q.txt"), "--format", fmt, "--min-words", "3", "--exclude-common", "4",
+                    "--index", str(index), "--quiet", "--out", str(tmp_path / f"{name}.{fmt}")]
+            result = CliRunner().invoke(main, args)
+            assert result.exit_code == 0, result.output
+            outputs[name, fmt] = (tmp_path / f"{name}.{fmt}").read_text().replace(str(index), "INDEX")
+    report = json.loads(outputs["one", "json"])
+    assert report["sources"] and report["overall"] > 10 and any(e["kind"] == "common" for e in report["exclusions"])
+    assert outputs["many", "json"] == outputs["one", "json"]
+    assert outputs["many", "html"] == outputs["one", "html"]
+    sharded = ShardedIndex.open(many)
+    assert "chunks" in " ".join(next(iter(sharded.shards.values())).specs)

@@ -104,6 +104,13 @@ class ContainmentSearcher:
         pos = self.store.lookup(prepared.keys)
         return np.sort(pos[pos >= 0])
 
+    def doc_frequencies(self, keys: np.ndarray) -> np.ndarray:
+        """Each chunk's number of documents (0 where no document has it)."""
+        pos = self.store.lookup(keys)
+        safe = np.maximum(pos, 0)
+        ptr = self.store.ptr
+        return np.where(pos >= 0, np.asarray(ptr[safe + 1]) - np.asarray(ptr[safe]), 0)
+
     def scores(self, prepared: PreparedChunks) -> tuple[np.ndarray, float]:
         """Every document's count of the query's distinct chunks, and the self-score |chunks of q|."""
         pos = self.present(prepared)

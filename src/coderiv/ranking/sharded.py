@@ -44,6 +44,12 @@ def with_collection_size(measure: Measure, n_docs: int) -> Measure:
     )
 
 
+def global_number(index: ShardedIndex, doc_id: str) -> int:
+    """A document's number in the whole collection (its rank in sorted id order)."""
+    shard, number = index.locate(doc_id)
+    return int(index.numbers[shard_of(doc_id, index.k)][number])
+
+
 @lru_cache(maxsize=64)
 def _global_measure(name: str, n_docs: int) -> Measure:
     return with_collection_size(get_measure(name), n_docs)

@@ -30,12 +30,16 @@ import numpy as np
 
 from coderiv.errors import InputError
 from coderiv.index.index import Index
+from coderiv.index.shards import ShardedIndex, is_sharded
 from coderiv.overlap.matching import Passage, normalize
 from coderiv.overlap.pairwise import ShingleScores, chunk_set
 from coderiv.overlap.verify import verify_texts
 from coderiv.progress import Progress
 from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
+from coderiv.ranking.results import QueryResult
 from coderiv.ranking.search import Searcher
+from coderiv.ranking.sharded import ShardedMeasureSearcher, global_number
+from coderiv.ranking.sharded_containment import ShardedContainmentSearcher, open_sharded_with_chunks
 from coderiv.report.exclusions import is_common, template_spans
 from coderiv.report.model import Report, ReportExclusion, ReportOptions, ReportPassage, ReportSource, ReportVersion
 from coderiv.text.exclusions import (
@@ -81,7 +85,7 @@ class _Words:
 
 
 def build_report(
-    index: Index,
+    index: Index | ShardedIndex,
     query_text: str,
     label: str = "query",
     options: ReportOptions | None = None,
@@ -91,12 +95,13 @@ def build_report(
 
     The index needs a chunk store (:func:`coderiv.ranking.containment.open_with_chunks` adds
     it); ``texts`` re-reads candidates from the indexed collection (by default from
-    ``index.source``).
+    ``index.source``). On a sharded index every search is the sharded one, with one index's
+    answers (:mod:`coderiv.ranking.sharded`), so the report is one index's.
     """
     options = options or ReportOptions()
     if options.top < 1:
         raise InputError(f"top must be at least 1 (got {options.top})")
-    containment = ContainmentSearcher(index)
+    containment = ShardedContainmentSearcher(index) if isinstance(index, ShardedIndex) else ContainmentSearcher(index)
     prepared = containment.prepare(query_text)
     if prepared.length == 0:
         raise InputError(f"{label} has no words after analysis ({index.settings.describe()})")
@@ -109,7 +114,7 @@ def build_report(
     searches = [containment.method, f"{containment.method} cover"]
     ranking: dict[str, float] = {}
     if options.measure is not None:
-        result = Searcher(index).search(query_text, options.measure, options.top + len(skip))
+        result = _ranked(index, query_text, options.measure, options.top + len(skip))
         ranking = {m.doc_id: m.percent for m in result.matches if m.doc_id not in skip}
         ranking = dict(list(ranking.items())[: options.top])
         candidates += [d for d in ranking if d not in candidates]
@@ -158,7 +163,7 @@ def build_report(
             credited_words=int(credit.sum()),
             matched_words=int(cover.sum()),
             matched_percent=_percent(int(cover.sum()), total),
-            containment_percent=float(containment_percent[index.doc_numbers[head]]),
+            containment_percent=float(containment_percent[_number(index, head)]),
             ranking_percent=ranking.get(head),
             versions=[ReportVersion(d, int(covers[d].sum())) for d in members[1:]],
             passages=sorted(source_passages, key=lambda p: (p.doc_id != head, p.query_start, p.doc_id)),
@@ -189,6 +194,19 @@ def build_report(
     )
 
 
+def _ranked(index: Index | ShardedIndex, text: str, measure: str, top: int) -> QueryResult:
+    """The ranked list of ``text`` by ``measure`` (one index or a sharded one)."""
+    if isinstance(index, ShardedIndex):
+        searcher = ShardedMeasureSearcher(index, measure)
+        return searcher.rank(searcher.prepare(text), top)
+    return Searcher(index).search(text, measure, top)
+
+
+def _number(index: Index | ShardedIndex, doc_id: str) -> int:
+    """The document's number in the whole collection."""
+    return global_number(index, doc_id) if isinstance(index, ShardedIndex) else index.doc_numbers[doc_id]
+
+
 def _percent(part: int, total: int) -> float:
     return 100.0 * part / total if total else 0.0
 
@@ -205,7 +223,7 @@ def _trimmed(p: Passage, query_text: str, source_text: str) -> Passage:
 
 def _classify(
     found: list[Passage], doc_id: str, query_text: str, source_text: str, words: _Words, options: ReportOptions,
-    containment: ContainmentSearcher,
+    containment: ContainmentSearcher | ShardedContainmentSearcher,
 ) -> list[ReportPassage]:
     """The passages of one candidate with their word counts and the exclusion dropping each."""
     counted = np.concatenate(([0], np.cumsum(words.kind == 0)))
@@ -237,7 +255,7 @@ def _coverage(passages: list[ReportPassage], words: _Words) -> np.ndarray:
     return covered
 
 
-def _group(doc_ids: list[str], texts: dict[str, str], index: Index, options: ReportOptions) -> list[list[str]]:
+def _group(doc_ids: list[str], texts: dict[str, str], index: Index | ShardedIndex, options: ReportOptions) -> list[list[str]]:
     """Documents grouped as versions of one another (union of pairs whose chunk similarity is at
     least ``version_percent`` both ways), each group in the candidates' order."""
     chunks = {d: chunk_set(index.analyzer.terms(texts[d])) for d in doc_ids}
@@ -296,5 +314,9 @@ def report_document(
 ) -> Report:
     """``coderiv report``: open the index (adding its chunk store if it lacks one, see
     :func:`coderiv.ranking.containment.open_with_chunks`) and build the report of ``query``."""
-    index = open_with_chunks(index_path, announce=announce, progress=progress)
+    index: Index | ShardedIndex
+    if index_path is not None and is_sharded(index_path):
+        index = open_sharded_with_chunks(index_path, announce=announce)
+    else:
+        index = open_with_chunks(index_path, announce=announce, progress=progress)
     return build_report(index, query.text, query.label, options)

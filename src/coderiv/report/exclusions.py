@@ -15,11 +15,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import numpy as np
-
 from coderiv.errors import InputError
 from coderiv.overlap.matching import NormalizedText, normalize, shared_passages
 from coderiv.ranking.containment import ContainmentSearcher
+from coderiv.ranking.sharded_containment import ShardedContainmentSearcher
 from coderiv.text.exclusions import Span, merge_spans
 from coderiv.text.extract import visible_text
 
@@ -42,13 +41,9 @@ def template_spans(query: NormalizedText, templates: tuple[tuple[str, str], ...]
     return merge_spans(spans)
 
 
-def is_common(searcher: ContainmentSearcher, text: str, max_docs: int) -> bool:
+def is_common(searcher: ContainmentSearcher | ShardedContainmentSearcher, text: str, max_docs: int) -> bool:
     """Whether every chunk of ``text`` occurs in more than ``max_docs`` documents."""
     prepared = searcher.prepare(text)
     if len(prepared.keys) == 0:
         return False
-    positions = searcher.store.lookup(prepared.keys)
-    if np.any(positions < 0):
-        return False
-    ptr = searcher.store.ptr
-    return int((np.asarray(ptr[positions + 1]) - np.asarray(ptr[positions])).min()) > max_docs
+    return int(searcher.doc_frequencies(prepared.keys).min()) > max_docs
