@@ -164,3 +164,46 @@ def test_report_on_a_sharded_index_is_one_index_s(indexes: tuple[Path, Path, Pat
     assert outputs["many", "html"] == outputs["one", "html"]
     sharded = ShardedIndex.open(many)
     assert "chunks" in " ".join(next(iter(sharded.shards.values())).specs)
+
+
+def test_serve_on_a_sharded_index_answers_as_one_index(indexes: tuple[Path, Path, Path]) -> None:
+    """The JSON API over a sharded index: checks (every measure, a pasted text and an indexed
+    document), the evidence report and a document's facts equal one index's but for the
+    index path and version they name (and raw scores to 11 digits, as the CLI prints them);
+    pair tables are said to need one index."""
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from coderiv.web.app import create_app
+    from coderiv.web.context import ServeSettings
+
+    _, one, many = indexes
+    for index in (one, many):  # the chunk store the report reads (the sharded set is rebuilt with it)
+        done = CliRunner().invoke(main, ["report", str(DOCS_QUERY), "--index", str(index), "--format", "json", "--quiet"])
+        assert done.exit_code == 0, done.output
+
+    def answers(index: Path) -> list[object]:
+        web = TestClient(create_app(ServeSettings(index)))
+        got: list[object] = []
+        for measure in MEASURES.names():
+            for data in ({"text": DOCS["d05.txt"] + " w3 w9"}, {"doc": "d17.txt"}):
+                body = web.post("/api/check", data={**data, "measure": measure, "top": "6", "verify": "false"}).json()
+                body.pop("generation")
+                for match in body["matches"]:  # a pruned top k's raw scores agree to 1e-12 (docs/shards.md)
+                    match["score"] = f"{match['score']:.11g}"
+                got.append(body)
+        report = web.post("/api/report", data={"text": DOCS["d05.txt"] + " " + DOCS["d22.txt"], "min_words": "3"}).json()
+        got.append(json.loads(json.dumps(report).replace(str(index), "INDEX")))
+        document = web.get("/api/document", params={"id": "sub/copy.txt"}).json()
+        got.append({k: v for k, v in document.items() if k not in ("similar", "group", "pairs_note")})
+        got.append(web.get("/api/documents", params={"q": "d1"}).json())
+        return got
+
+    single, sharded = answers(one), answers(many)
+    assert sharded == single
+    checks = single[: 2 * len(MEASURES.names())]
+    assert sum(any(m["doc_id"] == "sub/copy.txt" for m in body["matches"]) for body in checks) >= 5  # type: ignore[index]
+    assert single[len(checks)]["sources"]  # type: ignore[index]
+    web = TestClient(create_app(ServeSettings(many)))
+    note = web.get("/api/document", params={"id": "sub/copy.txt"}).json()["pairs_note"]
+    assert "pair tables need a single index" in note

@@ -49,12 +49,12 @@ def serve_command(
         raise CoderivError(f"--host {host} makes the server reachable from other machines: give --token or set CODERIV_TOKEN")
     if token and not TOKEN_RE.fullmatch(token):
         raise CoderivError("the token must be at least 16 characters of letters, digits and . _ ~ + / = - (e.g. openssl rand -hex 16)")
-    from coderiv.index.index import Index
     from coderiv.web.app import create_app
     from coderiv.web.context import ServeSettings
     from coderiv.web.security import LOOPBACK_NAMES
+    from coderiv.web.snapshot import Snapshot
 
-    Index.open(index_dir)  # a missing or damaged index is a one-line error now, not on the first request
+    Snapshot.open(index_dir)  # a missing or damaged index (one or sharded) is a one-line error now, not on the first request
     # without a token, a loopback server answers only requests addressed to this machine (no DNS rebinding)
     hosts = (*LOOPBACK_NAMES, host) if is_loopback(host) and not token else None
     settings = ServeSettings(index_dir, token or None, hosts, int(max_upload_mb * 1024 * 1024), workers, queue)

@@ -113,17 +113,18 @@ class CheckOutcome:
 def indexed_document(snapshot: Snapshot, doc_id: str) -> QueryDocument:
     """A document of the index as the query: looked up by id (never opened as a path from the
     request), its visible text re-read from the indexed collection."""
-    if doc_id not in snapshot.index.doc_numbers:
+    if snapshot.facts(doc_id) is None:
         raise DocumentNotFound(f"no document {doc_id!r} in the index")
     return QueryDocument(doc_id, snapshot.index.source_texts().get([doc_id])[doc_id], False)
 
 
 def rank(snapshot: Snapshot, document: QueryDocument, options: CheckOptions) -> CheckOutcome:
     """Rank the collection against ``document`` (a document without words is an error)."""
-    prepared = snapshot.searcher.prepare(document.text)
+    searcher: Any = snapshot.searcher  # one index's Searcher or the sharded one: the same calls
+    prepared = searcher.prepare(document.text)
     if prepared.length == 0:
         raise InputError(f"{document.label} has no words after analysis ({snapshot.index.settings.describe()})")
-    result = snapshot.searcher.rank(prepared, options.measure, options.top, document.label)
+    result = searcher.rank(prepared, options.measure, options.top, document.label)
     notes = []
     if document.lossy:
         notes.append(f"{document.label}: undecodable bytes were replaced (not valid UTF-8)")
@@ -162,7 +163,7 @@ def verify(
 
 def has_report_store(snapshot: Snapshot) -> bool:
     """Whether the index holds the chunk store the report's containment search reads."""
-    return chunk_store_spec().name in snapshot.index.specs
+    return chunk_store_spec().name in snapshot.specs
 
 
 def report(

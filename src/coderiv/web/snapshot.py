@@ -7,43 +7,92 @@ Each request asks :meth:`IndexSnapshots.current`, which reads the small ``CURREN
 ``stat`` and one read) and opens the new generation only when the pointer moved. ``CURRENT`` is
 replaced atomically after a generation is complete and fsynced (:mod:`coderiv.index.storage`),
 so a half-written generation is never seen.
+
+A sharded index (:mod:`coderiv.index.shards`) is served the same way: its version is the live
+set ``SHARDS.json`` names, its searches the sharded ones (one index's answers); it has no pair
+tables (``coderiv pairs`` needs one index), which the document pages say.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from coderiv.errors import CoderivError
 from coderiv.index.index import Index
+from coderiv.index.shards import SHARDS_MANIFEST, ShardedIndex, is_sharded, shard_of
 from coderiv.index.storage import CURRENT, current_generation
 from coderiv.pairs.groups import Group, find_groups
 from coderiv.pairs.table import PairTable, table_root, tables_info
 from coderiv.ranking.search import Searcher
+from coderiv.ranking.sharded import ShardedSearcher, global_number
+
+NO_PAIRS_ON_SHARDS = "pair tables need a single index: this one is sharded ('coderiv pairs' runs on one index)"
+
+
+def live_version(root: Path) -> str:
+    """The name of the live generation (one index) or set (a sharded index) at ``root``."""
+    if is_sharded(root):
+        try:
+            live: str = json.loads((root / SHARDS_MANIFEST).read_text("utf-8"))["set"]
+            return live
+        except (OSError, ValueError, KeyError, TypeError):
+            return ""  # being replaced or damaged: opening it says which
+    return current_generation(root).name
 
 
 @dataclass
 class Snapshot:
     """One open index generation and what is derived from it (searcher, pair tables, groups)."""
 
-    index: Index
-    searcher: Searcher
+    index: Index | ShardedIndex
+    searcher: Searcher | ShardedSearcher
     _tables: dict[tuple[str, str], PairTable | CoderivError] = field(default_factory=dict)
     _groups: dict[tuple[str, str, float], list[Group]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def open(cls, root: Path) -> Snapshot:
+        if is_sharded(root):
+            sharded = ShardedIndex.open(root)
+            return cls(sharded, ShardedSearcher(sharded))
         index = Index.open(root)
         return cls(index, Searcher(index))
 
     @property
     def generation(self) -> str:
-        return self.index.generation.name
+        if isinstance(self.index, ShardedIndex):
+            return str(self.index.set_dir.name)
+        return str(self.index.generation.name)
+
+    @property
+    def specs(self) -> dict[str, Any]:
+        """The index's stores (a sharded index's: those of its shards)."""
+        if isinstance(self.index, ShardedIndex):
+            return dict(next(iter(self.index.shards.values())).specs)
+        return dict(self.index.specs)
+
+    def facts(self, doc_id: str) -> tuple[int, int, str] | None:
+        """A document's number in the collection, its length in terms and its SHA-256 (None if
+        the index lacks it)."""
+        if isinstance(self.index, ShardedIndex):
+            shard = self.index.shards.get(shard_of(doc_id, self.index.k))
+            local = None if shard is None else shard.doc_numbers.get(doc_id)
+            if shard is None or local is None:
+                return None
+            return global_number(self.index, doc_id), int(shard.doc_lengths[local]), str(shard.doc_sha256[local])
+        number = self.index.doc_numbers.get(doc_id)
+        if number is None:
+            return None
+        return number, int(self.index.doc_lengths[number]), str(self.index.doc_sha256[number])
 
     def pair_methods(self) -> list[dict[str, object]]:
         """Every stored pair table with its state (``up to date``, ``stale``, ``damaged``)."""
+        if isinstance(self.index, ShardedIndex):
+            return []
         return tables_info(self.index)
 
     def pair_table(self, method: str) -> PairTable:
@@ -52,6 +101,8 @@ class Snapshot:
         Cached by the table's own ``CURRENT`` pointer: ``coderiv pairs`` may commit a new table
         generation while the index generation stays the same.
         """
+        if isinstance(self.index, ShardedIndex):
+            raise CoderivError(NO_PAIRS_ON_SHARDS)
         pointer = table_root(self.index, method) / CURRENT
         try:
             version = pointer.read_text("utf-8").strip()
@@ -99,13 +150,13 @@ class IndexSnapshots:
         """The snapshot of the live generation; opens it if ``coderiv index`` committed a new one.
 
         Raises the index's own one-line errors (no index, damaged index) when it cannot open."""
-        live = current_generation(self.root).name
+        live = live_version(self.root)
         snapshot = self._snapshot
         if snapshot is not None and snapshot.generation == live:
             return snapshot
         with self._lock:  # one opener; concurrent requests wait for it rather than open twice
             snapshot = self._snapshot
-            if snapshot is None or snapshot.generation != current_generation(self.root).name:
+            if snapshot is None or snapshot.generation != live_version(self.root):
                 snapshot = Snapshot.open(self.root)
                 self._snapshot = snapshot
             return snapshot

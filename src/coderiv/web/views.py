@@ -42,15 +42,15 @@ def document(snapshot: Snapshot, doc_id: str, method: str = DEFAULT_METHOD, grou
     """One document: its size and hash, its stored most similar documents under ``method`` and
     the group it belongs to at ``group_min`` percent. A pair table that is missing or stale is
     reported in ``pairs_note`` rather than as an error: the document itself exists."""
-    index = snapshot.index
-    number = index.doc_numbers.get(doc_id)
-    if number is None:
+    facts = snapshot.facts(doc_id)
+    if facts is None:
         raise DocumentNotFound(f"no document {doc_id!r} in the index")
+    number, length, sha256 = facts
     record: dict[str, Any] = {
         "doc_id": doc_id,
         "number": number,
-        "length": int(index.doc_lengths[number]),
-        "sha256": index.doc_sha256[number],
+        "length": length,
+        "sha256": sha256,
         "method": method,
         "group_min": group_min,
         "similar": None,
