@@ -17,7 +17,7 @@ from tests.dask_cluster import real_cluster
 from coderiv.cli import main
 from coderiv.errors import CoderivError
 from coderiv.index.shards import ShardedIndex, build_sharded
-from coderiv.ranking.fanout import ThreadFanout, open_on_worker
+from coderiv.ranking.fanout import ThreadFanout, held_indexes, open_on_worker
 from coderiv.ranking.measures import MEASURES
 from coderiv.ranking.sharded import ShardedFingerprintSearcher, ShardedMeasureSearcher
 
@@ -117,6 +117,11 @@ def test_real_dask_cluster_answers_as_one_index(indexes: tuple[Path, Path, Path]
         assert found >= len(MEASURES.names())  # the comparisons are of lists that hold the copy
         table = _query(many, ["-m", "cosine"], "--dask", cluster.address)
         assert table == _query(one, ["-m", "cosine"])
+        from distributed import Client
+
+        with Client(cluster.address) as client:  # each worker kept the index open across the queries (processes)
+            held = client.run(held_indexes)
+        assert list(held.values()) == [{str(many.resolve()): ShardedIndex.open(many).set_dir.name}] * 2
         cluster.workers[0].kill()
         cluster.workers[0].wait(timeout=10)
         after = _query(many, ["-m", "identity5"], "--format", "tsv", "--dask", cluster.address)

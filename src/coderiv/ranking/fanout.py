@@ -71,6 +71,13 @@ def open_on_worker(root: str, set_name: str) -> ShardedIndex:
         return index
 
 
+def held_indexes() -> dict[str, str]:
+    """The sharded indexes this process keeps open: folder -> set (``client.run`` shows each
+    worker's)."""
+    with _OPEN_LOCK:
+        return {root: index.set_dir.name for root, index in _OPEN.items()}
+
+
 def run_on_worker(root: str, set_name: str, step: Step, shard: int, *args: Any) -> Any:
     """A step as a Dask task: on the worker's open copy of the index."""
     return step(open_on_worker(root, set_name), shard, *args)
