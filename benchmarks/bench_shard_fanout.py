@@ -34,17 +34,19 @@ from coderiv.ranking.sharded import ShardedMeasureSearcher
 from common import latency_summary, machine, timed
 
 
-def run(searcher: Any, ids: list[str], expected: list[list[str]] | None) -> tuple[list[float], float, list[list[str]]]:
-    """Wall time of each --doc query (top 10), CPU seconds of this process per query, the lists."""
+def run(searcher: Any, queries: list[tuple[str, str]], expected: list[list[str]] | None) -> tuple[list[float], float, list[list[str]]]:
+    """Wall time of each query (("doc", id): an indexed document, ("text", text): a text; top
+    10), CPU seconds of this process per query, the lists."""
     wall, lists = [], []
     cpu = time.process_time()
-    for doc_id in ids:
-        t, result = timed(lambda d=doc_id: searcher.rank(searcher.prepare_doc(d), 10))
+    for kind, value in queries:
+        prepare = searcher.prepare_doc if kind == "doc" else searcher.prepare
+        t, result = timed(lambda p=prepare, v=value: searcher.rank(p(v), 10))
         wall.append(t)
         lists.append([(m.doc_id, round(m.percent, 6)) for m in result.matches])
     if expected is not None:
         assert lists == expected, "a sharded answer differs from one index's"
-    return wall, (time.process_time() - cpu) / len(ids), lists
+    return wall, (time.process_time() - cpu) / len(queries), lists
 
 
 def main() -> None:
@@ -74,11 +76,14 @@ def main() -> None:
             print(f"build {args.shards} shards: {t:.1f} s")
         one, many = Index.open(work / "one"), ShardedIndex.open(work / "many")
         ids = one.doc_ids[:: max(1, len(one.doc_ids) // args.queries)][: args.queries]
+        texts = one.source_texts().get(ids)
+        kinds = {"--doc": [("doc", d) for d in ids], "text": [("text", texts[d]) for d in ids]}
         with real_cluster(args.workers) as cluster, dask_client(cluster.address) as client:
-            for measure in ["identity5", "cosine"]:
+            for measure, kind in [(m, k) for m in ["identity5", "cosine"] for k in kinds]:
+                queries = kinds[kind]
                 single = MeasureSearcher(one, measure)
-                run(single, ids, None)  # warm up: the pages every query touches come in
-                wall, cpu, expected = run(single, ids, None)
+                run(single, queries, None)  # warm up: the pages every query touches come in
+                wall, cpu, expected = run(single, queries, None)
                 rows = [("one index", wall, cpu)]
                 for label, fanout in [
                     ("shards one after the other", ThreadFanout(many, threads=1)),
@@ -86,12 +91,13 @@ def main() -> None:
                     (f"shards on Dask ({args.workers} workers, loopback)", DaskFanout(many, client)),
                 ]:
                     searcher = ShardedMeasureSearcher(many, measure, fanout=fanout)
-                    run(searcher, ids, None)  # warm up: workers open the index, pages come in
-                    wall, cpu, _ = run(searcher, ids, expected)
+                    run(searcher, queries, None)  # warm up: workers open the index, pages come in
+                    wall, cpu, _ = run(searcher, queries, expected)
                     rows.append((label, wall, cpu))
                 load = os.getloadavg()[0]
                 for label, wall, cpu in rows:
-                    print(f"{measure} --doc top 10, {label}: {latency_summary(wall)}; client CPU {cpu * 1e3:.1f} ms/query; load {load:.2f}")
+                    print(f"{measure} {kind} top 10, {label}: {latency_summary(wall)}; "
+                          f"client CPU {cpu * 1e3:.1f} ms/query; load {load:.2f}")
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
