@@ -212,3 +212,76 @@ def test_serve_on_a_sharded_index_answers_as_one_index(indexes: tuple[Path, Path
     web = TestClient(create_app(ServeSettings(many)))
     note = web.get("/api/document", params={"id": "sub/copy.txt"}).json()["pairs_note"]
     assert "pair tables need a single index" in note
+
+
+def _pairs_outputs(index: Path, method: str) -> tuple[str, str]:
+    cli = CliRunner()
+    similar = cli.invoke(main, ["similar", "--all", "-m", method, "--format", "tsv", "--index", str(index)])
+    groups = cli.invoke(main, ["groups", "--min", "30", "-m", method, "--format", "json", "--index", str(index)])
+    assert similar.exit_code == 0 and groups.exit_code == 0, similar.output + groups.output
+    return similar.output, groups.output
+
+
+def test_pairs_on_a_sharded_index_is_one_index_s(indexes: tuple[Path, Path, Path]) -> None:
+    """``pairs`` on the shards' merged view (ShardView): every method's table, rows and groups,
+    byte for byte one index's; a second run finds it up to date."""
+    from coderiv.index.index import Index
+    from coderiv.index.shard_view import ShardView
+
+    _, one, many = indexes
+    view = ShardView.open(many)
+    single = Index.open(one)
+    assert view.doc_ids == single.doc_ids and view.doc_sha256 == single.doc_sha256
+    np.testing.assert_array_equal(view.doc_lengths, single.doc_lengths)
+    for method in ("chunks", "identity5", "resemblance"):
+        for index in (one, many):
+            done = CliRunner().invoke(main, ["pairs", "-m", method, "--index", str(index), "--quiet"])
+            assert done.exit_code == 0, done.output
+        assert _pairs_outputs(many, method) == _pairs_outputs(one, method)
+        assert "sub/copy.txt" in _pairs_outputs(one, method)[0]
+    again = CliRunner().invoke(main, ["pairs", "-m", "resemblance", "--index", str(many), "--quiet"])
+    assert "up to date" in again.output  # (a store added for a later method rebuilds the set: earlier tables go stale)
+
+
+def test_pairs_on_a_real_dask_cluster_with_a_worker_killed(indexes: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """``pairs --dask tcp://…`` over a sharded index equals one index's table; a worker killed
+    (by its PID) in the middle of a run: the run completes (Dask reruns the blocks) or fails
+    with one line, and the stored table is then whole (the new one, or none)."""
+    pytest.importorskip("distributed")
+    import subprocess
+    import sys
+    import time
+
+    source, one, _ = indexes
+    from coderiv.ranking.containment import chunk_store_spec
+
+    many = tmp_path / "many"
+    build_sharded(source, many, 3, stores=[chunk_store_spec()], workers=1)  # the chunks store: no rebuild notice below
+    with real_cluster(2) as cluster:
+        done = CliRunner().invoke(main, ["pairs", "-m", "identity5", "--full", "--dask", cluster.address, "--index", str(many), "--quiet"])
+        assert done.exit_code == 0, done.output
+        one_done = CliRunner().invoke(main, ["pairs", "-m", "identity5", "--index", str(one), "--quiet"])
+        assert one_done.exit_code == 0
+        assert _pairs_outputs(many, "identity5") == _pairs_outputs(one, "identity5")
+
+        run = subprocess.Popen(
+            [sys.executable, "-c", "from coderiv.cli import main; main()", "pairs", "-m", "chunks", "--full",
+             "--dask", cluster.address, "--index", str(many), "--quiet"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )
+        from distributed import Client
+
+        with Client(cluster.address) as watcher:  # kill once the run's blocks are on the cluster
+            deadline = time.monotonic() + 60
+            while run.poll() is None and time.monotonic() < deadline:
+                if watcher.run_on_scheduler(lambda dask_scheduler: sum(1 for k in dask_scheduler.tasks if "_run" in str(k))):
+                    break
+                time.sleep(0.02)
+        cluster.workers[0].kill()
+        output, _ = run.communicate(timeout=120)
+        if run.returncode == 0:
+            CliRunner().invoke(main, ["pairs", "-m", "chunks", "--index", str(one), "--quiet"])
+            assert _pairs_outputs(many, "chunks") == _pairs_outputs(one, "chunks")
+        else:
+            assert len(output.decode().strip().splitlines()) == 1, output
+            assert _pairs_outputs(many, "identity5") == _pairs_outputs(one, "identity5")  # nothing else damaged

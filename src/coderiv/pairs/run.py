@@ -11,6 +11,8 @@ import numpy as np
 
 from coderiv.index.index import Index
 from coderiv.index.index import open_with_store as open_index_with_store
+from coderiv.index.shard_view import ShardView, with_store
+from coderiv.index.shards import is_sharded
 from coderiv.keys.kinds import StoreSpec
 from coderiv.pairs.engine import (
     BYTES_PER_PAIR,
@@ -155,5 +157,8 @@ def open_with_store(
     notice: Callable[[str], Any] | None = None,
 ) -> Index:
     """Open the index, first adding the store ``method`` needs if it lacks it (re-reads the
-    indexed source; ``notice`` is told so, ``progress`` follows the bytes read)."""
+    indexed source; ``notice`` is told so, ``progress`` follows the bytes read). A sharded
+    index opens as its :class:`~coderiv.index.shard_view.ShardView` (one index's face)."""
+    if is_sharded(index_dir):
+        return ShardView(with_store(index_dir, get_method(method).store, notice))
     return open_index_with_store(index_dir, get_method(method).store, progress, notice)

@@ -15,7 +15,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from coderiv.index.shards import ShardedIndex, build_sharded, shard_of
+from coderiv.index.shard_view import with_store
+from coderiv.index.shards import ShardedIndex, shard_of
 from coderiv.ranking.containment import DEFAULT_CHUNK_WORDS, ContainmentSearcher, PreparedChunks, chunk_store_spec
 from coderiv.ranking.fanout import Fanout, ThreadFanout
 from coderiv.ranking.percent import percent
@@ -28,18 +29,7 @@ def open_sharded_with_chunks(
 ) -> ShardedIndex:
     """Open the sharded index at ``path``, first rebuilding its set with the n-word chunk store
     if its shards lack it (the previous set stays live until the new one is whole)."""
-    index = ShardedIndex.open(path)
-    spec = chunk_store_spec(n)
-    first = next(iter(index.shards.values()))
-    if spec.name in first.specs:
-        return index
-    if index.source is None:
-        return index  # ContainmentSearcher's one-line error names what is missing
-    if announce is not None:
-        announce(f"adding the {spec.name} store: rebuilding the {index.k} shards of {path} from {index.source}")
-    stores = [s for name, s in first.specs.items() if name != "terms"] + [spec]
-    build_sharded(index.source, path, index.k, index.settings, stores)
-    return ShardedIndex.open(path)
+    return with_store(path, chunk_store_spec(n), announce)
 
 
 def _searcher(index: ShardedIndex, shard: int, n: int) -> ContainmentSearcher:
