@@ -174,8 +174,8 @@ def test_report_on_a_sharded_index_is_one_index_s(indexes: tuple[Path, Path, Pat
 def test_serve_on_a_sharded_index_answers_as_one_index(indexes: tuple[Path, Path, Path]) -> None:
     """The JSON API over a sharded index: checks (every measure, a pasted text and an indexed
     document), the evidence report and a document's facts equal one index's but for the
-    index path and version they name (and raw scores to 11 digits, as the CLI prints them);
-    pair tables are said to need one index."""
+    index path and version they name (and raw scores to 11 digits, as the CLI prints them),
+    and so do the pair table's rows and groups (stored by ``pairs`` through the shard view)."""
     pytest.importorskip("fastapi")
     from fastapi.testclient import TestClient
 
@@ -183,8 +183,10 @@ def test_serve_on_a_sharded_index_answers_as_one_index(indexes: tuple[Path, Path
     from coderiv.web.context import ServeSettings
 
     _, one, many = indexes
-    for index in (one, many):  # the chunk store the report reads (the sharded set is rebuilt with it)
+    for index in (one, many):  # the chunk store the report reads (the sharded set is rebuilt with it), the pair table
         done = CliRunner().invoke(main, ["report", str(DOCS_QUERY), "--index", str(index), "--format", "json", "--quiet"])
+        assert done.exit_code == 0, done.output
+        done = CliRunner().invoke(main, ["pairs", "-m", "chunks", "--index", str(index), "--quiet"])
         assert done.exit_code == 0, done.output
 
     def answers(index: Path) -> list[object]:
@@ -199,9 +201,11 @@ def test_serve_on_a_sharded_index_answers_as_one_index(indexes: tuple[Path, Path
                 got.append(body)
         report = web.post("/api/report", data={"text": DOCS["d05.txt"] + " " + DOCS["d22.txt"], "min_words": "3"}).json()
         got.append(json.loads(json.dumps(report).replace(str(index), "INDEX")))
-        document = web.get("/api/document", params={"id": "sub/copy.txt"}).json()
-        got.append({k: v for k, v in document.items() if k not in ("similar", "group", "pairs_note")})
+        got.append(web.get("/api/document", params={"id": "sub/copy.txt"}).json())
         got.append(web.get("/api/documents", params={"q": "d1"}).json())
+        got.append(web.get("/api/groups", params={"min": "40"}).json())
+        info = web.get("/api/info").json()
+        got.append([{k: v for k, v in t.items() if k not in ("created", "index_generation")} for t in info["pair_tables"]])
         return got
 
     single, sharded = answers(one), answers(many)
@@ -209,9 +213,8 @@ def test_serve_on_a_sharded_index_answers_as_one_index(indexes: tuple[Path, Path
     checks = single[: 2 * len(MEASURES.names())]
     assert sum(any(m["doc_id"] == "sub/copy.txt" for m in body["matches"]) for body in checks) >= 5  # type: ignore[index]
     assert single[len(checks)]["sources"]  # type: ignore[index]
-    web = TestClient(create_app(ServeSettings(many)))
-    note = web.get("/api/document", params={"id": "sub/copy.txt"}).json()["pairs_note"]
-    assert "pair tables need a single index" in note
+    assert single[-4]["similar"] and single[-4]["pairs_note"] is None  # type: ignore[index]
+    assert single[-2]["groups"] and single[-1][0]["state"] == "up to date"  # type: ignore[index]
 
 
 def _pairs_outputs(index: Path, method: str) -> tuple[str, str]:

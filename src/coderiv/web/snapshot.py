@@ -9,8 +9,8 @@ replaced atomically after a generation is complete and fsynced (:mod:`coderiv.in
 so a half-written generation is never seen.
 
 A sharded index (:mod:`coderiv.index.shards`) is served the same way: its version is the live
-set ``SHARDS.json`` names, its searches the sharded ones (one index's answers); it has no pair
-tables (``coderiv pairs`` needs one index), which the document pages say.
+set ``SHARDS.json`` names, its searches the sharded ones (one index's answers), its pair tables
+those ``coderiv pairs`` stored through the shard view (:mod:`coderiv.index.shard_view`).
 """
 
 from __future__ import annotations
@@ -23,14 +23,13 @@ from typing import Any
 
 from coderiv.errors import CoderivError
 from coderiv.index.index import Index
+from coderiv.index.shard_view import VIEW_DIR, ShardView
 from coderiv.index.shards import SHARDS_MANIFEST, ShardedIndex, is_sharded, shard_of
-from coderiv.index.storage import CURRENT, current_generation
+from coderiv.index.storage import CURRENT, MANIFEST, current_generation
 from coderiv.pairs.groups import Group, find_groups
 from coderiv.pairs.table import PairTable, table_root, tables_info
 from coderiv.ranking.search import Searcher
 from coderiv.ranking.sharded import ShardedSearcher, global_number
-
-NO_PAIRS_ON_SHARDS = "pair tables need a single index: this one is sharded ('coderiv pairs' runs on one index)"
 
 
 def live_version(root: Path) -> str:
@@ -53,6 +52,7 @@ class Snapshot:
     _tables: dict[tuple[str, str], PairTable | CoderivError] = field(default_factory=dict)
     _groups: dict[tuple[str, str, float], list[Group]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _view: ShardView | None = None
 
     @classmethod
     def open(cls, root: Path) -> Snapshot:
@@ -89,11 +89,20 @@ class Snapshot:
             return None
         return number, int(self.index.doc_lengths[number]), str(self.index.doc_sha256[number])
 
+    def _pairs_index(self) -> Index | None:
+        """The index the pair tables belong to: this one, or a sharded one's view once
+        ``coderiv pairs`` wrote it for the live set (None before: the server writes nothing)."""
+        if not isinstance(self.index, ShardedIndex):
+            return self.index
+        with self._lock:
+            if self._view is None and (self.index.root / VIEW_DIR / self.generation / MANIFEST).is_file():
+                self._view = ShardView(self.index)
+            return self._view
+
     def pair_methods(self) -> list[dict[str, object]]:
         """Every stored pair table with its state (``up to date``, ``stale``, ``damaged``)."""
-        if isinstance(self.index, ShardedIndex):
-            return []
-        return tables_info(self.index)
+        index = self._pairs_index()
+        return [] if index is None else tables_info(index)
 
     def pair_table(self, method: str) -> PairTable:
         """The up-to-date pair table of ``method``; a missing or stale one is a one-line error.
@@ -101,9 +110,10 @@ class Snapshot:
         Cached by the table's own ``CURRENT`` pointer: ``coderiv pairs`` may commit a new table
         generation while the index generation stays the same.
         """
-        if isinstance(self.index, ShardedIndex):
-            raise CoderivError(NO_PAIRS_ON_SHARDS)
-        pointer = table_root(self.index, method) / CURRENT
+        index = self._pairs_index()
+        if index is None:
+            raise CoderivError(f"no pair table for method {method!r} in {self.index.root}: run 'coderiv pairs --method {method}'")
+        pointer = table_root(index, method) / CURRENT
         try:
             version = pointer.read_text("utf-8").strip()
         except OSError:
@@ -113,7 +123,7 @@ class Snapshot:
             cached = self._tables.get(key)
         if cached is None:
             try:
-                cached = PairTable.open(self.index, method)
+                cached = PairTable.open(index, method)
             except CoderivError as exc:
                 cached = exc
             with self._lock:
