@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -130,7 +131,7 @@ class ShardView(Index):
 
 
 def with_store(
-    path: str | os.PathLike[str], spec: StoreSpec, announce: Any = None,
+    path: str | os.PathLike[str], spec: StoreSpec, announce: Callable[[str], Any] | None = None,
 ) -> ShardedIndex:
     """Open the sharded index at ``path``, first rebuilding its set with store ``spec`` if its
     shards lack it (from the recorded source; the previous set stays live until the new one is
