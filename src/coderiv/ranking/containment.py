@@ -55,6 +55,27 @@ def open_with_chunks(
     return open_with_store(path, chunk_store_spec(n), progress, announce, workers)
 
 
+def greedy_cover(
+    docs: np.ndarray, owner: np.ndarray, n_chunks: int, doc_ids: list[str], top: int
+) -> list[tuple[str, int]]:
+    """The greedy set cover of a query's chunks: (doc id, gain) pairs, gains decreasing.
+
+    ``docs[i]`` holds query chunk ``owner[i]``; each step picks the document holding most of the
+    chunks not yet covered (ties to the lower document number), so a query built from several
+    sources names each source once before the next releases of the first.
+    """
+    remaining = np.ones(n_chunks, bool)
+    picked: list[tuple[str, int]] = []
+    while len(picked) < top and len(docs):
+        gains = np.bincount(docs[remaining[owner]], minlength=len(doc_ids))
+        best = int(np.argmax(gains))
+        if gains[best] == 0:
+            break
+        picked.append((doc_ids[best], int(gains[best])))
+        remaining[owner[docs == best]] = False
+    return picked
+
+
 @dataclass
 class PreparedChunks:
     """A query's distinct chunk ids (sorted) and its length in terms after analysis."""
@@ -131,17 +152,7 @@ class ContainmentSearcher:
         if len(pos) == 0 or top < 1:
             return []
         docs, _, owner = self.store.gather(pos)
-        docs = docs.astype(np.int64)
-        remaining = np.ones(len(pos), bool)
-        picked: list[tuple[str, int]] = []
-        while len(picked) < top:
-            gains = np.bincount(docs[remaining[owner]], minlength=self.index.n_docs)
-            best = int(np.argmax(gains))
-            if gains[best] == 0:
-                break
-            picked.append((self.index.doc_ids[best], int(gains[best])))
-            remaining[owner[docs == best]] = False
-        return picked
+        return greedy_cover(docs.astype(np.int64), owner, len(pos), self.index.doc_ids, top)
 
     def percentages(self, prepared: PreparedChunks) -> np.ndarray:
         """Every document's share of the query, 100 · shared chunks / query chunks."""

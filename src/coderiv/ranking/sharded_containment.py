@@ -17,7 +17,13 @@ import numpy as np
 
 from coderiv.index.shard_view import with_store
 from coderiv.index.shards import ShardedIndex, shard_of
-from coderiv.ranking.containment import DEFAULT_CHUNK_WORDS, ContainmentSearcher, PreparedChunks, chunk_store_spec
+from coderiv.ranking.containment import (
+    DEFAULT_CHUNK_WORDS,
+    ContainmentSearcher,
+    PreparedChunks,
+    chunk_store_spec,
+    greedy_cover,
+)
 from coderiv.ranking.fanout import Fanout, ThreadFanout
 from coderiv.ranking.percent import percent
 from coderiv.ranking.results import QueryResult, ranked_matches
@@ -102,16 +108,7 @@ class ShardedContainmentSearcher:
         pairs = self.fanout.map(shard_chunk_pairs, self.order, self.n, prepared.keys)
         docs = np.concatenate([d for d, _ in pairs] + [np.zeros(0, np.int64)])
         owner = np.concatenate([o for _, o in pairs] + [np.zeros(0, np.int64)])
-        remaining = np.ones(len(prepared.keys), bool)
-        picked: list[tuple[str, int]] = []
-        while len(picked) < top and len(docs):
-            gains = np.bincount(docs[remaining[owner]], minlength=self.index.n_docs)
-            best = int(np.argmax(gains))
-            if gains[best] == 0:
-                break
-            picked.append((self.index.doc_ids[best], int(gains[best])))
-            remaining[owner[docs == best]] = False
-        return picked
+        return greedy_cover(docs, owner, len(prepared.keys), self.index.doc_ids, top)
 
     def percentages(self, prepared: PreparedChunks) -> np.ndarray:
         scores, own = self.scores(prepared)
