@@ -17,10 +17,11 @@ import numpy as np
 
 from coderiv.errors import MissingExtraError
 from coderiv.index.child_processes import stop_pool, worker_pool
+from coderiv.keys.batch_terms import StopTable, ascii_term_counts
 from coderiv.keys.kinds import KEY_KINDS, StoreSpec
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer
 from coderiv.text.collection import RawDocument
-from coderiv.text.extract import MAX_DOCUMENT_BYTES, ExtractionError, extract
+from coderiv.text.extract import MAX_DOCUMENT_BYTES, Extracted, ExtractionError, extract
 from coderiv.text.formats import declared
 
 
@@ -108,17 +109,50 @@ class _Worker:
         self.structure = any(spec.needs_structure for spec in self.specs)
         self.counts_only = all(KEY_KINDS[spec.kind].counts_only for spec in self.specs)
 
-    def run(self, doc: RawDocument) -> AnalyzedEntry | Skipped:
+        # Term stores alone, without stemming: ASCII texts take the whole-batch byte path.
+        self.stops = StopTable(self.analyzer.stoplist) if self.analyzer.stoplist else None
+        self.batch_terms = self.analyzer.settings.stem is False and all(spec.kind == "terms" for spec in self.specs)
+
+    def run_batch(self, docs: list[RawDocument]) -> list[AnalyzedEntry | Skipped]:
+        """Every document of a batch, in order; ASCII texts analysed together when they can be
+        (:mod:`coderiv.keys.batch_terms`, same keys and counts), the rest one by one."""
+        decoded = [self.decode(doc) for doc in docs]
+        results: list[AnalyzedEntry | Skipped | None] = [None] * len(docs)
+        fast = [(i, d) for i, d in enumerate(decoded) if isinstance(d, Extracted) and self.batch_terms and d.text.isascii()]
+        for (i, d), (keys, values) in zip(fast, ascii_term_counts([d.text for _, d in fast], self.stops)):
+            results[i] = self._entry(docs[i], d, int(values.sum()), {spec.name: (keys, values) for spec in self.specs})
+        for i, (doc, text) in enumerate(zip(docs, decoded)):
+            if results[i] is None:
+                results[i] = text if isinstance(text, Skipped) else self.analyze(doc, text)
+        return [r for r in results if r is not None]
+
+    def decode(self, doc: RawDocument) -> Extracted | Skipped:
+        """The document's visible text, or why it is left out."""
         size = doc.oversize or len(doc.data)
         fmt = declared(doc.doc_id).name
         if size > MAX_DOCUMENT_BYTES:
             return Skipped(doc.doc_id, f"too large ({size} bytes > {MAX_DOCUMENT_BYTES})", fmt)
         try:
-            decoded = extract(doc.data, doc.doc_id)
+            return extract(doc.data, doc.doc_id)
         except ExtractionError as exc:
             return Skipped(doc.doc_id, exc.reason, fmt)
         except MissingExtraError as exc:
             return Skipped(doc.doc_id, str(exc), fmt)
+
+    def _entry(
+        self, doc: RawDocument, decoded: Extracted, length: int, stores: dict[str, tuple[np.ndarray, np.ndarray]]
+    ) -> AnalyzedEntry | Skipped:
+        if not length:
+            return Skipped(doc.doc_id, "empty (no words after analysis)", decoded.format)
+        return AnalyzedEntry(doc.doc_id, doc.sha256, length, stores, decoded.lossy, decoded.format, decoded.note)
+
+    def run(self, doc: RawDocument) -> AnalyzedEntry | Skipped:
+        """One document, analysed on its own."""
+        decoded = self.decode(doc)
+        return decoded if isinstance(decoded, Skipped) else self.analyze(doc, decoded)
+
+    def analyze(self, doc: RawDocument, decoded: Extracted) -> AnalyzedEntry | Skipped:
+        """The per-document path (:class:`~coderiv.text.analysis.Analyzer`)."""
         if self.structure:
             analyzed = self.analyzer.analyze(decoded.text)
         elif self.counts_only:
@@ -128,7 +162,7 @@ class _Worker:
         if not analyzed.length:
             return Skipped(doc.doc_id, "empty (no words after analysis)", decoded.format)
         stores = {spec.name: ex(analyzed) for spec, ex in zip(self.specs, self.extractors)}
-        return AnalyzedEntry(doc.doc_id, doc.sha256, analyzed.length, stores, decoded.lossy, decoded.format, decoded.note)
+        return self._entry(doc, decoded, analyzed.length, stores)
 
 
 _WORKER: _Worker | None = None
@@ -141,7 +175,7 @@ def _init_worker(settings: dict[str, Any], specs: list[dict[str, Any]]) -> None:
 
 def _run_batch(batch: list[RawDocument]) -> AnalyzedBatch:
     assert _WORKER is not None
-    return AnalyzedBatch.pack([_WORKER.run(doc) for doc in batch], [s.name for s in _WORKER.specs])
+    return AnalyzedBatch.pack(_WORKER.run_batch(batch), [s.name for s in _WORKER.specs])
 
 
 #: A PDF, DOCX, ODT or EPUB byte costs about this many text bytes of work (extraction plus the

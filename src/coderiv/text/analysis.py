@@ -142,6 +142,11 @@ class Analyzer:
         )
         self._stems: dict[str, str] = {}
 
+    @property
+    def stoplist(self) -> frozenset[str]:
+        """The words this analyser stops (empty without stopping)."""
+        return self._stoplist
+
     def words(self, text: str) -> list[str]:
         """Case-folded words of ``text``, before stopping and stemming."""
         return _FAST_WORD_RE.findall(text.casefold().replace("_", " "))
