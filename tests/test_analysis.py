@@ -5,11 +5,19 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coderiv.errors import AnalysisMismatchError, UnknownNameError
-from coderiv.text.analysis import WORD_RE, AnalysisSettings, Analyzer, default_stoplist, split_paragraphs, split_sentences
+from coderiv.text.analysis import (
+    WORD_RE,
+    AnalysisSettings,
+    Analyzer,
+    default_stoplist,
+    split_paragraphs,
+    split_sentences,
+    text_pieces,
+)
 from coderiv.text.extract import decode, html_to_text, looks_binary, visible_text
 
 
@@ -88,3 +96,15 @@ def test_counts_only_analysis_equals_counting_the_terms(text, stop, stem):
     fast = analyzer.counts(text)
     terms = analyzer.terms(text)
     assert fast.term_counts() == Counter(terms) and fast.length == len(terms)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(["a", "B", "ß", "İ", "ﬁ", "Σ", "_", " ", "\n", "\t", "1", "é", "\u0301", "."]), max_size=120),
+       st.integers(min_value=1, max_value=8))
+def test_text_pieces_keep_every_word(text: str, size: int) -> None:
+    """Pieces cut after a space or newline join back to the text, and their words (after case
+    folding, which can lengthen a character) are the text's words, in order."""
+    pieces = list(text_pieces(text, size))
+    assert "".join(pieces) == text
+    analyzer = Analyzer()
+    assert [w for p in pieces for w in analyzer.words(p)] == analyzer.words(text)

@@ -40,6 +40,9 @@ from coderiv.keys.kinds import _MULTIPLIER, _SEED, mix64, term_keys
 #: Bytes of text hashed in one group of numpy passes (pieces of longer texts are this size).
 GROUP_BYTES = 1 << 18
 
+#: A long text's partial counts (one per piece) are merged whenever this many accumulate.
+MERGE_PARTS = 32
+
 _FOLD = np.zeros(256, np.uint8)
 for _byte in b"0123456789abcdefghijklmnopqrstuvwxyz":
     _FOLD[_byte] = _byte
@@ -205,7 +208,9 @@ def ascii_term_counts(
         offsets = np.concatenate(([0], np.cumsum(per_piece))).tolist()
         for piece, text in enumerate(owners):
             a, b = offsets[piece], offsets[piece + 1]
-            parts[text].append((keys[a:b], counts[a:b]))
+            parts[text].append((keys[a:b].copy(), counts[a:b].copy()))
+            if len(parts[text]) >= MERGE_PARTS:  # a long text: keep its partial counts few
+                parts[text] = [_merge(parts[text])]
 
     for number, text in enumerate(texts):
         for piece in _pieces(text, group_bytes):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -169,8 +170,12 @@ class Analyzer:
 
     def counts(self, text: str) -> AnalyzedDocument:
         """Only the term counts of ``text`` (no sequence): stopwords are dropped from the distinct
-        words rather than from every occurrence, the fast path when only counts are indexed."""
-        counts = Counter(self.words(text))
+        words rather than from every occurrence, the fast path when only counts are indexed.
+        A long text is read in pieces (:func:`text_pieces`), so memory holds one piece's words
+        and the distinct words, never a string per word of the whole text."""
+        counts: Counter[str] = Counter()
+        for piece in text_pieces(text):
+            counts.update(self.words(piece))
         for word in self._stoplist.intersection(counts):
             del counts[word]
         if self._stemmer is not None:
@@ -199,6 +204,27 @@ class Analyzer:
             if len(terms) > para_start:
                 paragraph_starts.append(para_start)
         return AnalyzedDocument(terms, sentence_starts, paragraph_starts)
+
+
+#: Characters of text analysed at a time by :meth:`Analyzer.counts`.
+PIECE_CHARS = 1 << 20
+
+
+def text_pieces(text: str, size: int = PIECE_CHARS) -> Iterator[str]:
+    """``text`` in consecutive pieces of about ``size`` characters, each ending just after a
+    space or newline (or at the text's end), so no word spans two pieces. Case folding is per
+    character and a space folds to itself, so the pieces' words are exactly the text's."""
+    start = 0
+    while start < len(text):
+        end = start + size
+        if end < len(text):
+            cut = max(text.rfind(" ", start, end), text.rfind("\n", start, end))
+            if cut < start:  # no break in this stretch: the next one after it
+                found = [i for i in (text.find(" ", end), text.find("\n", end)) if i >= 0]
+                cut = min(found) if found else len(text) - 1
+            end = cut + 1
+        yield text[start:end]
+        start = end
 
 
 def split_sentences(text: str) -> list[str]:
