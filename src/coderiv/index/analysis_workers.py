@@ -1,8 +1,11 @@
 """Turning raw documents into per-store keys, in parallel worker processes.
 
-Analysis is pure Python (regular expressions, stoplist, stemming), so indexing uses every core
-with a process pool; documents travel in batches of a few MB so that memory stays bounded and
-the pool's overhead stays small.
+Indexing uses every core with a process pool; documents travel in batches of a few MB so that
+memory stays bounded and the pool's overhead stays small. Within a batch, the ASCII texts of a
+terms-only index without stemming are analysed together in numpy passes over their bytes
+(:mod:`coderiv.keys.batch_terms`, about ten times less CPU); every other document takes the
+per-document :class:`~coderiv.text.analysis.Analyzer` (regular expressions, stoplist, stemming),
+with the same keys and counts.
 """
 
 from __future__ import annotations

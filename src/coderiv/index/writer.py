@@ -116,8 +116,13 @@ class Sources:
             if not len(rows):
                 continue
             doc_ptr, run_keys, run_vals = run.stores[name]
-            idx = _slices(np.asarray(doc_ptr), rows)
             docs.append(np.repeat(numbers[rows], np.diff(np.asarray(doc_ptr))[rows]))
+            if int(rows[-1]) - int(rows[0]) + 1 == len(rows):  # consecutive documents: one slice, no gather
+                a, b = int(doc_ptr[rows[0]]), int(doc_ptr[rows[-1] + 1])
+                keys.append(np.array(run_keys[a:b]))
+                vals.append(np.asarray(run_vals[a:b]).astype(np.uint32))
+                continue
+            idx = _slices(np.asarray(doc_ptr), rows)
             keys.append(np.asarray(run_keys[idx]))
             vals.append(np.asarray(run_vals[idx]).astype(np.uint32))
         if name in self.old:
