@@ -59,12 +59,14 @@ def test_long_words_and_long_texts_in_pieces() -> None:
     assert_same(ascii_term_counts(texts, STOPS, group_bytes=64), texts)
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.lists(st.text(max_size=80), min_size=1, max_size=5))
-def test_worker_batch_equals_one_by_one_on_any_unicode(texts: list[str]) -> None:
-    """ASCII texts take the batch path, the others the exact per-document path; a batch gives
-    what analysing each document alone gives."""
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=80), WORDY, st.text(alphabet="aé É_ \nßİ.", max_size=60)), min_size=1, max_size=5),
+       st.sampled_from([1, 5, 2048]))
+def test_worker_batch_equals_one_by_one_on_any_unicode(texts: list[str], piece_chars: int) -> None:
+    """ASCII texts and the ASCII pieces of other texts take the batch path, the other pieces
+    the exact per-word path; a batch gives what analysing each document alone gives."""
     worker = _Worker(Analyzer(), [TERMS])
+    worker.piece_chars = piece_chars
     docs = [RawDocument(f"d{i}.txt", t.encode("utf-8", "surrogatepass")) for i, t in enumerate(texts)]
     for batched, alone in zip(worker.run_batch(docs), [worker.run(d) for d in docs], strict=True):
         assert type(batched) is type(alone)

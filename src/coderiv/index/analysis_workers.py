@@ -20,9 +20,9 @@ import numpy as np
 
 from coderiv.errors import MissingExtraError
 from coderiv.index.child_processes import stop_pool, worker_pool
-from coderiv.keys.batch_terms import StopTable, ascii_term_counts
-from coderiv.keys.kinds import KEY_KINDS, StoreSpec
-from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer
+from coderiv.keys.batch_terms import StopTable, ascii_term_counts, merge_counts
+from coderiv.keys.kinds import KEY_KINDS, StoreSpec, counted_keys, term_key
+from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer, text_pieces
 from coderiv.text.collection import RawDocument
 from coderiv.text.extract import MAX_DOCUMENT_BYTES, Extracted, ExtractionError, extract
 from coderiv.text.formats import declared
@@ -101,6 +101,11 @@ class Skipped:
     format: str = "text"
 
 
+#: Characters per piece when a text that is not all ASCII is split for the batch path: real
+#: text has a few curly quotes or accented names; the pieces without them still go fast.
+MIXED_PIECE_CHARS = 2048
+
+
 @dataclass
 class _Worker:
     analyzer: Analyzer
@@ -115,19 +120,47 @@ class _Worker:
         # Term stores alone, without stemming: ASCII texts take the whole-batch byte path.
         self.stops = StopTable(self.analyzer.stoplist) if self.analyzer.stoplist else None
         self.batch_terms = self.analyzer.settings.stem is False and all(spec.kind == "terms" for spec in self.specs)
+        #: characters per piece of a non-ASCII text (its ASCII pieces still take the batch path)
+        self.piece_chars = MIXED_PIECE_CHARS
 
     def run_batch(self, docs: list[RawDocument]) -> list[AnalyzedEntry | Skipped]:
         """Every document of a batch, in order; ASCII texts analysed together when they can be
         (:mod:`coderiv.keys.batch_terms`, same keys and counts), the rest one by one."""
         decoded = [self.decode(doc) for doc in docs]
         results: list[AnalyzedEntry | Skipped | None] = [None] * len(docs)
-        fast = [(i, d) for i, d in enumerate(decoded) if isinstance(d, Extracted) and self.batch_terms and d.text.isascii()]
-        for (i, d), (keys, values) in zip(fast, ascii_term_counts([d.text for _, d in fast], self.stops)):
-            results[i] = self._entry(docs[i], d, int(values.sum()), {spec.name: (keys, values) for spec in self.specs})
+        if self.batch_terms:
+            parts: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+            ascii_pieces: list[tuple[int, str]] = []
+            for i, text in enumerate(decoded):
+                if isinstance(text, Extracted):
+                    parts[i] = []
+                    self._split(i, text.text, ascii_pieces, parts[i])
+            counted = ascii_term_counts([piece for _, piece in ascii_pieces], self.stops)
+            for (i, _), keys_counts in zip(ascii_pieces, counted):
+                parts[i].append(keys_counts)
+            for i, doc_parts in parts.items():
+                keys, values = merge_counts(doc_parts)
+                values = values.astype(np.int32)
+                text = decoded[i]
+                assert isinstance(text, Extracted)
+                results[i] = self._entry(docs[i], text, int(values.sum()), {spec.name: (keys, values) for spec in self.specs})
         for i, (doc, text) in enumerate(zip(docs, decoded)):
             if results[i] is None:
                 results[i] = text if isinstance(text, Skipped) else self.analyze(doc, text)
         return [r for r in results if r is not None]
+
+    def _split(self, number: int, text: str, ascii_pieces: list[tuple[int, str]], parts: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        """An ASCII text goes to the batch path whole; any other text is cut into pieces after a
+        space or newline (:func:`~coderiv.text.analysis.text_pieces`, words intact): its ASCII
+        pieces go to the batch path, the others are counted here by the exact per-word path."""
+        if text.isascii():
+            ascii_pieces.append((number, text))
+            return
+        for piece in text_pieces(text, self.piece_chars):
+            if piece.isascii():
+                ascii_pieces.append((number, piece))
+            else:
+                parts.append(counted_keys(self.analyzer.counts(piece).term_counts(), term_key))
 
     def decode(self, doc: RawDocument) -> Extracted | Skipped:
         """The document's visible text, or why it is left out."""

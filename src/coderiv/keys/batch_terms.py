@@ -178,10 +178,12 @@ def _group_counts(pieces: Sequence[bytes], stops: StopTable | None) -> tuple[np.
     return keys[firsts], counts, np.bincount(owner[firsts], minlength=len(pieces))
 
 
-def _merge(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """One text's counts from its pieces' (sorted keys, counts)."""
+def merge_counts(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """One text's (sorted distinct keys, counts) from its pieces' (sorted keys, counts)."""
     if len(parts) == 1:
         return parts[0]
+    if not parts:
+        return np.empty(0, np.uint64), np.empty(0, np.int64)
     keys = np.concatenate([k for k, _ in parts])
     counts = np.concatenate([c for _, c in parts])
     order = np.argsort(keys, kind="stable")
@@ -210,7 +212,7 @@ def ascii_term_counts(
             a, b = offsets[piece], offsets[piece + 1]
             parts[text].append((keys[a:b].copy(), counts[a:b].copy()))
             if len(parts[text]) >= MERGE_PARTS:  # a long text: keep its partial counts few
-                parts[text] = [_merge(parts[text])]
+                parts[text] = [merge_counts(parts[text])]
 
     for number, text in enumerate(texts):
         for piece in _pieces(text, group_bytes):
@@ -222,5 +224,4 @@ def ascii_term_counts(
                 group, owners, size = [], [], 0
     if group:
         flush()
-    empty = (np.empty(0, np.uint64), np.empty(0, np.int64))
-    return [(k, c.astype(np.int32)) for k, c in (_merge(p) if p else empty for p in parts)]
+    return [(k, c.astype(np.int32)) for k, c in map(merge_counts, parts)]
