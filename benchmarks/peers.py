@@ -13,7 +13,8 @@ Indexes the deterministic synthetic collection of ``bench_scale.py`` (Zipfian vo
   the OR of every distinct word of the query, on ``--threads`` indexing threads and on one;
 - **bm25s** BM25 top-20, if installed (optional: the table says so when it is missing).
 
-Prints one table: build seconds, peak RSS of the build process and its workers, index bytes on
+Prints one table: build seconds, build CPU seconds (user + system of the process and its
+workers: the cost a loaded machine disturbs least), peak RSS of the build process and its workers, index bytes on
 disk, and query median / p90 in ms (query analysis excluded for coderiv, included for the
 peers since they take text), plus each figure's ratio to tantivy's. Read ratios, not
 absolutes, on a shared machine; the load average is printed before and after.
@@ -25,6 +26,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -48,6 +50,13 @@ def _texts(tar: Path) -> Iterator[tuple[str, str]]:
                 yield member.name, handle.read().decode("utf-8", "replace")
 
 
+def _cpu_seconds() -> float:
+    """User + system CPU seconds of this process and its finished children (pool workers):
+    a build's cost that other jobs on a shared machine disturb far less than wall time."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
@@ -67,9 +76,9 @@ def _latencies(run: Any, queries: dict[str, str]) -> tuple[float, float, int]:
 def run_coderiv(tar: Path, out: Path, queries: dict[str, str], threads: int) -> dict[str, Any]:
     from coderiv import Index, Searcher
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu_seconds()
     Index.update_from(tar, out, workers=threads)
-    build = time.perf_counter() - start
+    build, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
     own, children = peak_rss_mb()
     index = Index.open(out)
     searcher = Searcher(index)
@@ -84,7 +93,7 @@ def run_coderiv(tar: Path, out: Path, queries: dict[str, str], threads: int) -> 
         median, p90, first = _latencies(rank, {qid: qid for qid in queries})
         rows[measure] = {"median_ms": median, "p90_ms": p90, "self_first": first}
     files = index.manifest["files"].values()
-    return {"build_s": build, "rss_mb": own, "workers_rss_mb": children,
+    return {"build_s": build, "build_cpu_s": cpu, "rss_mb": own, "workers_rss_mb": children,
             "index_bytes": sum(m["bytes"] for m in files), "queries": rows}
 
 
@@ -97,13 +106,13 @@ def run_tantivy(tar: Path, out: Path, queries: dict[str, str], threads: int) -> 
     schema = builder.build()
     out.mkdir(parents=True)
     index = tantivy.Index(schema, path=str(out))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu_seconds()
     writer = index.writer(heap_size=256_000_000, num_threads=threads)
     for doc_id, text in _texts(tar):
         writer.add_document(tantivy.Document(id=doc_id, body=text))
     writer.commit()
     writer.wait_merging_threads()
-    build = time.perf_counter() - start
+    build, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
     own, children = peak_rss_mb()
     index.reload()
     searcher = index.searcher()
@@ -114,18 +123,18 @@ def run_tantivy(tar: Path, out: Path, queries: dict[str, str], threads: int) -> 
         return [searcher.doc(address)["id"][0] for _, address in searcher.search(query, 20).hits]
 
     median, p90, first = _latencies(search, queries)
-    return {"build_s": build, "rss_mb": own, "workers_rss_mb": children, "index_bytes": _folder_bytes(out),
+    return {"build_s": build, "build_cpu_s": cpu, "rss_mb": own, "workers_rss_mb": children, "index_bytes": _folder_bytes(out),
             "queries": {"bm25": {"median_ms": median, "p90_ms": p90, "self_first": first}}}
 
 
 def run_bm25s(tar: Path, out: Path, queries: dict[str, str], threads: int) -> dict[str, Any]:
     import bm25s
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu_seconds()
     ids, texts = zip(*_texts(tar))
     retriever = bm25s.BM25()
     retriever.index(bm25s.tokenize(list(texts), stopwords="en", show_progress=False), show_progress=False)
-    build = time.perf_counter() - start
+    build, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
     own, children = peak_rss_mb()
     retriever.save(str(out))
 
@@ -134,7 +143,7 @@ def run_bm25s(tar: Path, out: Path, queries: dict[str, str], threads: int) -> di
         return [ids[i] for i in found[0]]
 
     median, p90, first = _latencies(search, queries)
-    return {"build_s": build, "rss_mb": own, "workers_rss_mb": children, "index_bytes": _folder_bytes(out),
+    return {"build_s": build, "build_cpu_s": cpu, "rss_mb": own, "workers_rss_mb": children, "index_bytes": _folder_bytes(out),
             "queries": {"bm25": {"median_ms": median, "p90_ms": p90, "self_first": first}}}
 
 
@@ -191,17 +200,18 @@ def main() -> None:
     results = {name: _run(engine, name.replace(" ", "-"), src, tar, threads, args.queries) for name, engine, src, threads in runs}
     print(f"load average after: {os.getloadavg()}")
     base = results.get(f"tantivy {args.threads} threads")
-    print("| engine | build s | peak RSS MB (workers) | index MB | query | median / p90 ms | own doc first |")
-    print("|---|---|---|---|---|---|---|")
+    print("| engine | build s | build CPU s | peak RSS MB (workers) | index MB | query | median / p90 ms | own doc first |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, result in results.items():
         if isinstance(result, str):
-            print(f"| {name} | not run: {result} | | | | | |")
+            print(f"| {name} | not run: {result} | | | | | | |")
             continue
         def ratio(key: str, result: dict[str, Any] = result) -> str:
             return f" ({result[key] / base[key]:.2f}×)" if isinstance(base, dict) else ""
 
         for measure, q in result["queries"].items():
-            print(f"| {name} | {result['build_s']:.1f}{ratio('build_s')} | {result['rss_mb']:.0f} ({result['workers_rss_mb']:.0f}) "
+            print(f"| {name} | {result['build_s']:.1f}{ratio('build_s')} | {result['build_cpu_s']:.1f}{ratio('build_cpu_s')} "
+                  f"| {result['rss_mb']:.0f} ({result['workers_rss_mb']:.0f}) "
                   f"| {result['index_bytes'] / 1e6:.1f}{ratio('index_bytes')} | {measure} "
                   f"| {q['median_ms']:.1f} / {q['p90_ms']:.1f} | {q['self_first']}/{args.queries} |")
     print("ratios in parentheses: to tantivy on the same number of threads")
