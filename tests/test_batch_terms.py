@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from coderiv.index import analysis_workers
 from coderiv.index.analysis_workers import AnalyzedEntry, _Worker
 from coderiv.index.index import Index
+from coderiv.keys import batch_terms
 from coderiv.keys.batch_terms import StopTable, _inverse, ascii_term_counts
 from coderiv.keys.kinds import TERMS, counted_keys, term_key, term_keys
 from coderiv.text.analysis import AnalysisSettings, Analyzer, default_stoplist
@@ -55,8 +56,19 @@ def test_equals_the_per_document_path(texts: list[str], group_bytes: int, stop: 
 
 
 def test_long_words_and_long_texts_in_pieces() -> None:
-    texts = ["y" * 1000 + " the " + "y" * 1000, "ab " * 5000 + "THE", ""]
+    texts = ["y" * 1000 + " the " + "y" * 1000, "ab " * 5000 + "THE", "", "z" * 200, "q" * 130 + ".", "w" * 64 + " a"]
     assert_same(ascii_term_counts(texts, STOPS, group_bytes=64), texts)
+
+
+def test_a_word_of_megabytes_takes_the_per_document_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batch_terms, "LONGEST_WORD", 100)
+    with pytest.raises(batch_terms.LongWordError):
+        ascii_term_counts(["x" * 1000], STOPS, group_bytes=16)
+    worker = _Worker(Analyzer(), [TERMS])
+    docs = [RawDocument("long.txt", b"the " + b"x" * 1000 + b" cat"), RawDocument("short.txt", b"a cat")]
+    entries = worker.run_batch(docs)
+    assert [e.length for e in entries if isinstance(e, AnalyzedEntry)] == [2, 1]
+    assert entries[0].stores["terms"][0].tolist() == sorted(term_keys(["x" * 1000, "cat"]).tolist())
 
 
 @settings(max_examples=150, deadline=None)

@@ -20,7 +20,7 @@ import numpy as np
 
 from coderiv.errors import MissingExtraError
 from coderiv.index.child_processes import stop_pool, worker_pool
-from coderiv.keys.batch_terms import StopTable, ascii_term_counts, merge_counts
+from coderiv.keys.batch_terms import LongWordError, StopTable, ascii_term_counts, merge_counts
 from coderiv.keys.kinds import KEY_KINDS, StoreSpec, counted_keys, term_key
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer, text_pieces
 from coderiv.text.collection import RawDocument
@@ -135,7 +135,10 @@ class _Worker:
                 if isinstance(text, Extracted):
                     parts[i] = []
                     self._split(i, text.text, ascii_pieces, parts[i])
-            counted = ascii_term_counts([piece for _, piece in ascii_pieces], self.stops)
+            try:
+                counted = ascii_term_counts([piece for _, piece in ascii_pieces], self.stops)
+            except LongWordError:  # a pathological word of megabytes: every document on its own
+                return [self.run(doc) for doc in docs]
             for (i, _), keys_counts in zip(ascii_pieces, counted):
                 parts[i].append(keys_counts)
             for i, doc_parts in parts.items():

@@ -121,24 +121,44 @@ class StopTable:
         return stopped
 
 
+class LongWordError(ValueError):
+    """A text has a word longer than :data:`LONGEST_WORD` bytes: the batch path would need
+    tens of bytes of memory per byte of it, so such a batch takes the per-document path."""
+
+
+#: Longest word (bytes) the batch path hashes.
+LONGEST_WORD = 1 << 22
+
+
+def _gaps(text: str, start: int, end: int) -> np.ndarray:
+    """Offsets (from ``start``) of the non-word bytes of ``text[start:end]``."""
+    return np.flatnonzero(_FOLD[np.frombuffer(text[start:end].encode("ascii"), np.uint8)] == 0)
+
+
+def _after_next_gap(text: str, probe: int, start: int, limit: int) -> int:
+    """The position just after the first non-word byte at or after ``probe`` (or the end)."""
+    while probe < len(text):
+        if probe - start > LONGEST_WORD:
+            raise LongWordError(f"a word of more than {LONGEST_WORD} bytes")
+        gaps = _gaps(text, probe, probe + limit)
+        if len(gaps):
+            return probe + int(gaps[0]) + 1
+        probe += limit
+    return len(text)
+
+
 def _pieces(text: str, limit: int) -> Iterator[bytes]:
     """An ASCII text's bytes in pieces of about ``limit``, each cut just after a non-word
-    byte, so no word spans two pieces (a piece grows past ``limit`` only for a longer word)."""
+    byte, so no word spans two pieces (a piece grows past ``limit`` only for a longer word,
+    up to :data:`LONGEST_WORD`)."""
     start = 0
     while start < len(text):
         end = start + limit
-        while True:
-            piece = text[start:end].encode("ascii")
-            if end >= len(text):
-                break
-            words = _FOLD[np.frombuffer(piece, np.uint8)]
-            gaps = np.flatnonzero(words == 0)
-            if len(gaps):
-                piece = piece[: int(gaps[-1]) + 1]
-                break
-            end += limit
-        yield piece
-        start += len(piece)
+        if end < len(text):
+            gaps = _gaps(text, start, end)
+            end = start + int(gaps[-1]) + 1 if len(gaps) else _after_next_gap(text, end, start, limit)
+        yield text[start:end].encode("ascii")
+        start = end
 
 
 def _group_counts(pieces: Sequence[bytes], stops: StopTable | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
