@@ -9,7 +9,9 @@
    ones from the previous generation's inverted arrays — sorts them by (key, document) and is
    written as a segment.
 4. **Merge.** Segments are merged key by key straight into the memory-mapped output arrays;
-   ranges are in document order, so each key's documents come out ascending.
+   ranges are in document order, so each key's documents come out ascending. Document
+   numbers are written as their low 16 bits, and the runs of high bits are found segment by
+   segment on the way (:class:`_DocRuns`), with no further pass over the postings.
 
 Peak memory is a few times ``range_postings`` × 8 bytes, whatever the collection's size.
 """
@@ -29,7 +31,7 @@ from numpy.lib.format import open_memmap
 
 from coderiv.index.analysis_workers import AnalyzedBatch, default_workers
 from coderiv.index.child_processes import stop_pool, worker_pool
-from coderiv.index.postings import ENCODE_CHUNK, Postings, doc_runs, group_by_key, narrow
+from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, narrow
 from coderiv.keys.kinds import StoreSpec
 from coderiv.weights import document_norms, idf_weight, tf_weight
 
@@ -232,39 +234,66 @@ def write_store(
     np.cumsum(counts, out=ptr[1:])
     out.mkdir(parents=True, exist_ok=True)
     val_dtype = narrow(maxvals).dtype
-    out_docs = preallocated_memmap(scratch / f"{_safe(name)}.docs32.npy", np.dtype(np.uint32), int(ptr[-1]))
+    out_low = preallocated_memmap(out / "docs.npy", np.dtype(np.uint16), int(ptr[-1]))
     out_vals = preallocated_memmap(out / "vals.npy", val_dtype, int(ptr[-1]))
+    runs = _DocRuns(len(all_keys))
     filled = ptr[:-1].copy()
     for seg_keys, seg_counts, _, folder in segments:
         pos = np.searchsorted(all_keys, seg_keys)
         offsets = np.cumsum(seg_counts) - seg_counts
         dest = np.arange(int(seg_counts.sum()), dtype=np.int64) + np.repeat(filled[pos] - offsets, seg_counts)
-        out_docs[dest] = np.load(folder / "docs.npy")
+        seg_docs = np.load(folder / "docs.npy")
+        runs.add(seg_docs, pos, offsets, dest)
+        out_low[dest] = seg_docs.astype(np.uint16)  # the low 16 bits
         out_vals[dest] = np.load(folder / "vals.npy").astype(val_dtype)
         filled[pos] += seg_counts
         shutil.rmtree(folder)
     out_vals.flush()
-    del out_vals
-    _save_doc_numbers(out_docs, ptr, out)
-    del out_docs
-    (scratch / f"{_safe(name)}.docs32.npy").unlink()
+    out_low.flush()
+    del out_vals, out_low
+    run_at, run_high = runs.arrays(int(ptr[-1]))
+    np.save(out / "doc_run_at.npy", run_at)
+    np.save(out / "doc_run_high.npy", run_high)
     np.save(out / "keys.npy", all_keys)
     np.save(out / "ptr.npy", ptr)
     np.save(out / "maxvals.npy", narrow(maxvals))
     return Postings.load(out, n_docs)
 
 
-def _save_doc_numbers(docs: np.ndarray, ptr: np.ndarray, out: Path) -> None:
-    """Write merged uint32 document numbers as :class:`~coderiv.index.postings.DocNumbers`
-    (``docs.npy`` low 16 bits, runs of high bits), a chunk at a time from the memory map."""
-    run_at, run_high = doc_runs(docs, ptr)
-    low = preallocated_memmap(out / "docs.npy", np.dtype(np.uint16), len(docs))
-    for a in range(0, len(docs), ENCODE_CHUNK):
-        low[a : a + ENCODE_CHUNK] = np.asarray(docs[a : a + ENCODE_CHUNK]) & 0xFFFF
-    low.flush()
-    del low
-    np.save(out / "doc_run_at.npy", run_at)
-    np.save(out / "doc_run_high.npy", run_high)
+class _DocRuns:
+    """The runs of :class:`~coderiv.index.postings.DocNumbers` (a run starts at every key's
+    first posting and wherever a key's ``docs >> 16`` changes), found while the segments are
+    merged, so the merged numbers are never written in full nor read again. A key's postings
+    arrive segment by segment in document order; ``last_high`` carries each key's high bits
+    from one segment to the next. Equals :func:`~coderiv.index.postings.doc_runs` of the
+    merged numbers."""
+
+    def __init__(self, n_keys: int) -> None:
+        self.last_high = np.full(n_keys, -1, np.int64)
+        self.at: list[np.ndarray] = []
+        self.high: list[np.ndarray] = []
+
+    def add(self, seg_docs: np.ndarray, pos: np.ndarray, offsets: np.ndarray, dest: np.ndarray) -> None:
+        """One segment: ``seg_docs`` sorted by (key, document); the block of key ``pos[i]``
+        starts at ``offsets[i]`` and goes to output positions ``dest``."""
+        if not len(seg_docs):
+            return
+        high = seg_docs.astype(np.int64) >> 16
+        starts = np.zeros(len(high), bool)
+        starts[1:] = high[1:] != high[:-1]
+        starts[offsets] = high[offsets] != self.last_high[pos]
+        ends = np.append(offsets[1:], len(high)) - 1
+        self.last_high[pos] = high[ends]
+        at = np.flatnonzero(starts)
+        self.at.append(dest[at])
+        self.high.append(high[at])
+
+    def arrays(self, n_postings: int) -> tuple[np.ndarray, np.ndarray]:
+        """(run_at, run_high) as stored."""
+        at = np.concatenate(self.at) if self.at else np.empty(0, np.int64)
+        high = np.concatenate(self.high) if self.high else np.empty(0, np.int64)
+        order = np.argsort(at, kind="stable")
+        return narrow(np.append(at[order], n_postings)), high[order].astype(np.uint16)
 
 
 def preallocated_memmap(path: Path, dtype: np.dtype, length: int) -> np.memmap:
