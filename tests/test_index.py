@@ -259,12 +259,20 @@ def test_a_file_over_the_size_limit_is_skipped_without_being_read(tmp_path, monk
     monkeypatch.setattr("coderiv.text.collection.MAX_DOCUMENT_BYTES", 100)
     monkeypatch.setattr("coderiv.index.analysis_workers.MAX_DOCUMENT_BYTES", 100)
     folder = write_docs(tmp_path / "c", {"small.txt": "a small document", "big.txt": "word " * 100})
+    from coderiv.text import collection
+
     read = []
-    original = type(folder).read_bytes
-    monkeypatch.setattr(type(folder), "read_bytes", lambda self: read.append(self.name) or original(self))
+    original = collection._read_regular
+
+    def recording(path, name):
+        data, info, binary = original(path, name)
+        read.append((name, len(data)))
+        return data, info, binary
+
+    monkeypatch.setattr(collection, "_read_regular", recording)
     report = Index.update_from(folder, tmp_path / "i", workers=1)
     assert [(s.doc_id, s.reason) for s in report.skipped] == [("big.txt", "too large (500 bytes > 100)")]
-    assert read == ["small.txt"]
+    assert read == [("big.txt", 0), ("small.txt", 16)]
 
 
 def test_document_numbers_out_of_range_are_caught_on_open(tmp_path):

@@ -18,7 +18,9 @@ from coderiv.errors import CoderivError
 
 FORMATS = ("table", "json", "tsv")
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+#: control characters, and lone surrogates (a file name's undecodable bytes, which no terminal
+#: encoding can print)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -32,6 +34,8 @@ def printable(value: Any) -> str:
 
 
 def _escape(char: str) -> str:
+    if 0xDC80 <= ord(char) <= 0xDCFF:  # an undecodable byte of a name (surrogateescape): \xNN
+        return f"\\x{ord(char) - 0xDC00:02x}"
     return f"\\x{ord(char):02x}" if ord(char) < 256 else f"\\u{ord(char):04x}"
 
 

@@ -33,6 +33,14 @@ from coderiv.output import printable, table, to_json, tsv
     "--rebuild", "--yes", "rebuild", is_flag=True,
     help="Go ahead with a full rebuild of a large index (changed analysis settings or added stores).",
 )
+@click.option(
+    "--hidden/--no-hidden", default=None,
+    help="Also index hidden files and folders (a leading '.'); kept by later updates. Default: skipped.",
+)
+@click.option(
+    "--follow-symlinks/--no-follow-symlinks", default=None,
+    help="Follow symlinks leading outside SOURCE (default: reported, not followed); kept by later updates.",
+)
 @click.option("--shards", type=click.IntRange(1), default=None, help="Build a sharded index of K shards (see docs/shards.md).")
 @click.option("--dask", "dask_address", default=None, metavar="ADDRESS",
     help="With --shards: write the shards on Dask workers ('local' or tcp://host:port).")
@@ -41,7 +49,7 @@ from coderiv.output import printable, table, to_json, tsv
 def index_command(
     source: Path, index_dir: Path, stop: bool | None, stem: bool | None, language: str | None,
     workers: int | None, fingerprints: tuple[str, ...], rebuild: bool,
-    shards: int | None, dask_address: str | None, quiet: bool,
+    hidden: bool | None, follow_symlinks: bool | None, shards: int | None, dask_address: str | None, quiet: bool,
 ) -> None:
     """Build the index of SOURCE (a folder or a tar/tar.gz), or bring it up to date.
 
@@ -59,11 +67,13 @@ def index_command(
     if shards is not None:
         from coderiv.index.shards import build_sharded_on
 
+        if hidden or follow_symlinks:
+            raise CoderivError("--hidden and --follow-symlinks apply to one index, not to --shards")
         sharded = build_sharded_on(
             source, index_dir, shards, settings_from(stop, stem, language), stores, workers, dask_address)
         click.echo(f"{sharded.n_docs} documents in {index_dir}, {shards} shards: {sharded.shard_documents}")
         for skipped in sharded.skipped:
-            click.echo(f"skipped {skipped.doc_id}: {skipped.reason}", err=True)
+            click.echo(f"skipped {printable(skipped.doc_id)}: {printable(skipped.reason)}", err=True)
         return
     plan = Index.plan_update(index_dir, stop, stem, language, stores)
     if plan.needs_confirmation and not rebuild:
@@ -75,7 +85,8 @@ def index_command(
         click.echo(f"full rebuild of {plan.documents} documents: {plan.rebuild}", err=True)
     with progress_bar(quiet, "indexing") as bar:
         report = Index.update_from(
-            source, index_dir, settings=plan.settings, stores=stores, workers=workers, progress=bar
+            source, index_dir, settings=plan.settings, stores=stores, workers=workers, progress=bar,
+            hidden=hidden, follow_symlinks=follow_symlinks,
         )
     click.echo(
         f"{report.n_docs} documents in {index_dir} "

@@ -169,6 +169,8 @@ class _Worker:
         """The document's visible text, or why it is left out."""
         size = doc.oversize or len(doc.data)
         fmt = declared(doc.doc_id).name
+        if doc.problem:  # not read by the collection: a FIFO, a link leaving it, binary...
+            return Skipped(doc.doc_id, doc.problem, fmt)
         if size > MAX_DOCUMENT_BYTES:
             return Skipped(doc.doc_id, f"too large ({size} bytes > {MAX_DOCUMENT_BYTES})", fmt)
         try:

@@ -42,7 +42,7 @@ from coderiv.index.writer import Sources, Spill, cosine_statistics, scratch_fold
 from coderiv.keys.kinds import TERMS, StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
-from coderiv.text.collection import RawDocument, Source, iter_collection, stored_size
+from coderiv.text.collection import RawDocument, ReadOptions, Source, iter_collection, stored_size
 from coderiv.text.extract import EXTRACTION_VERSION
 from coderiv.text.sources import DocumentTexts
 
@@ -355,12 +355,16 @@ class Index:
         stores: list[StoreSpec] | None = None,
         workers: int | None = None,
         progress: Progress | None = None,
+        hidden: bool | None = None,
+        follow_symlinks: bool | None = None,
     ) -> UpdateReport:
         """Build the index of ``source`` (folder, tar, or iterable of RawDocument) at ``path``,
         or bring an existing one up to date.
 
-        ``settings``/``stores`` left as None keep the existing index's (or the defaults for a
-        new index). Settings that differ from the existing index's rebuild it entirely.
+        ``settings``/``stores`` and the reading options ``hidden``/``follow_symlinks``
+        (:class:`ReadOptions`) left as None keep the existing index's (or the defaults for a new
+        index). Settings that differ from the existing index's rebuild it entirely; a changed
+        reading option only adds or drops the documents it concerns.
         """
         root = resolve_index_path(path)
         with write_lock(root):
@@ -387,9 +391,12 @@ class Index:
                 if damage:
                     report.rebuilt = f"the index was damaged ({damage[0]}); every document is read again"
             reuse = old if (old is not None and report.rebuilt is None) else None
+            # reading options not given keep the index's (a damaged one's newest readable record)
+            last = old.manifest if old is not None else newest_readable_manifest(root) if (root / "CURRENT").exists() else None
+            reading = ReadOptions.from_flags(hidden, follow_symlinks, ReadOptions.from_dict((last or {}).get("reading")))
             specs = [wanted["terms"], *sorted((s for n, s in wanted.items() if n != "terms"), key=lambda s: s.name)]
             try:
-                _write(root, source, settings, specs, reuse, report, workers, progress)
+                _write(root, source, settings, specs, reuse, report, workers, progress, reading)
             except OSError as exc:  # disk full, quota, permissions: the previous generation is intact
                 raise CoderivError(_write_failure(root, exc)) from None
             return report
@@ -435,6 +442,7 @@ def _write(
     report: UpdateReport,
     workers: int | None,
     progress: Progress | None,
+    reading: ReadOptions,
 ) -> None:
     """Analyse what changed and write the next generation in bounded memory (:mod:`.writer`)."""
     old_sha = dict(zip(old.doc_ids, old.doc_sha256)) if old is not None else {}
@@ -445,10 +453,12 @@ def _write(
 
     def to_analyse() -> Iterator[RawDocument]:
         nonlocal source_bytes
-        for raw in iter_collection(source):
+        for raw in iter_collection(source, reading):
             if raw.doc_id in seen:
                 continue
             seen.add(raw.doc_id)
+            if raw.note:
+                report.notes.append((raw.doc_id, raw.note))
             if raw.modified is not None:
                 modified[raw.doc_id] = raw.modified
             if raw.escaped:
@@ -462,7 +472,7 @@ def _write(
             yield raw
 
     if progress is not None:
-        progress.start(stored_size(source), "B")
+        progress.start(stored_size(source, reading), "B")
     scratch = scratch_folder(root)
     try:
         spill = Spill(scratch, [spec.name for spec in specs])
@@ -539,6 +549,7 @@ def _write(
                 "documents": len(ids),
                 "analysis": settings.to_dict(),
                 "extraction": EXTRACTION_VERSION,
+                "reading": reading.to_dict(),
                 "stores": stores_meta,
                 "skipped": [{"doc_id": s.doc_id, "reason": s.reason} for s in report.skipped],
                 "lossy": sorted(set(report.lossy) | old_lossy),

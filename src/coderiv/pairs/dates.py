@@ -26,7 +26,7 @@ import numpy as np
 
 from coderiv.errors import CoderivError, InputError
 from coderiv.index.index import Index
-from coderiv.text.collection import is_archive, iter_archive, read_member
+from coderiv.text.collection import ReadOptions, is_archive, iter_archive, read_member
 from coderiv.text.formats.created import creation_date
 
 #: Source labels: a ``--dates`` file, a date inside the document, a time recorded at indexing.
@@ -117,7 +117,7 @@ def document_dates(index: Index, doc_ids: list[str]) -> dict[str, DocDate]:
         raise CoderivError(f"the indexed collection {source} is gone: document dates cannot be read from it")
     found: dict[str, _dt.datetime | None] = {}
     if is_archive(Path(source)):
-        for raw in iter_archive(Path(source)):
+        for raw in iter_archive(Path(source), ReadOptions(hidden=True)):  # any id the index holds
             if raw.doc_id in wanted:
                 found[raw.doc_id] = creation_date(raw.data)
     else:

@@ -82,6 +82,8 @@ def read_query(path: str) -> QueryDocument:
 def _member(raw: RawDocument, label: str) -> QueryDocument | SkippedQuery:
     """A document of a folder or archive as a query, or why it cannot be one (as indexing
     skips it)."""
+    if raw.problem:
+        return SkippedQuery(label, raw.problem)
     if raw.oversize:
         return SkippedQuery(label, f"too large ({raw.oversize} bytes > {MAX_DOCUMENT_BYTES})")
     if not raw.data.strip():
@@ -92,9 +94,8 @@ def _member(raw: RawDocument, label: str) -> QueryDocument | SkippedQuery:
         return SkippedQuery(label, exc.reason)
     except MissingExtraError as exc:
         return SkippedQuery(label, str(exc))
-    return QueryDocument(
-        label, extracted.text, extracted.lossy, extracted.format, extracted.locations, extracted.note, raw.doc_id
-    )
+    note = "; ".join(n for n in (raw.note, extracted.note) if n) or None
+    return QueryDocument(label, extracted.text, extracted.lossy, extracted.format, extracted.locations, note, raw.doc_id)
 
 
 def is_batch(paths: Sequence[str]) -> bool:

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from coderiv.errors import CoderivError, InputError
-from coderiv.text.collection import is_archive, iter_archive, read_member
+from coderiv.text.collection import ReadOptions, is_archive, iter_archive, read_member
 from coderiv.text.extract import document_text
 
 
@@ -36,7 +36,7 @@ class DocumentTexts:
         wanted = [d for d in doc_ids if d not in self._texts]
         if wanted and self.archive:
             pending = set(wanted)
-            for doc in iter_archive(self.source):
+            for doc in iter_archive(self.source, ReadOptions(hidden=True)):  # ids the index holds
                 if doc.doc_id in pending:
                     self._texts.setdefault(doc.doc_id, document_text(doc.data, doc.doc_id))
                     pending.discard(doc.doc_id)

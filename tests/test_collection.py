@@ -1,0 +1,187 @@
+"""Reading a collection: what a folder or tar archive gives as documents, and what it reports
+instead of reading (FIFOs, devices, symlinks leaving the collection, tar links, duplicates)."""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from coderiv import Index
+from coderiv.cli.main import main
+from coderiv.errors import InputError
+from coderiv.text.collection import ReadOptions, iter_archive, iter_folder, read_member, stored_size
+from coderiv.text.formats.plain import SNIFF_BYTES
+
+
+def outcome(docs: object) -> dict[str, object]:
+    """id → its text (read) or ('skipped', reason)."""
+    out: dict[str, object] = {}
+    for doc in docs:  # type: ignore[attr-defined]
+        out[doc.doc_id] = ("skipped", doc.problem) if doc.problem else doc.data.decode()
+    return out
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "c"
+    (root / "sub").mkdir(parents=True)
+    (root / "a.txt").write_text("alpha beta")
+    (root / "sub" / "d.txt").write_text("delta")
+    (root / ".hid").mkdir()
+    (root / ".hid" / "s.txt").write_text("secret")
+    (tmp_path / "outside.txt").write_text("outside words")
+    os.symlink(tmp_path / "outside.txt", root / "out")
+    os.symlink("a.txt", root / "inside.txt")
+    os.symlink("nowhere", root / "dangling")
+    os.symlink("loop2", root / "loop1")
+    os.symlink("loop1", root / "loop2")
+    os.symlink("..", root / "sub" / "up")
+    os.symlink("/dev/null", root / "null")
+    os.mkfifo(root / "fifo")
+    return root
+
+
+def test_folder_reports_every_entry_it_does_not_read(folder: Path) -> None:
+    assert outcome(iter_folder(folder)) == {
+        "a.txt": "alpha beta",
+        "dangling": ("skipped", "dangling symlink: its target nowhere does not exist"),
+        "fifo": ("skipped", "a FIFO (named pipe): not read"),
+        "inside.txt": "alpha beta",
+        "loop1": ("skipped", "symlink loop: not followed"),
+        "loop2": ("skipped", "symlink loop: not followed"),
+        "null": ("skipped", "symlink to /dev/null, outside the collection: not followed (--follow-symlinks follows it)"),
+        "out": (
+            "skipped",
+            f"symlink to {folder.parent / 'outside.txt'}, outside the collection: not followed (--follow-symlinks follows it)",
+        ),
+        "sub/d.txt": "delta",
+        "sub/up": ("skipped", "symlink loop: points to a folder that holds it"),
+    }
+
+
+def test_follow_symlinks_and_hidden_options(folder: Path) -> None:
+    got = outcome(iter_folder(folder, ReadOptions(hidden=True, follow_symlinks=True)))
+    assert got["out"] == "outside words"
+    assert got["null"] == ("skipped", "symlink to a device: not read")
+    assert got[".hid/s.txt"] == "secret"
+    assert got["fifo"] == ("skipped", "a FIFO (named pipe): not read")
+    # only the files read count towards progress: a.txt, inside.txt (its target), d.txt
+    assert stored_size(folder) == 10 + 10 + 5
+
+
+def test_read_member_refuses_ids_leaving_the_folder_and_fifos(folder: Path) -> None:
+    assert read_member(folder, "inside.txt") == b"alpha beta"
+    for bad in ("../outside.txt", "/etc/passwd", "sub/../../outside.txt"):
+        with pytest.raises(InputError, match="is not a document of"):
+            read_member(folder, bad)
+    with pytest.raises(InputError, match="not a regular file"):
+        read_member(folder, "fifo")  # refused, never blocks
+
+
+def test_binary_file_is_judged_on_its_first_block(tmp_path: Path) -> None:
+    (tmp_path / "zeros.txt").write_bytes(bytes(4 * SNIFF_BYTES))
+    (tmp_path / "fake.pdf").write_bytes(bytes(4 * SNIFF_BYTES))  # a PDF reader says why, so read whole
+    docs = {d.doc_id: d for d in iter_folder(tmp_path)}
+    assert (docs["zeros.txt"].data, docs["zeros.txt"].problem, docs["zeros.txt"].stored) == (b"", "binary", 4 * SNIFF_BYTES)
+    assert len(docs["fake.pdf"].data) == 4 * SNIFF_BYTES and not docs["fake.pdf"].problem
+
+
+def add(archive: tarfile.TarFile, name: str, data: bytes = b"", **fields: object) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    for key, value in fields.items():
+        setattr(info, key, value)
+    archive.addfile(info, io.BytesIO(data) if data else None)
+
+
+@pytest.fixture
+def archive(tmp_path: Path) -> Path:
+    path = tmp_path / "c.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        add(tar, "dir", type=tarfile.DIRTYPE)
+        add(tar, "dir/a.txt", b"first copy")
+        add(tar, "hard.txt", type=tarfile.LNKTYPE, linkname="dir/a.txt")  # made from the first copy
+        add(tar, "./dir/a.txt", b"last copy")
+        add(tar, "sym.txt", type=tarfile.SYMTYPE, linkname="dir/a.txt")
+        add(tar, "dir/rel.txt", type=tarfile.SYMTYPE, linkname="../hard.txt")
+        add(tar, "abs.txt", type=tarfile.SYMTYPE, linkname="/etc/passwd")
+        add(tar, "up.txt", type=tarfile.SYMTYPE, linkname="../../etc/passwd")
+        add(tar, "dangling.txt", type=tarfile.SYMTYPE, linkname="missing.txt")
+        add(tar, "loop1", type=tarfile.SYMTYPE, linkname="loop2")
+        add(tar, "loop2", type=tarfile.SYMTYPE, linkname="loop1")
+        add(tar, "todir", type=tarfile.SYMTYPE, linkname="dir")
+        add(tar, "badhard.txt", type=tarfile.LNKTYPE, linkname="later.txt")
+        add(tar, "later.txt", b"later")
+        add(tar, "fifo", type=tarfile.FIFOTYPE)
+        add(tar, "dev", type=tarfile.CHRTYPE)
+        add(tar, ".git/config", b"hidden")
+        add(tar, "bin.dat", bytes(3 * SNIFF_BYTES))
+    return path
+
+
+def test_archive_links_duplicates_and_special_members(archive: Path) -> None:
+    docs = list(iter_archive(archive))
+    assert outcome(docs) == {
+        "hard.txt": "first copy",
+        "dir/a.txt": "last copy",
+        "sym.txt": "last copy",
+        "dir/rel.txt": "first copy",
+        "abs.txt": ("skipped", "symlink to /etc/passwd, outside the archive: not followed"),
+        "up.txt": ("skipped", "symlink to ../../etc/passwd, outside the archive: not followed"),
+        "dangling.txt": ("skipped", "dangling symlink: missing.txt is not in the archive"),
+        "loop1": ("skipped", "symlink loop: not followed"),
+        "loop2": ("skipped", "symlink loop: not followed"),
+        "todir": ("skipped", "symlink to the folder dir: not followed"),
+        "badhard.txt": ("skipped", "hard link to later.txt, which is not an earlier member of the archive"),
+        "later.txt": "later",
+        "fifo": ("skipped", "a FIFO member: not read"),
+        "dev": ("skipped", "a device member: not read"),
+        "bin.dat": ("skipped", "binary"),
+    }
+    notes = {d.doc_id: d.note for d in docs if d.note}
+    assert notes == {"dir/a.txt": "2 members of the archive have this name: the last one is read, as tar -x keeps it"}
+    assert [d.doc_id for d in docs][:2] == ["hard.txt", "dir/a.txt"]  # archive order of the kept copies
+    assert outcome(iter_archive(archive, ReadOptions(hidden=True)))[".git/config"] == "hidden"
+    assert read_member(archive, "dir/a.txt") == b"last copy"
+    assert read_member(archive, ".git/config") == b"hidden"
+
+
+def test_index_reports_skips_and_notes_and_keeps_hidden(folder: Path, archive: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    ix = tmp_path / "ix"
+    result = runner.invoke(main, ["index", str(folder), "--index", str(ix), "-q"])
+    assert result.exit_code == 0, result.output
+    assert "skipped fifo: a FIFO (named pipe): not read" in result.output
+    assert "skipped loop1: symlink loop: not followed" in result.output
+    assert Index.open(ix).doc_ids == ["a.txt", "inside.txt", "sub/d.txt"]
+    result = runner.invoke(main, ["index", str(folder), "--index", str(ix), "-q", "--hidden", "--follow-symlinks"])
+    assert result.exit_code == 0, result.output
+    assert Index.open(ix).doc_ids == [".hid/s.txt", "a.txt", "inside.txt", "out", "sub/d.txt"]
+    result = runner.invoke(main, ["index", str(folder), "--index", str(ix), "-q", "--no-follow-symlinks"])
+    index = Index.open(ix)
+    assert index.doc_ids == [".hid/s.txt", "a.txt", "inside.txt", "sub/d.txt"]  # --hidden kept
+    assert index.manifest["reading"] == {"hidden": True, "follow_symlinks": False}
+    tar_ix = tmp_path / "tix"
+    result = runner.invoke(main, ["index", str(archive), "--index", str(tar_ix), "-q"])
+    assert result.exit_code == 0, result.output
+    assert "note: dir/a.txt: 2 members of the archive have this name: the last one is read, as tar -x keeps it" in result.output
+    assert "skipped abs.txt: symlink to /etc/passwd, outside the archive: not followed" in result.output
+    assert Index.open(tar_ix).doc_ids == ["dir/a.txt", "dir/rel.txt", "hard.txt", "later.txt", "sym.txt"]
+
+
+def test_query_and_index_print_non_utf8_names_escaped(tmp_path: Path) -> None:
+    root = tmp_path / "c"
+    root.mkdir()
+    with open(os.path.join(os.fsencode(root), b"caf\xe9.txt"), "wb") as out:
+        out.write(b"words of a cafe menu")
+    runner = CliRunner()
+    result = runner.invoke(main, ["index", str(root), "--index", str(tmp_path / "ix"), "-q"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(main, ["query", os.fsdecode(os.path.join(os.fsencode(root), b"caf\xe9.txt")), "--index", str(tmp_path / "ix")])
+    assert result.exit_code == 0, result.exception  # was a UnicodeEncodeError traceback
+    assert f"{root}/caf\\xe9.txt: " in result.output
