@@ -161,16 +161,16 @@ def _inside(real: str, real_root: str) -> bool:
     return real == real_root or real.startswith(real_root.rstrip("/") + "/")
 
 
-def _classify(path: str, real_root: str, options: ReadOptions) -> tuple[str, str, str]:
-    """(kind, problem, real path) of a folder entry: kind ``file``, ``dir`` or ``problem``.
-    Symlinks are resolved (never opened): dangling ones, loops, targets outside the root
-    (unless ``follow_symlinks``) and anything but a file or folder are problems."""
+def _classify(path: str, real: str, real_root: str, options: ReadOptions) -> tuple[str, str, str]:
+    """(kind, problem, real path) of a folder entry (``real``: its path below the folder's
+    resolved path): kind ``file``, ``dir`` or ``problem``. Symlinks are resolved (never
+    opened): dangling ones, loops, targets outside the root (unless ``follow_symlinks``) and
+    anything but a file or folder are problems."""
     try:
         info = os.lstat(path)
     except OSError as exc:
         return "problem", f"cannot read: {exc.strerror}", ""
     link = stat.S_ISLNK(info.st_mode)
-    real = os.path.realpath(path)
     if link:
         try:
             real = os.path.realpath(path, strict=True)
@@ -203,9 +203,9 @@ def _folder_entries(root: Path, options: ReadOptions = DEFAULT_READING) -> list[
     reached again through a symlink to one of its own ancestors is a loop, reported)."""
     entries: list[_Entry] = []
     real_root = os.path.realpath(root)
-    stack: list[tuple[str, str, frozenset[str]]] = [(str(root), "", frozenset({real_root}))]
+    stack: list[tuple[str, str, str, frozenset[str]]] = [(str(root), real_root, "", frozenset({real_root}))]
     while stack:
-        folder, rel, ancestors = stack.pop()
+        folder, real_folder, rel, ancestors = stack.pop()
         try:
             with os.scandir(folder) as listing:
                 names = sorted(entry.name for entry in listing)
@@ -218,12 +218,12 @@ def _folder_entries(root: Path, options: ReadOptions = DEFAULT_READING) -> list[
             if name.startswith(".") and not options.hidden:
                 continue
             path = os.path.join(folder, name)
-            kind, problem, real = _classify(path, real_root, options)
+            kind, problem, real = _classify(path, os.path.join(real_folder, name), real_root, options)
             if kind == "dir":
                 if real in ancestors:
                     entries.append(_Entry(rel + name, path, "symlink loop: points to a folder that holds it"))
                 elif not holds_an_index(Path(path)):
-                    stack.append((path, f"{rel}{name}/", ancestors | {real}))
+                    stack.append((path, real, f"{rel}{name}/", ancestors | {real}))
             else:
                 entries.append(_Entry(rel + name, real if kind == "file" else path, problem))
     entries.sort(key=lambda e: e.name)
