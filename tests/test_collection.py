@@ -185,3 +185,21 @@ def test_query_and_index_print_non_utf8_names_escaped(tmp_path: Path) -> None:
     result = runner.invoke(main, ["query", os.fsdecode(os.path.join(os.fsencode(root), b"caf\xe9.txt")), "--index", str(tmp_path / "ix")])
     assert result.exit_code == 0, result.exception  # was a UnicodeEncodeError traceback
     assert f"{root}/caf\\xe9.txt: " in result.output
+
+
+def test_sockets_and_links_to_fifos_are_reported(tmp_path: Path) -> None:
+    import socket
+
+    root = tmp_path / "c"
+    root.mkdir()
+    (root / "a.txt").write_text("alpha")
+    os.mkfifo(root / "pipe")
+    os.symlink("pipe", root / "to-pipe")
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(root / "sock"))
+        assert outcome(iter_folder(root)) == {
+            "a.txt": "alpha",
+            "pipe": ("skipped", "a FIFO (named pipe): not read"),
+            "sock": ("skipped", "a socket: not read"),
+            "to-pipe": ("skipped", "symlink to a FIFO (named pipe): not read"),
+        }
