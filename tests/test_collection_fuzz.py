@@ -141,7 +141,6 @@ def test_every_reader_takes_arbitrary_bytes(name: str, data: bytes) -> None:
 
 def test_coderiv_error_is_the_only_failure_of_a_library_build(tmp_path: Path) -> None:
     (tmp_path / "c").mkdir()
-    (tmp_path / "c" / "fifo").parent.mkdir(exist_ok=True)
     os.mkfifo(tmp_path / "c" / "fifo")
     try:
         Index.update_from(tmp_path / "c", tmp_path / "ix", workers=1)
