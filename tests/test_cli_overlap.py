@@ -167,3 +167,27 @@ def test_evaluate_plagiarism_per_query_gives_each_pair(runner: CliRunner, tmp_pa
         {"case_id": "C1", "doc_id": "d0.txt", "expected": 25.0, "obtained": 23.728814, "abs_diff": 1.271186}
     ]
     assert "per_pair" not in json.loads(runner.invoke(main, [*base, "--format", "json"]).output)[0]
+
+
+def test_compare_passage_limit_note_and_error(runner: CliRunner, tmp_path: Path) -> None:
+    write_docs(tmp_path, {"a.txt": " ".join(f"alpha{i}" for i in range(100)), "b.txt": " ".join(f"alpha{i}" for i in range(60))})
+    a, b = str(tmp_path / "a.txt"), str(tmp_path / "b.txt")
+    out = runner.invoke(main, ["compare", a, b, "--format", "tsv", "--max-passage-pairs", "24"])
+    assert out.exit_code == 0
+    assert "note: passages: these texts make 25 passage pairs, more than the limit of 24" in out.stderr
+    assert "passages\t" not in out.stdout and "chunks n=5\t" in out.stdout
+    out = runner.invoke(main, ["compare", a, b, "-m", "passages", "--max-passage-pairs", "24"])
+    assert out.exit_code == 1 and "Traceback" not in out.output
+    assert out.output.startswith("Error: passages: these texts make 25 passage pairs")
+    out = runner.invoke(main, ["compare", a, b, "-m", "passages", "--format", "json", "--max-passage-pairs", "25"])
+    assert out.exit_code == 0 and json.loads(out.stdout)["methods"][0]["method"] == "passages"
+
+
+def test_compare_refuses_texts_past_the_character_limit(runner: CliRunner, tmp_path: Path) -> None:
+    write_docs(tmp_path, {"a.txt": "one two three four", "b.txt": "five six seven"})  # 18 + 14 characters
+    a, b = str(tmp_path / "a.txt"), str(tmp_path / "b.txt")
+    out = runner.invoke(main, ["compare", a, b, "--max-chars", "31"])
+    assert out.exit_code == 1 and "Traceback" not in out.output
+    assert out.output.startswith("Error: A and B hold 32 characters together, more than the limit of 31")
+    assert "raise --max-chars" in out.output
+    assert runner.invoke(main, ["compare", a, b, "--max-chars", "32"]).exit_code == 0

@@ -92,3 +92,34 @@ def test_unrelated_texts_have_no_passages() -> None:
     got = rows(WEB, DATABASE)
     assert got["passages"] == (0.0, 0.0)
     assert got["shingles w=4"] == (0.0, 0.0) and got["chunks n=5"] == (0.0, 0.0)
+
+
+def test_passage_count_is_the_number_of_passages_split() -> None:
+    from coderiv.overlap.compare import passage_count, passage_pairs
+    from coderiv.ranking.passage_windows import split_passages
+
+    for n in range(0, 400):
+        for size, step in ((50, 25), (7, 3), (5, 5)):
+            assert passage_count(n, size, step) == len(split_passages(["w"] * n, size, step)), (n, size, step)
+    # 100 terms: passages at 0, 25, 50; 60 terms: at 0 and 10; 5 passages, scored 5 x 5 times
+    assert (passage_count(100), passage_count(60), passage_pairs(100, 60)) == (3, 2, 25)
+
+
+def test_passages_past_the_limit_left_out_of_all_and_refused_by_name() -> None:
+    from coderiv.errors import InputError
+
+    a = " ".join(f"alpha{i}" for i in range(100))  # 3 passages
+    b = " ".join(f"alpha{i}" for i in range(60))  # 2 passages: 25 passage pairs
+    full = compare_texts(a, b)
+    assert [r.method for r in full.rows][-1] == "passages" and full.notes == []
+    assert compare_texts(a, b, max_passage_pairs=25).rows == full.rows  # at the limit: computed
+    cut = compare_texts(a, b, max_passage_pairs=24)
+    assert cut.rows == full.rows[:-1] and cut.passages == full.passages
+    assert cut.notes == [
+        "passages: these texts make 25 passage pairs, more than the limit of 24 (its cost grows with the "
+        "square of the texts' length); raise --max-passage-pairs to compute it"
+    ]
+    assert cut.to_dict()["notes"] == cut.notes and "notes" not in full.to_dict()
+    with pytest.raises(InputError, match="25 passage pairs, more than the limit of 24"):
+        compare_texts(a, b, methods=["passages"], max_passage_pairs=24)
+    assert compare_texts(a, b, methods=["chunks"], max_passage_pairs=1).rows == full.rows[2:3]

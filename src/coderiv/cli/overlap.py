@@ -20,7 +20,7 @@ from coderiv.cli.options import (
 from coderiv.errors import CoderivError
 from coderiv.output import fmt_percent, over_100_note, printable, table, to_json, tsv
 from coderiv.overlap import verify as _verify  # noqa: F401  (registers the "verified:" evaluation family)
-from coderiv.overlap.compare import COMPARE_METHODS
+from coderiv.overlap.compare import COMPARE_METHODS, DEFAULT_MAX_CHARS, DEFAULT_MAX_PASSAGE_PAIRS
 from coderiv.overlap.verify import VerifiedResult
 from coderiv.ranking import passage_windows as _passages  # noqa: F401  (registers the "passages" evaluation method)
 from coderiv.ranking.measures import over_100_reason
@@ -37,11 +37,20 @@ from coderiv.ranking.measures import over_100_reason
 @click.option("--width", "-w", type=click.IntRange(1), default=4, show_default=True, help="Shingle width in words.")
 @click.option("--chunk-words", type=click.IntRange(1), default=5, show_default=True, help="Chunk length in words.")
 @click.option("--threshold", type=click.IntRange(1), default=60, show_default=True, help="Shortest exact passage, characters.")
+@click.option(
+    "--max-passage-pairs", type=click.IntRange(1), default=DEFAULT_MAX_PASSAGE_PAIRS, show_default=True,
+    help="Most passage pairs the passages method scores (its cost grows with the square of the texts' length).",
+)
+@click.option(
+    "--max-chars", type=click.IntRange(1), default=DEFAULT_MAX_CHARS, show_default=True,
+    help="Most characters of A and B together (about 70 bytes of memory each).",
+)
 @analysis_options
 @format_option
 @friendly_errors
 def compare_command(
-    a: str, b: str, methods: tuple[str, ...], width: int, chunk_words: int, threshold: int,
+    a: str, b: str, methods: tuple[str, ...], width: int, chunk_words: int, threshold: int, max_passage_pairs: int,
+    max_chars: int,
     stop: bool | None, stem: bool | None, language: str | None, fmt: str,
 ) -> None:
     """How much of A is in B and of B in A, by each overlap method, and the exact passages
@@ -57,7 +66,10 @@ def compare_command(
     for label, text in ((label_a, text_a), (label_b, text_b)):
         if not analyzer.words(text):
             raise CoderivError(f"{label} has no words: nothing to compare")
-    result = compare_texts(text_a, text_b, list(methods), analyzer, width, chunk_words, threshold)
+    result = compare_texts(text_a, text_b, list(methods), analyzer, width, chunk_words, threshold, max_passage_pairs, max_chars)
+    if fmt != "json":
+        for note in result.notes:
+            click.echo(f"note: {note}", err=True)
     # pages or paragraphs of a PDF/DOCX/ODT/EPUB, shown when either document has them
     located = bool(doc_a.locations or doc_b.locations)
     where = passage_locations(result.passages, doc_a.locations, doc_b.locations)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from coderiv.errors import UnknownNameError
+from coderiv.errors import InputError, UnknownNameError
 from coderiv.output import json_percent
 from coderiv.overlap.matching import DEFAULT_THRESHOLD, NormalizedText, Passage, coverage_percent, normalize, shared_passages
 from coderiv.overlap.pairwise import (
@@ -30,7 +30,7 @@ from coderiv.overlap.pairwise import (
     patricia,
     shingles,
 )
-from coderiv.ranking.passage_windows import passage_scores
+from coderiv.ranking.passage_windows import PASSAGE_STEP, PASSAGE_WORDS, passage_scores
 from coderiv.registry import Registry
 from coderiv.text.analysis import Analyzer
 from coderiv.text.formats import LocationMap
@@ -58,13 +58,47 @@ class MethodRow:
 
 @dataclass
 class Comparison:
-    """The rows of every method asked for, and the exact passages shared by A and B."""
+    """The rows of every method asked for, the exact passages shared by A and B, and notes on
+    methods left out (a method too costly for these texts, when it was not asked for by name)."""
 
     rows: list[MethodRow] = field(default_factory=list)
     passages: list[Passage] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"methods": [r.to_dict() for r in self.rows], "passages": [p.to_dict() for p in self.passages]}
+        out: dict[str, Any] = {"methods": [r.to_dict() for r in self.rows], "passages": [p.to_dict() for p in self.passages]}
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+
+#: The ``passages`` method scores every 50-word passage of A and of B against every passage of
+#: both (both ways): its work grows with the square of the texts' passage count, unlike the other
+#: methods, which are linear (docs/overlap.md). Past this many passage pairs (about 30 s on the
+#: machine of docs/performance.md; two texts of ~175,000 words after stopping) it is refused.
+DEFAULT_MAX_PASSAGE_PAIRS = 200_000_000
+
+#: The exact methods hold suffix arrays and per-character arrays of both texts: about 70 bytes of
+#: memory and 1 s per million characters of A and B together (docs/overlap.md). Past this many
+#: characters (about 2.3 GB) ``compare`` refuses rather than surprise a user with a machine's
+#: worth of memory; a caller that has it raises the limit.
+DEFAULT_MAX_CHARS = 32 * 1024 * 1024
+BYTES_PER_CHAR = 70
+
+
+def passage_pairs(a_terms: int, b_terms: int, size: int = PASSAGE_WORDS, step: int = PASSAGE_STEP) -> int:
+    """How many (query passage, passage) pairs ``passages`` scores for texts of these lengths."""
+    total = passage_count(a_terms, size, step) + passage_count(b_terms, size, step)
+    return total * total
+
+
+def passage_count(n_terms: int, size: int = PASSAGE_WORDS, step: int = PASSAGE_STEP) -> int:
+    """How many passages :func:`~coderiv.ranking.passage_windows.split_passages` makes of a text
+    of ``n_terms`` terms."""
+    if n_terms <= 0:
+        return 0
+    starts = (max(n_terms - size, 0)) // step + 1
+    return starts + (1 if (starts - 1) * step + size < n_terms else 0)
 
 
 @dataclass(frozen=True)
@@ -148,14 +182,39 @@ def compare_texts(
     width: int = DEFAULT_SHINGLE_WIDTH,
     chunk_words: int = DEFAULT_CHUNK_WORDS,
     threshold: int = DEFAULT_THRESHOLD,
+    max_passage_pairs: int = DEFAULT_MAX_PASSAGE_PAIRS,
+    max_chars: int = DEFAULT_MAX_CHARS,
 ) -> Comparison:
     """Every method's percentages both ways, and the exact passages of at least ``threshold``
-    characters (offsets into ``a`` and ``b``)."""
+    characters (offsets into ``a`` and ``b``).
+
+    ``passages`` past ``max_passage_pairs`` is an error when asked for by name, and left out
+    with a note when it comes with ``all`` (the default), so long texts still get the other
+    methods in linear time."""
+    if len(a) + len(b) > max_chars:
+        raise InputError(
+            f"A and B hold {len(a) + len(b):,} characters together, more than the limit of {max_chars:,} "
+            f"(compare needs about {BYTES_PER_CHAR} bytes of memory a character: "
+            f"{(len(a) + len(b)) * BYTES_PER_CHAR / 2**30:.1f} GB here); raise --max-chars to compare them"
+        )
+    by_name = bool(methods) and "all" not in (methods or [])
     methods = check_methods(methods or list(COMPARE_METHODS))
     analyzer = analyzer or Analyzer()
+    a_terms, b_terms = analyzer.terms(a), analyzer.terms(b)
+    notes: list[str] = []
+    cost = passage_pairs(len(a_terms), len(b_terms))
+    if "passages" in methods and cost > max_passage_pairs:
+        why = (
+            f"passages: these texts make {cost:,} passage pairs, more than the limit of {max_passage_pairs:,} "
+            "(its cost grows with the square of the texts' length); raise --max-passage-pairs to compute it"
+        )
+        if by_name:
+            raise InputError(why)
+        methods = [m for m in methods if m != "passages"]
+        notes.append(why)
     na, nb = normalize(a), normalize(b)
-    pair = TextPair(analyzer.terms(a), analyzer.terms(b), na, nb, width, chunk_words, threshold, shared_passages(na, nb, threshold))
-    return Comparison([COMPARE_METHODS.get(m)(pair) for m in methods], pair.a_passages)
+    pair = TextPair(a_terms, b_terms, na, nb, width, chunk_words, threshold, shared_passages(na, nb, threshold))
+    return Comparison([COMPARE_METHODS.get(m)(pair) for m in methods], pair.a_passages, notes)
 
 
 def passage_locations(passages: list[Passage], a: LocationMap, b: LocationMap) -> list[tuple[str | None, str | None]]:
