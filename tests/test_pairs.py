@@ -171,6 +171,8 @@ def test_set_methods_equal_brute_force(tmp_path_factory, monkeypatch, seed, meth
 
     monkeypatch.setattr(pairs, "ROW_ENTRIES", 7)  # rows ranked in several ranges
     monkeypatch.setattr(pairs, "POSTINGS_STEP", 30)  # whole-store passes in several steps
+    monkeypatch.setattr(pairs, "MIN_RANGE_PAIRS", 1)  # the budget is all for pairs here
+    monkeypatch.setattr("coderiv.pairs.run.fixed_bytes", lambda *args: 0)
     tmp = tmp_path_factory.mktemp("bf")
     index = build(tmp / "c", _random_docs(random.Random(seed), 12, vocab=12, length=20), tmp)
     table, _ = compute_pairs(index, method, top=3, max_df=max_df)
@@ -243,9 +245,11 @@ def test_a_memory_budget_computes_rows_by_document_range_with_identical_results(
     from coderiv.pairs import engine as pairs
 
     monkeypatch.setattr(pairs, "POSTINGS_STEP", 30)  # whole-store passes in several steps
+    monkeypatch.setattr(pairs, "MIN_RANGE_PAIRS", 1)  # the budget is all for pairs here
+    monkeypatch.setattr("coderiv.pairs.run.fixed_bytes", lambda *args: 0)
     ranges: list[list[tuple[int, int]]] = []
     original = pairs.document_ranges
-    monkeypatch.setattr("coderiv.pairs.run.document_ranges", lambda *args: ranges.append(original(*args)) or ranges[-1])
+    monkeypatch.setattr("coderiv.pairs.run.document_ranges", lambda *args, **kw: ranges.append(original(*args, **kw)) or ranges[-1])
     tmp = tmp_path_factory.mktemp("mem")
     rng = random.Random(seed)
     index = build(tmp / "c", _random_docs(rng, 16, vocab=15, length=20), tmp)

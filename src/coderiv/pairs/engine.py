@@ -58,12 +58,15 @@ MAX_DF_FRACTION = 0.01
 SCALE = float(1 << 40)
 #: Pairs emitted per block of keys: bounds the memory of one task (about 16 bytes per pair).
 BLOCK_PAIRS = 4_000_000
-#: Default memory budget of a run's shared pairs (bytes): past it, rows are computed a range of
+#: Default memory budget of a whole run (bytes): what the run holds apart from the shared pairs
+#: (:func:`fixed_bytes`) is taken off it, and past what is left rows are computed a range of
 #: documents at a time (see :func:`document_ranges`).
 PAIRS_MEMORY = 4 << 30
 #: Bytes a shared pair costs at the peak of a range (block results, their concatenation, the
 #: sort, and SharedPairs' two orders): used to turn the budget into pairs.
 BYTES_PER_PAIR = 80
+#: Shared pairs a range may always hold, however small the budget (a range of one document).
+MIN_RANGE_PAIRS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -279,9 +282,44 @@ def key_ranges(store: Postings, step: int | None = None) -> Iterator[tuple[int, 
     yield from ((int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]))
 
 
-def key_view(store: Postings, max_df: int, measure: str | None) -> KeyView:
-    """Which keys a run uses, and the documents' sizes over those keys."""
-    f = store.doc_freqs
+def key_freqs(store: Postings) -> np.ndarray:
+    """f_t of every key as int32 (half of ``store.doc_freqs``' int64), computed a step at a time
+    so that no int64 copy of the whole key space is ever made; arithmetic that can pass 2³¹
+    (f·(f−1)/2) casts the keys it reads to int64."""
+    ptr = store.ptr
+    f = np.empty(len(ptr) - 1, np.int32 if store.n_docs < (1 << 31) else np.int64)
+    step = POSTINGS_STEP
+    for a in range(0, len(f), step):
+        b = min(len(f), a + step)
+        f[a:b] = np.diff(np.asarray(ptr[a : b + 1]))
+    return f
+
+
+def fixed_bytes(store: Postings, n_docs: int, top: int, eligible_keys: int) -> int:
+    """Bytes a run holds apart from its shared pairs: per key f_t (4), the used, eligible and
+    range masks (3) and the memory-mapped ``ptr`` pages it reads (8); per eligible key its
+    position and frequency in the plan (16, twice while a range's are found); the postings'
+    memory-mapped pages (2 + 1 a posting); the larger of the working sets of a whole-store pass
+    and of one block (never held together); the kept rows (top entries of every document as targets and values, held twice
+    while joined); and the interpreter with numpy (150 MB)."""
+    keys = len(store.ptr) - 1
+    per_key = 15 * keys + 32 * eligible_keys
+    postings = 3 * store.n_postings
+    passes = max(24 * POSTINGS_STEP, 60 * BLOCK_PAIRS)
+    rows = 2 * 12 * n_docs * top + 40 * n_docs
+    return per_key + postings + passes + rows + (150 << 20)
+
+
+def range_pairs(memory: int, fixed: int) -> int:
+    """Shared pairs one document range may hold: what ``memory`` leaves after ``fixed`` bytes,
+    at :data:`BYTES_PER_PAIR` each, never fewer than :data:`MIN_RANGE_PAIRS`."""
+    return max(MIN_RANGE_PAIRS, (memory - fixed) // BYTES_PER_PAIR)
+
+
+def key_view(store: Postings, max_df: int, measure: str | None, f: np.ndarray | None = None) -> KeyView:
+    """Which keys a run uses, and the documents' sizes over those keys (``f``: the keys'
+    frequencies when the caller has them, :func:`key_freqs`)."""
+    f = key_freqs(store) if f is None else f
     used = f <= max_df
     sizes = np.zeros(store.n_docs, np.int64)
     for a, b in key_ranges(store):
@@ -297,7 +335,9 @@ def key_view(store: Postings, max_df: int, measure: str | None) -> KeyView:
     return KeyView(max_df, used, sizes, np.asarray(store.keys)[skipped], int(f[skipped].sum()))
 
 
-def document_ranges(store: Postings, eligible: np.ndarray, max_pairs: int, step: int | None = None) -> list[tuple[int, int]]:
+def document_ranges(
+    store: Postings, eligible: np.ndarray, max_pairs: int, step: int | None = None, f: np.ndarray | None = None
+) -> list[tuple[int, int]]:
     """Consecutive document ranges whose rows can be computed within ``max_pairs`` shared pairs.
 
     A document's pairs are at most Σ (f_t − 1) over its eligible keys, so a range's shared
@@ -305,9 +345,11 @@ def document_ranges(store: Postings, eligible: np.ndarray, max_pairs: int, step:
     (every document) when the whole collection's bound fits, as in the unbounded run.
     """
     n = store.n_docs
-    f = store.doc_freqs
-    if int((f[eligible] * (f[eligible] - 1) // 2).sum()) <= max_pairs:
+    f = key_freqs(store) if f is None else f
+    f_used = f[eligible].astype(np.int64)
+    if int((f_used * (f_used - 1) // 2).sum()) <= max_pairs:
         return [(0, n)]
+    del f_used
     bound = np.zeros(n)
     ptr = np.asarray(store.ptr)
     for a, b in key_ranges(store, step):

@@ -15,7 +15,6 @@ from coderiv.index.shard_view import ShardView, with_store
 from coderiv.index.shards import is_sharded
 from coderiv.keys.kinds import StoreSpec
 from coderiv.pairs.engine import (
-    BYTES_PER_PAIR,
     DEFAULT_METHOD,
     DEFAULT_TOP,
     PAIRS_MEMORY,
@@ -25,11 +24,14 @@ from coderiv.pairs.engine import (
     default_max_df,
     directed_values,
     document_ranges,
+    fixed_bytes,
     get_method,
     join_rows,
+    key_freqs,
     key_view,
     keys_holding,
     plan_blocks,
+    range_pairs,
     row_ranges,
     select_top,
     serial_engine,
@@ -51,16 +53,18 @@ def compute_pairs(
 ) -> tuple[PairTable, RunReport]:
     """The pair table of ``index`` (incrementally from ``previous`` when it can be reused).
 
-    ``memory`` (bytes, default :data:`~coderiv.pairs.engine.PAIRS_MEMORY`) bounds the shared
-    pairs held at once: past it, rows are computed a document range at a time
-    (:func:`~coderiv.pairs.engine.document_ranges`); each range's blocks keep only pairs with an
-    end in the range, so the rows are the same, only slower.
+    ``memory`` (bytes, default :data:`~coderiv.pairs.engine.PAIRS_MEMORY`) bounds the run: what
+    it holds apart from the shared pairs (:func:`~coderiv.pairs.engine.fixed_bytes`) is taken
+    off, and the shared pairs held at once stay within the rest: past it, rows are computed a
+    document range at a time (:func:`~coderiv.pairs.engine.document_ranges`); each range's
+    blocks keep only pairs with an end in the range, so the rows are the same, only slower.
     """
     pm = get_method(method)
     store = index.store(pm.store.name)
     n = index.n_docs
     m = max_df if max_df is not None else default_max_df(n)
-    view = key_view(store, m, pm.measure)
+    f = key_freqs(store)
+    view = key_view(store, m, pm.measure, f)
     lengths = np.asarray(index.doc_lengths) if pm.measure else None
 
     plan = None if previous is None else previous.incremental_plan(index, pm.name, top, max_df, store, view)
@@ -70,25 +74,28 @@ def compute_pairs(
             pm.name, "unchanged", n, 0, 0, 0, m, len(view.skipped_keys), view.skipped_postings, plan.reason
         )
     rows = None if plan is None else plan.rows
-    f = store.doc_freqs
     eligible = view.used & (f >= 2)
     if rows is not None:  # only keys holding a recomputed document
         eligible &= keys_holding(store, rows)
     positions = np.flatnonzero(eligible)
-    max_pairs = max(1, (memory or PAIRS_MEMORY) // BYTES_PER_PAIR)
-    ranges = document_ranges(store, eligible, max_pairs)
+    max_pairs = range_pairs(memory or PAIRS_MEMORY, fixed_bytes(store, n, top, len(positions)))
+    ranges = document_ranges(store, eligible, max_pairs, f=f)
+    del f, eligible
     pieces: list[tuple[np.ndarray, ...]] = []
     blocks = shared_pairs = 0
     kept_counts = None if plan is None else np.bincount(plan.kept_src, minlength=n)
-    range_positions = [positions] if len(ranges) == 1 else [
-        positions[keys_holding(store, _documents(n, d0, d1))[positions]] for d0, d1 in ranges
-    ]
-    if progress is not None:
-        progress.start(sum(block_count(store, p) for p in range_positions), "blocks")
-    for (d0, d1), positions_of_range in zip(ranges, range_positions):
-        within = None if len(ranges) == 1 else _documents(n, d0, d1)
+    whole = len(ranges) == 1
+    if progress is not None and whole:
+        progress.start(block_count(store, positions), "blocks")
+    elif progress is not None:  # several ranges: documents, range by range
+        progress.start(n, "documents")
+    for d0, d1 in ranges:
+        # a range's keys are found when it starts (never all ranges' at once)
+        positions_of_range = positions if whole else positions[keys_holding(store, _documents(n, d0, d1))[positions]]
+        within = None if whole else _documents(n, d0, d1)
         tasks = plan_blocks(store, positions_of_range, pm.measure, rows, within=within, first_number=blocks)
-        pairs, count = shared_pairs_of(engine(tasks), n, progress)
+        del positions_of_range
+        pairs, count = shared_pairs_of(engine(tasks), n, progress if whole else None)
         blocks += count
         shared_pairs += int(np.count_nonzero((pairs.first >= d0) & (pairs.first < d1)))
         counts = pairs.row_counts(n)[d0:d1]
@@ -103,6 +110,8 @@ def compute_pairs(
             else:
                 pieces.append(plan.merge(src, dst, val, top, r0, r1))
         del pairs
+        if progress is not None and not whole:
+            progress.advance(d1 - d0)
     row_ptr, targets, values, truncated = join_rows(pieces)
     recomputed, mode = (n, "full") if plan is None else (int(plan.rows.sum()), "incremental")
     table = PairTable.create(index, pm, top, max_df, view, row_ptr, targets, values, truncated)
