@@ -2,12 +2,19 @@
 its chunk store, and ``coderiv pairs`` single-process, on a Dask LocalCluster, and incremental.
 
     python benchmarks/bench_pairs.py --docs 10000 [--index /tmp/coderiv-pairs-10k] [--reuse]
+    python benchmarks/bench_pairs.py --docs 100000 --method resemblance --lsh [--memory GB]
 
 Every phase runs in a fresh process, so its peak RSS is its own. Prints: index build time;
 pairs wall time and peak memory (single process; LocalCluster of --dask-workers processes, and
 whether its table is identical); recall of the injected family pairs in the top-k; groups at
 --min against the injected families; an incremental run after adding 1% more documents, its time
 and whether it equals a full recomputation.
+
+``--lsh`` (needs the ``bench`` extra: datasketch) instead compares ``pairs --method resemblance``
+with datasketch's MinHash (128 permutations) + LSH at threshold 0.5 on the same documents and the
+same terms (coderiv's analysis, 4-term shingles), each in a fresh process: wall and CPU time,
+peak RSS, the time ratio, and the recall of LSH's candidate pairs against the exact pairs of
+resemblance ≥ 50% in coderiv's table.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ def phase_build(args: argparse.Namespace, n_docs: int) -> dict:
 def phase_pairs(args: argparse.Namespace, n_docs: int) -> dict:
     index = Index.open(args.index)
     engine_name = "serial"
+    cpu_seconds = 0.0
     if args.engine == "dask":
         from coderiv.pairs.dask_backend import dask_client, dask_engine
 
@@ -48,6 +56,12 @@ def phase_pairs(args: argparse.Namespace, n_docs: int) -> dict:
         engine_name = f"LocalCluster({args.dask_workers} processes)"
     elif args.engine == "incremental":
         seconds, report = timed(lambda: run_pairs(index, args.method, args.top))
+    elif args.engine == "timed":  # full run under --memory, with its CPU time
+        import time
+
+        cpu = time.process_time()
+        seconds, report = timed(lambda: run_pairs(index, args.method, args.top, full=True, memory=args.memory_bytes))
+        cpu_seconds = time.process_time() - cpu
     else:
         seconds, report = timed(lambda: run_pairs(index, args.method, args.top, full=True))
     table = PairTable.open(index, args.method)
@@ -58,12 +72,56 @@ def phase_pairs(args: argparse.Namespace, n_docs: int) -> dict:
         "max_df": report.max_df, "skipped_keys": report.skipped_keys, "skipped_postings": report.skipped_postings,
         "entries": int(table.manifest["entries"]), "digest": digest,
     }
+    if args.engine == "timed":
+        result["cpu_seconds"] = cpu_seconds
+        return result
     if args.engine == "incremental":
         full, _ = compute_pairs(index, args.method, args.top)
         result["equals_full"] = all(np.array_equal(table.arrays[n], full.arrays[n]) for n in ("row_ptr", "targets", "values"))
     if args.engine != "dask":
         result.update(quality(table, SyntheticCollection(n_docs), args.min))
     return result
+
+
+def phase_lsh(args: argparse.Namespace, n_docs: int) -> dict:
+    """datasketch MinHash-128 + LSH at 0.5 over the collection's 4-term shingles; recall of its
+    candidate pairs against the exact resemblance ≥ 50% pairs of coderiv's stored table."""
+    import time
+
+    from datasketch import MinHash, MinHashLSH
+
+    from coderiv.text.analysis import Analyzer
+
+    analyzer = Analyzer(Index.open(args.index).settings)
+    start, cpu = time.perf_counter(), time.process_time()
+    lsh = MinHashLSH(threshold=0.5, num_perm=128)
+    sketches = {}
+    for doc in SyntheticCollection(n_docs).documents():
+        terms = analyzer.terms(doc.data.decode("utf-8"))
+        shingles = {" ".join(terms[i : i + 4]).encode() for i in range(max(1, len(terms) - 3))}
+        sketch = MinHash(num_perm=128)
+        sketch.update_batch(list(shingles))
+        lsh.insert(doc.doc_id, sketch)
+        sketches[doc.doc_id] = sketch
+    candidates = set()
+    for doc_id, sketch in sketches.items():
+        for other in lsh.query(sketch):
+            if other != doc_id:
+                candidates.add((min(doc_id, other), max(doc_id, other)))
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
+    rss = peak_rss_mb()[0]
+    table = PairTable.open(Index.open(args.index), "resemblance")
+    exact = set()
+    for doc_id in table.doc_ids:
+        for _, percent, other in table.similar(doc_id):
+            if percent >= 50.0:
+                exact.add((min(doc_id, other), max(doc_id, other)))
+    found = len(exact & candidates)
+    return {
+        "seconds": seconds, "cpu_seconds": cpu_seconds, "rss_mb": rss, "candidates": len(candidates),
+        "exact_pairs": len(exact), "recall": found / len(exact) if exact else 1.0,
+        "candidates_at_least_50": found,
+    }
 
 
 def quality(table: PairTable, collection: SyntheticCollection, min_percent: float) -> dict:
@@ -92,8 +150,28 @@ def run_phase(args: argparse.Namespace, phase: str, n_docs: int, engine: str = "
     cmd = [sys.executable, __file__, "--phase", phase, "--docs", str(n_docs), "--index", str(args.index),
            "--method", args.method, "--top", str(args.top), "--engine", engine,
            "--dask-workers", str(args.dask_workers), "--min", str(args.min)]
+    if args.memory is not None:
+        cmd += ["--memory", str(args.memory)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def compare_lsh(args: argparse.Namespace) -> None:
+    """pairs --method resemblance against datasketch MinHash-128 + LSH at 0.5, side by side."""
+    args.method = "resemblance"
+    if not args.reuse:
+        shutil.rmtree(args.index, ignore_errors=True)
+        b = run_phase(args, "build", args.docs)
+        print(f"index build (terms + resemblance store, 2 workers): {b['seconds']:.1f} s, peak RSS {b['rss_mb']:.0f} MB")
+    exact = run_phase(args, "pairs", args.docs, "timed")
+    lsh = run_phase(args, "lsh", args.docs)
+    print(f"coderiv pairs --method resemblance (exact, top {args.top}): {exact['seconds']:.1f} s wall, "
+          f"{exact['cpu_seconds']:.1f} s CPU, peak RSS {exact['rss_mb']:.0f} MB, {exact['shared_pairs']} sharing pairs")
+    print(f"datasketch MinHash-128 + LSH(0.5) (approximate): {lsh['seconds']:.1f} s wall, {lsh['cpu_seconds']:.1f} s CPU, "
+          f"peak RSS {lsh['rss_mb']:.0f} MB, {lsh['candidates']} candidate pairs")
+    print(f"time ratio coderiv / LSH: wall {exact['seconds'] / lsh['seconds']:.2f}, CPU {exact['cpu_seconds'] / lsh['cpu_seconds']:.2f}")
+    print(f"LSH recall of the exact pairs with resemblance >= 50%: {lsh['recall']:.4f} "
+          f"({lsh['candidates_at_least_50']} of {lsh['exact_pairs']})")
 
 
 def main() -> None:
@@ -106,12 +184,15 @@ def main() -> None:
     parser.add_argument("--dask-workers", type=int, default=2)
     parser.add_argument("--reuse", action="store_true", help="Keep an existing index of the same size.")
     parser.add_argument("--skip-dask", action="store_true")
+    parser.add_argument("--lsh", action="store_true", help="Compare resemblance with datasketch MinHash + LSH (0.5).")
+    parser.add_argument("--memory", type=float, default=None, help="pairs --memory GB (default 4).")
     parser.add_argument("--phase", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--engine", default="serial", help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.index = args.index or Path(f"/tmp/coderiv-pairs-{args.docs}")
+    args.memory_bytes = None if args.memory is None else int(args.memory * (1 << 30))
     if args.phase:
-        fn = {"build": phase_build, "pairs": phase_pairs}[args.phase]
+        fn = {"build": phase_build, "pairs": phase_pairs, "lsh": phase_lsh}[args.phase]
         print(json.dumps(fn(args, args.docs)))
         return
 
@@ -121,6 +202,9 @@ def main() -> None:
         shutil.rmtree(args.index, ignore_errors=True)
         b = run_phase(args, "build", args.docs)
         print(f"index build (terms + {METHODS[args.method].store.name}, 2 workers): {b['seconds']:.1f} s, peak RSS {b['rss_mb']:.0f} MB")
+    if args.lsh:
+        compare_lsh(args)
+        return
     single = run_phase(args, "pairs", args.docs)
     print(f"pairs {args.method}, top {args.top}, single process: {single['seconds']:.1f} s, peak RSS {single['rss_mb']:.0f} MB; "
           f"{single['blocks']} blocks, {single['shared_pairs']} pairs share chunks, {single['entries']} entries kept")
