@@ -300,13 +300,14 @@ def fixed_bytes(store: Postings, n_docs: int, top: int, eligible_keys: int) -> i
     range masks (3) and the memory-mapped ``ptr`` pages it reads (8); per eligible key its
     position and frequency in the plan (16, twice while a range's are found); the postings'
     memory-mapped pages (2 + 1 a posting); the larger of the working sets of a whole-store pass
-    and of one block (never held together); the kept rows (top entries of every document as targets and values, held twice
-    while joined); and the interpreter with numpy (150 MB)."""
+    and of one block (never held together); the kept rows (top entries of every document
+    as targets and values, written in place by :class:`RowBuilder`) and one row range's
+    ranked entries; and the interpreter with numpy (150 MB)."""
     keys = len(store.ptr) - 1
     per_key = 15 * keys + 32 * eligible_keys
     postings = 3 * store.n_postings
     passes = max(24 * POSTINGS_STEP, 60 * BLOCK_PAIRS)
-    rows = 2 * 12 * n_docs * top + 40 * n_docs
+    rows = 12 * n_docs * top + 40 * n_docs + 24 * ROW_ENTRIES
     return per_key + postings + passes + rows + (150 << 20)
 
 
@@ -464,14 +465,34 @@ def select_top(src: np.ndarray, dst: np.ndarray, val: np.ndarray, k: int, n_docs
     return row_ptr, dst[keep].astype(np.uint32), val[keep], counts > k
 
 
-def join_rows(pieces: list[tuple[np.ndarray, ...]]) -> tuple[np.ndarray, ...]:
-    """Concatenate the CSR rows of consecutive row ranges."""
-    offsets = np.cumsum([0] + [len(p[1]) for p in pieces[:-1]])
-    row_ptr = np.concatenate([[0]] + [p[0][1:] + off for p, off in zip(pieces, offsets)]).astype(np.int64)
-    targets = np.concatenate([p[1] for p in pieces]) if pieces else np.empty(0, np.uint32)
-    values = np.concatenate([p[2] for p in pieces]) if pieces else np.empty(0)
-    truncated = np.concatenate([p[3] for p in pieces]) if pieces else np.empty(0, bool)
-    return row_ptr, targets, values, truncated
+class RowBuilder:
+    """The CSR rows of consecutive row ranges, written in place as each range is ranked.
+
+    Targets and values go into arrays allocated once for ``n_docs × top`` entries; the pages
+    of an untouched allocation are never resident, so memory is that of the kept entries, held
+    once (joining a list of pieces at the end would hold them twice)."""
+
+    def __init__(self, n_docs: int, top: int) -> None:
+        self.row_ptr = np.zeros(n_docs + 1, np.int64)
+        self.targets = np.empty(n_docs * top, np.uint32)
+        self.values = np.empty(n_docs * top, np.float64)
+        self.truncated = np.zeros(n_docs, bool)
+        self.rows = self.entries = 0
+
+    def add(self, piece: tuple[np.ndarray, ...]) -> None:
+        """Append the next rows (CSR: row_ptr, targets, values, truncated)."""
+        row_ptr, targets, values, truncated = piece
+        r, e, count = self.rows, self.entries, len(targets)
+        self.row_ptr[r + 1 : r + len(row_ptr)] = row_ptr[1:] + e
+        self.targets[e : e + count] = targets
+        self.values[e : e + count] = values
+        self.truncated[r : r + len(truncated)] = truncated
+        self.rows, self.entries = r + len(row_ptr) - 1, e + count
+
+    def result(self) -> tuple[np.ndarray, ...]:
+        """(row_ptr, targets, values, truncated) of the rows added."""
+        e = self.entries
+        return self.row_ptr[: self.rows + 1], self.targets[:e], self.values[:e], self.truncated[: self.rows]
 
 
 # -- the run --------------------------------------------------------------------------------

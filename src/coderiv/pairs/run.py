@@ -19,6 +19,7 @@ from coderiv.pairs.engine import (
     DEFAULT_TOP,
     PAIRS_MEMORY,
     Engine,
+    RowBuilder,
     RunReport,
     block_count,
     default_max_df,
@@ -26,7 +27,6 @@ from coderiv.pairs.engine import (
     document_ranges,
     fixed_bytes,
     get_method,
-    join_rows,
     key_freqs,
     key_view,
     keys_holding,
@@ -81,7 +81,7 @@ def compute_pairs(
     max_pairs = range_pairs(memory or PAIRS_MEMORY, fixed_bytes(store, n, top, len(positions)))
     ranges = document_ranges(store, eligible, max_pairs, f=f)
     del f, eligible
-    pieces: list[tuple[np.ndarray, ...]] = []
+    built = RowBuilder(n, top)
     blocks = shared_pairs = 0
     kept_counts = None if plan is None else np.bincount(plan.kept_src, minlength=n)
     whole = len(ranges) == 1
@@ -106,13 +106,13 @@ def compute_pairs(
             src, dst, weight = pairs.rows(r0, r1)
             val = directed_values(pm, src, dst, weight, view.sizes, lengths)
             if plan is None:
-                pieces.append(select_top(src - r0, dst, val, top, r1 - r0))
+                built.add(select_top(src - r0, dst, val, top, r1 - r0))
             else:
-                pieces.append(plan.merge(src, dst, val, top, r0, r1))
+                built.add(plan.merge(src, dst, val, top, r0, r1))
         del pairs
         if progress is not None and not whole:
             progress.advance(d1 - d0)
-    row_ptr, targets, values, truncated = join_rows(pieces)
+    row_ptr, targets, values, truncated = built.result()
     recomputed, mode = (n, "full") if plan is None else (int(plan.rows.sum()), "incremental")
     table = PairTable.create(index, pm, top, max_df, view, row_ptr, targets, values, truncated)
     report = RunReport(
