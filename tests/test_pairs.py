@@ -477,3 +477,33 @@ def test_component_labels_match_a_breadth_first_search():
     check()
     # a chain linked from its far end: 4-3, 3-2, 2-1, 1-0 all end at 0
     assert component_labels(6, np.array([4, 3, 2, 1]), np.array([3, 2, 1, 0])).tolist() == [0, 0, 0, 0, 0, 5]
+
+
+def test_key_freqs_are_the_stores_document_frequencies_in_int32(tmp_path, monkeypatch):
+    from coderiv.pairs import engine as pairs
+
+    monkeypatch.setattr(pairs, "POSTINGS_STEP", 7)  # computed in several steps
+    index = build(tmp_path / "c", _random_docs(random.Random(3), 12, vocab=30, length=25), tmp_path)
+    store = index.store(METHODS["resemblance"].store.name)
+    f = pairs.key_freqs(store)
+    assert f.dtype == np.int32 and f.tolist() == store.doc_freqs.tolist()
+
+
+def test_the_budget_left_for_shared_pairs_is_memory_minus_fixed_costs_with_a_floor():
+    from coderiv.pairs import engine as pairs
+
+    assert pairs.range_pairs(1000 * pairs.BYTES_PER_PAIR + 5_000, 5_000) == max(pairs.MIN_RANGE_PAIRS, 1000)
+    assert pairs.range_pairs(100 << 30, 4 << 30) == (96 << 30) // pairs.BYTES_PER_PAIR
+    assert pairs.range_pairs(1 << 30, 2 << 30) == pairs.MIN_RANGE_PAIRS  # fixed costs past the budget
+
+
+def test_row_builder_writes_consecutive_csr_rows_in_place():
+    from coderiv.pairs.engine import RowBuilder
+
+    built = RowBuilder(5, 2)
+    built.add((np.array([0, 2, 3]), np.array([4, 1, 0], np.uint32), np.array([50.0, 20.0, 90.0]), np.array([True, False])))
+    built.add((np.array([0, 0, 2, 2]), np.array([3, 2], np.uint32), np.array([10.0, 5.0]), np.array([False, True, False])))
+    row_ptr, targets, values, truncated = built.result()
+    assert row_ptr.tolist() == [0, 2, 3, 3, 5, 5]
+    assert targets.tolist() == [4, 1, 0, 3, 2] and values.tolist() == [50.0, 20.0, 90.0, 10.0, 5.0]
+    assert truncated.tolist() == [True, False, False, True, False]
