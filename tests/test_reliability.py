@@ -199,3 +199,23 @@ def test_hostile_names_cannot_forge_rows_or_drive_the_terminal(tmp_path: Path, r
         assert "\\x1b]0;owned\\x07\\x1b[31mred.txt" in result.output
     data = runner.invoke(main, ["query", str(tmp_path / "c" / "plain.txt"), "--index", str(tmp_path / "i"), "--format", "json"])
     assert "evil\\n   9   100.0%  forged.txt" in data.output  # JSON escapes by itself
+
+
+@pytest.mark.parametrize("table", ["doc_lengths.npy", "doc_norms.npy", "term_max_unit.npy"])
+def test_a_flipped_byte_in_a_table_every_query_reads_is_caught_at_open(tmp_path: Path, table: str, monkeypatch) -> None:
+    """A wrong document length or norm is a plausible number that only a checksum tells from the
+    right one: the query gave a silently different answer (benchmarks/faults.py found it)."""
+    from coderiv.index import index as index_module
+
+    write_docs(tmp_path / "c", DOCS)
+    Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    path = Index.open(tmp_path / "i").generation / table
+    data = bytearray(path.read_bytes())
+    data[-3] ^= 0x01  # one bit of the last entry: still a plausible value
+    path.write_bytes(bytes(data))
+    with pytest.raises(CorruptIndexError, match=f"{table}: checksum mismatch; rebuild it"):
+        Index.open(tmp_path / "i")
+    # past the budget the table is left to `coderiv info --verify` (the open stays cheap)
+    monkeypatch.setattr(index_module, "OPEN_CHECKSUM_BYTES", 0)
+    assert Index.open(tmp_path / "i").n_docs == len(DOCS)
+    assert any(f"{table}: checksum mismatch" in p for p in Index.open(tmp_path / "i").verify())

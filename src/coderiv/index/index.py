@@ -153,6 +153,26 @@ def _rebuild_reason(old: Index, settings: AnalysisSettings, stores: list[StoreSp
 STRUCTURE_SAMPLE = 1 << 16
 
 
+#: The tables every query reads whole (document lengths and norms feed every score, the term
+#: bounds steer pruning): a flipped byte there changes an answer silently, and no structural
+#: check can tell a wrong length from a right one. So they are checksummed at every open, in
+#: this order, as long as they add up to at most OPEN_CHECKSUM_BYTES (16 MiB, ~13 ms of SHA-256:
+#: about a million documents); past it, ``coderiv info --verify`` checks them.
+CHECKSUMMED_AT_OPEN = ("doc_lengths.npy", "doc_norms.npy", "doc_ids.bin", "term_max_unit.npy")
+OPEN_CHECKSUM_BYTES = 16 << 20
+
+
+def _checksummed_at_open(manifest: dict[str, Any]) -> list[str]:
+    files = manifest.get("files", {})
+    chosen, total = [], 0
+    for name in CHECKSUMMED_AT_OPEN:
+        size = int(files.get(name, {}).get("bytes", 0))
+        if name in files and total + size <= OPEN_CHECKSUM_BYTES:
+            chosen.append(name)
+            total += size
+    return chosen
+
+
 def _sampled(array: np.ndarray) -> np.ndarray:
     """Every entry of a short array; evenly spaced entries and the last two of a long one."""
     n = len(array)
@@ -196,7 +216,7 @@ class Index:
                 f"index format {manifest.get('format_version')} is not this coderiv's format "
                 f"{FORMAT_VERSION}; rebuild the index with 'coderiv index'"
             )
-        problems = verify_files(generation, manifest, full=False)
+        problems = verify_files(generation, manifest, full=False, checksummed=_checksummed_at_open(manifest))
         if problems:
             raise CorruptIndexError(f"index at {root} is damaged: {'; '.join(problems[:3])}; rebuild it")
         self.settings = AnalysisSettings.from_dict(manifest["analysis"])

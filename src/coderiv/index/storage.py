@@ -16,7 +16,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -182,8 +182,9 @@ def commit(root: Path, staging: Path) -> Path:
     return generation
 
 
-def verify_files(generation: Path, manifest: dict[str, Any], full: bool) -> list[str]:
-    """Problems with a generation's files: missing, wrong size, or (``full``) wrong checksum."""
+def verify_files(generation: Path, manifest: dict[str, Any], full: bool, checksummed: Sequence[str] = ()) -> list[str]:
+    """Problems with a generation's files: missing, wrong size, or wrong checksum (every file
+    when ``full``, else only those named in ``checksummed``)."""
     problems = []
     for rel, meta in manifest.get("files", {}).items():
         path = generation / rel
@@ -191,6 +192,6 @@ def verify_files(generation: Path, manifest: dict[str, Any], full: bool) -> list
             problems.append(f"missing file {rel}")
         elif path.stat().st_size != meta["bytes"]:
             problems.append(f"{rel}: {path.stat().st_size} bytes, manifest says {meta['bytes']}")
-        elif full and file_sha256(path) != meta["sha256"]:
+        elif (full or rel in checksummed) and file_sha256(path) != meta["sha256"]:
             problems.append(f"{rel}: checksum mismatch")
     return problems

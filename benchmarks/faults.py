@@ -1,0 +1,373 @@
+"""The long fault sweep of issue 10, run by hand (the fast cases are in tests/): kills at many
+moments of ``coderiv index`` and ``coderiv pairs``, damage to every file of an index, and a full
+disk. It prints one table per part; every row must read ``ok``. Figures go to docs/reliability.md.
+
+    python benchmarks/faults.py                 # 20 moments a scenario and signal (~15 min)
+    python benchmarks/faults.py --moments 3     # a quick pass
+
+What each part checks:
+
+- **kills**: SIGKILL, SIGTERM and SIGHUP at ``--moments`` evenly spread moments of a fresh
+  build, a fresh build with a fingerprint store, an update, and ``pairs`` adding its store: two
+  seconds later no process the run started is alive (the process table), a query made then gives
+  exactly the old or the new answer, the next ``coderiv index`` succeeds, and after it the
+  answers equal a fresh build's;
+- **damage**: 64 flipped bytes in, or the truncation of, every file of the live generation, and
+  broken CURRENT and lock files: each query or ``info --verify`` is one ``Error:`` line with exit
+  1, or (damage the answer does not read) exactly the clean answer — never a traceback, never a
+  different answer without a warning;
+- **disk full**: a build onto a small tmpfs (root only; skipped with the reason otherwise) is
+  one line, the previous generation stays intact, and the next build succeeds once space is freed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from common import machine
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+WORDS = "river delta marsh wetland estuary sediment tide channel levee basin floodplain meander oxbow".split()
+QUERIES = 6
+#: The command as a user runs it (``python -m coderiv.cli.main`` adds a runpy warning to stderr).
+CODERIV = [sys.executable, "-c", "import sys; from coderiv.cli.main import main; sys.argv[0] = 'coderiv'; main()"]
+SIGNALS = (signal.SIGKILL, signal.SIGTERM, signal.SIGHUP)
+
+
+def coderiv(*args: str, check: bool = False, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    done = subprocess.run(
+        [*CODERIV, *args], capture_output=True, text=True, env=env, timeout=timeout
+    )
+    if check and done.returncode != 0:
+        raise SystemExit(f"coderiv {' '.join(args)} failed: {done.stderr.strip()}")
+    return done
+
+
+def start(*args: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    return subprocess.Popen(
+        [*CODERIV, *args],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True,
+    )
+
+
+def write_collection(folder: Path, count: int, edition: int) -> Path:
+    """reStructuredText documents (docutils makes each cost ~20 ms: runs last seconds). Edition 1
+    changes every fifth document, drops every seventh and adds ten."""
+    import numpy as np
+
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    rng = np.random.default_rng(11)
+    numbers = list(range(count)) if edition == 0 else [i for i in range(count + 10) if i % 7]
+    for i in numbers:
+        paras = [" ".join(rng.choice(WORDS, 40)) + f" doc{i} para{p}." for p in range(12)]
+        if edition == 1 and i % 5 == 0:
+            paras.append(f"an edited paragraph of revision two for doc{i}.")
+        body = "\n\n".join(paras)
+        (folder / f"d{i:04d}.rst").write_text(f"Title {i}\n========\n\n{body}\n", encoding="utf-8")
+    return folder
+
+
+def write_texts(folder: Path, count: int, seed: int) -> Path:
+    """Plain texts of 400 words from a 20,000-word vocabulary: many distinct terms, so that an
+    index of 1,500 of them does not fit a 3 MiB disk."""
+    import random
+
+    rng = random.Random(seed)
+    vocabulary = [f"w{k}" for k in range(20000)]
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for i in range(count):
+        (folder / f"d{i:04d}.txt").write_text(" ".join(rng.choices(vocabulary, k=400)), encoding="utf-8")
+    return folder
+
+
+def answers(index: Path, queries: list[Path]) -> tuple[str, ...]:
+    """The TSV answer of each query (or its error line), the thing a user reads."""
+    out = []
+    for q in queries:
+        done = coderiv("query", str(q), "--index", str(index), "--format", "tsv", "-k", "10")
+        out.append(done.stdout if done.returncode == 0 else f"exit {done.returncode}: {done.stderr.strip()}")
+    return tuple(out)
+
+
+def descendants(pid: int) -> set[int]:
+    """Live processes below ``pid``, from /proc."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                parents[int(entry.name)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@dataclass
+class Tally:
+    """Outcomes of one scenario and signal."""
+
+    runs: int = 0
+    finished_first: int = 0
+    orphans: int = 0
+    answers: Counter[str] = field(default_factory=Counter)
+    next_index_failed: int = 0
+    after_differs: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not (self.orphans or self.answers["other"] or self.next_index_failed or self.after_differs)
+
+
+@dataclass
+class Scenario:
+    name: str
+    before: Path | None  # the index copied in before the run (None: no index yet)
+    args: tuple[str, ...]  # the command run and killed, with INDEX standing for the index
+    source: Path  # what the next `coderiv index` indexes
+    extra_index_args: tuple[str, ...] = ()
+
+
+def kill_sweep(work: Path, moments: int) -> list[tuple[str, str, Tally, float]]:
+    old_src = write_collection(work / "old", 300, 0)
+    new_src = write_collection(work / "new", 300, 1)
+    queries = []
+    for n, i in enumerate(range(0, 300, 300 // QUERIES)):  # copies: the queries stay while sources change
+        queries.append(work / f"q{n}.rst")
+        shutil.copy(old_src / f"d{i:04d}.rst", queries[-1])
+    clean_old, clean_new, clean_fp = work / "clean-old", work / "clean-new", work / "clean-fp"
+    coderiv("index", str(old_src), "--index", str(clean_old), "-q", check=True)
+    coderiv("index", str(new_src), "--index", str(clean_new), "-q", check=True)
+    coderiv("index", str(new_src), "--index", str(clean_fp), "--fingerprint", "anchor:g=4", "-q", check=True)
+    old_answers, new_answers = answers(clean_old, queries), answers(clean_new, queries)
+    fp_answers = answers(clean_fp, queries)
+    scenarios = [
+        Scenario("fresh build", None, ("index", str(new_src), "--index", "INDEX", "-q"), new_src),
+        Scenario("fresh build + fingerprint store", None,
+                 ("index", str(new_src), "--index", "INDEX", "--fingerprint", "anchor:g=4", "-q"), new_src,
+                 ("--fingerprint", "anchor:g=4")),
+        Scenario("update", clean_old, ("index", str(new_src), "--index", "INDEX", "-q"), new_src),
+        Scenario("pairs adding its store", clean_new, ("pairs", "--index", "INDEX", "--method", "resemblance", "-q"), new_src),
+    ]
+    rows = []
+    for sc in scenarios:
+        target = work / "t"
+        # how long the run takes, to spread the moments over it
+        shutil.rmtree(target, ignore_errors=True)
+        if sc.before:
+            shutil.copytree(sc.before, target)
+        t0 = time.monotonic()
+        coderiv(*(str(target) if a == "INDEX" else a for a in sc.args), check=True)
+        duration = time.monotonic() - t0
+        expected_after = fp_answers if sc.extra_index_args else new_answers
+        before_answers = old_answers if sc.before == clean_old else new_answers
+        for signum in SIGNALS:
+            tally = Tally()
+            for m in range(moments):
+                tally.runs += 1
+                shutil.rmtree(target, ignore_errors=True)
+                if sc.before:
+                    shutil.copytree(sc.before, target)
+                proc = start(*(str(target) if a == "INDEX" else a for a in sc.args))
+                deadline = time.monotonic() + duration * (m + 0.5) / moments
+                seen: set[int] = set()
+                while time.monotonic() < deadline and proc.poll() is None:
+                    seen |= descendants(proc.pid)
+                    time.sleep(0.02)
+                if proc.poll() is not None:
+                    tally.finished_first += 1
+                else:
+                    seen |= descendants(proc.pid)
+                    os.kill(proc.pid, signum)
+                proc.wait(timeout=120)
+                time.sleep(2)
+                if any(alive(p) for p in seen):
+                    tally.orphans += 1
+                    for p in seen:  # our own processes: clean up so the next run is fair
+                        if alive(p):
+                            os.kill(p, signal.SIGKILL)
+                if sc.before or (target / "CURRENT").exists():
+                    now = answers(target, queries)
+                    allowed = {before_answers: "old", new_answers: "new", expected_after: "new"}
+                    tally.answers[allowed.get(now, "other")] += 1
+                else:
+                    tally.answers["no index yet"] += 1
+                done = coderiv("index", str(sc.source), "--index", str(target), *sc.extra_index_args, "-q")
+                if done.returncode != 0:
+                    tally.next_index_failed += 1
+                elif answers(target, queries) != expected_after:
+                    tally.after_differs += 1
+            rows.append((sc.name, signal.Signals(signum).name, tally, duration))
+            print(f"  {sc.name:34} {signal.Signals(signum).name:7} {'ok' if tally.ok else 'FAIL'}  {tally}", flush=True)
+    return rows
+
+
+def damage_sweep(work: Path) -> list[tuple[str, str, str]]:
+    src = write_collection(work / "dmg-src", 120, 0)
+    clean = work / "dmg-clean"
+    coderiv("index", str(src), "--index", str(clean), "--fingerprint", "anchor:g=4", "-q", check=True)
+    query = src / "d0003.rst"
+    probes = {
+        "query": ("query", str(query), "--format", "tsv"),
+        "query --doc": ("query", "--doc", "d0003.rst", "--format", "tsv"),
+        "query anchor": ("query", str(query), "--method", "fingerprint", "--format", "tsv"),
+        "info --verify": ("info", "--verify"),
+    }
+    clean_out = {name: coderiv(*args, "--index", str(clean)) for name, args in probes.items()}
+    generation = (clean / "CURRENT").read_text().strip()
+    files = sorted(p.relative_to(clean) for p in (clean / generation).rglob("*") if p.is_file())
+    damages: list[tuple[str, object]] = []
+    for rel in files:
+        damages.append((f"flip 64 bytes of {rel}", ("flip", rel)))
+        damages.append((f"truncate {rel} to half", ("truncate", rel)))
+    damages += [
+        ("CURRENT: invalid UTF-8", ("current", b"\xff\xfe\x00")),
+        ("CURRENT: ../ outside the index", ("current", b"gen-000001/../../elsewhere/gen-000001")),
+        ("CURRENT: a generation that is not there", ("current", b"gen-999999")),
+        ("CURRENT: empty", ("current", b"")),
+        ("CURRENT: a folder", ("current-dir", None)),
+        ("lock: a folder", ("lock-dir", None)),
+    ]
+    rows = []
+    for label, (kind, arg) in damages:  # type: ignore[misc]
+        target = work / "dmg"
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(clean, target)
+        if kind in ("flip", "truncate"):
+            path = target / arg
+            data = bytearray(path.read_bytes())
+            if kind == "flip":
+                at = max(0, len(data) // 2 - 32)
+                for i in range(at, min(at + 64, len(data))):
+                    data[i] ^= 0xA5
+            else:
+                data = data[: len(data) // 2]
+            path.write_bytes(bytes(data))
+        elif kind == "current":
+            (target / "CURRENT").write_bytes(arg)
+        elif kind == "current-dir":
+            (target / "CURRENT").unlink()
+            (target / "CURRENT").mkdir()
+        elif kind == "lock-dir":
+            lock = target / "lock"
+            if lock.exists():
+                lock.unlink()
+            lock.mkdir()
+        for name, args in probes.items():
+            done = coderiv(*args, "--index", str(target))
+            said = (done.stderr or "").strip().splitlines()
+            if "Traceback" in done.stderr:
+                outcome = "FAIL: traceback"
+            elif done.returncode == 1 and said and said[-1].startswith("Error: "):
+                outcome = "ok: one error line"
+            elif done.returncode == 0 and done.stdout.replace(str(target), str(clean)) == clean_out[name].stdout:
+                outcome = "ok: same answer"
+            elif done.returncode == 0 and name == "info --verify" and "False" in done.stdout:
+                outcome = "ok: verify reports the damage"
+            else:
+                outcome = f"FAIL: exit {done.returncode}, different answer"
+            rows.append((label, name, outcome))
+        # the next index run mends it (or refuses in one line)
+        done = coderiv("index", str(src), "--index", str(target), "--fingerprint", "anchor:g=4", "-q")
+        mended = done.returncode == 0 and coderiv(*probes["query"], "--index", str(target)).stdout == clean_out["query"].stdout
+        line = (done.stderr or "").strip().splitlines()[-1:] or [""]
+        rows.append((label, "next index", "ok: mended" if mended else (
+            "ok: one error line" if done.returncode == 1 and line[0].startswith("Error: ") else "FAIL: not mended")))
+    return rows
+
+
+def disk_full(work: Path) -> list[tuple[str, str]]:
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        return [("disk full", "skipped: needs root to mount a tmpfs")]
+    mnt = work / "small"
+    mnt.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mnt)], capture_output=True).returncode:
+        return [("disk full", "skipped: mounting a tmpfs was refused")]
+    try:
+        small = write_texts(work / "small-src", 20, 1)
+        big = write_texts(work / "big-src", 1500, 2)
+        index = mnt / "i"
+        coderiv("index", str(small), "--index", str(index), "-q", check=True)
+        before = answers(index, [small / "d0003.txt"])
+        done = coderiv("index", str(big), "--index", str(index), "-q")
+        said = done.stderr.strip().splitlines()
+        rows = [("update onto a full disk", "ok: one error line" if done.returncode == 1 and said
+                 and said[-1].startswith("Error: ") and "Traceback" not in done.stderr else f"FAIL: {done.stderr[-300:]}")]
+        rows.append(("previous generation after it", "ok: same answers" if answers(index, [small / "d0003.txt"]) == before
+                     else "FAIL: answers changed"))
+        verify = coderiv("info", "--verify", "--index", str(index))
+        rows.append(("info --verify after it", "ok" if verify.returncode == 0 else f"FAIL: {verify.stderr.strip()}"))
+        again = coderiv("index", str(small), "--index", str(index), "-q")
+        rows.append(("next run with space", "ok" if again.returncode == 0 else f"FAIL: {again.stderr.strip()}"))
+        return rows
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--moments", type=int, default=20, help="kill moments per scenario and signal")
+    parser.add_argument("--parts", default="kills,damage,disk", help="which parts to run")
+    args = parser.parse_args()
+    parts = set(args.parts.split(","))
+    print(f"# {machine()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load {os.getloadavg()[0]:.1f}")
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="coderiv-faults-") as tmp:
+        work = Path(tmp)
+        if "kills" in parts:
+            print("\n## kills: scenario, signal, runs (killed / finished first), orphans, query after the kill, next index")
+            rows = kill_sweep(work, args.moments)
+            print("\n| scenario | signal | runs | killed | orphans | answer right after | next index fails | answers after differ |")
+            print("|---|---|---|---|---|---|---|---|")
+            for name, sig, t, duration in rows:
+                after = ", ".join(f"{k} {v}" for k, v in sorted(t.answers.items()))
+                print(f"| {name} ({duration:.1f} s) | {sig} | {t.runs} | {t.runs - t.finished_first} | {t.orphans} "
+                      f"| {after} | {t.next_index_failed} | {t.after_differs} |")
+                failures += not t.ok
+        if "damage" in parts:
+            rows3 = damage_sweep(work)
+            outcomes = Counter(o for _, _, o in rows3)
+            print("\n## damage: outcomes over", len({d for d, _, _ in rows3}), "kinds of damage")
+            for outcome, n in sorted(outcomes.items()):
+                print(f"  {n:4}  {outcome}")
+            for label, probe, outcome in rows3:
+                if outcome.startswith("FAIL"):
+                    print(f"  {label} / {probe}: {outcome}")
+            failures += sum(o.startswith("FAIL") for o in outcomes.elements())
+        if "disk" in parts:
+            print("\n## disk full")
+            for label, outcome in disk_full(work):
+                print(f"  {label}: {outcome}")
+                failures += outcome.startswith("FAIL")
+    print(f"\n{failures} failure(s)")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
