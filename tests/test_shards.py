@@ -4,7 +4,6 @@ collection, for every measure (the central law), an atomic commit, and a real Da
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -16,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.conftest import write_docs
+from tests.dask_cluster import real_cluster
 from tests.strategies import collection, document
 
 from coderiv.errors import CoderivError, CorruptIndexError
@@ -155,19 +155,6 @@ def test_cli_index_and_query_sharded(tmp_path: Path, runner: object) -> None:
     assert nodask.exit_code != 0 and "add --shards" in nodask.output
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_for_workers(address: str, n: int, deadline: float) -> None:
-    from distributed import Client
-
-    with Client(address, timeout="10s") as client:
-        client.wait_for_workers(n, timeout=max(1.0, deadline - time.monotonic()))
-
-
 def test_real_dask_cluster_builds_the_same_index(tmp_path: Path) -> None:
     """A scheduler and two workers as separate processes (Dask's own command-line tools on
     loopback): ``index --shards --dask ADDRESS`` gives byte-for-byte the single machine's answers."""
@@ -176,21 +163,8 @@ def test_real_dask_cluster_builds_the_same_index(tmp_path: Path) -> None:
 
     from coderiv.cli import main
 
-    dask = str(Path(sys.executable).parent / "dask")
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    started: list[subprocess.Popen[bytes]] = []
-    try:
-        started.append(subprocess.Popen(
-            [dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        ))
-        for _ in range(2):
-            started.append(subprocess.Popen(
-                [dask, "worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--no-dashboard", "--nworkers", "1"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            ))
-        _wait_for_workers(address, 2, time.monotonic() + 20)
+    with real_cluster(2) as cluster:
+        address = cluster.address
         cli = CliRunner()
         source = write_docs(tmp_path / "src", EXAMPLE)
         built = cli.invoke(main, ["index", str(source), "--index", str(tmp_path / "many"), "--shards", "3", "--dask", address, "--quiet"])
@@ -217,7 +191,7 @@ def test_real_dask_cluster_builds_the_same_index(tmp_path: Path) -> None:
         deadline = time.monotonic() + 30
         while not (tmp_path / "many" / "set-000002").exists() and build.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
-        started[2].kill()
+        cluster.workers[1].kill()
         output, _ = build.communicate(timeout=60)
         one = cli.invoke(main, ["index", str(source), "--index", str(tmp_path / "one"), "--quiet", "--workers", "1"])
         args = ["query", "--doc", "doc05.txt", "--format", "tsv", "-k", "20"]
@@ -227,11 +201,6 @@ def test_real_dask_cluster_builds_the_same_index(tmp_path: Path) -> None:
         else:
             assert len(output.decode().strip().splitlines()) == 1, output
             assert (tmp_path / "many" / "SHARDS.json").read_text() == before and after.exit_code == 0
-    finally:
-        for process in started:
-            process.kill()
-        for process in started:
-            process.wait(timeout=10)
 
 
 FINGERPRINTS = ["full:g=2", "anchor:g=2", "winnowing:g=2", "first-r:g=2,r=3"]
