@@ -38,7 +38,7 @@ from common import machine
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 WORDS = "river delta marsh wetland estuary sediment tide channel levee basin floodplain meander oxbow".split()
-QUERIES = 6
+QUERIES = 3
 #: The command as a user runs it (``python -m coderiv.cli.main`` adds a runpy warning to stderr).
 CODERIV = [sys.executable, "-c", "import sys; from coderiv.cli.main import main; sys.argv[0] = 'coderiv'; main()"]
 SIGNALS = (signal.SIGKILL, signal.SIGTERM, signal.SIGHUP)
