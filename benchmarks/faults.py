@@ -36,6 +36,9 @@ from pathlib import Path
 
 from common import machine
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from processes import alive, descendants_of  # noqa: E402  (the process table, shared with the fault tests)
+
 SRC = Path(__file__).resolve().parents[1] / "src"
 WORDS = "river delta marsh wetland estuary sediment tide channel levee basin floodplain meander oxbow".split()
 QUERIES = 3
@@ -101,32 +104,6 @@ def answers(index: Path, queries: list[Path]) -> tuple[str, ...]:
         done = coderiv("query", str(q), "--index", str(index), "--format", "tsv", "-k", "10")
         out.append(done.stdout if done.returncode == 0 else f"exit {done.returncode}: {done.stderr.strip()}")
     return tuple(out)
-
-
-def descendants(pid: int) -> set[int]:
-    """Live processes below ``pid``, from /proc."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z":
-                parents[int(entry.name)] = int(fields[1])
-    found: set[int] = set()
-    frontier = {pid}
-    while frontier:
-        frontier = {p for p, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 @dataclass
@@ -198,12 +175,12 @@ def kill_sweep(work: Path, moments: int) -> list[tuple[str, str, Tally, float]]:
                 deadline = time.monotonic() + duration * (m + 0.5) / moments
                 seen: set[int] = set()
                 while time.monotonic() < deadline and proc.poll() is None:
-                    seen |= descendants(proc.pid)
+                    seen |= descendants_of(proc.pid)
                     time.sleep(0.02)
                 if proc.poll() is not None:
                     tally.finished_first += 1
                 else:
-                    seen |= descendants(proc.pid)
+                    seen |= descendants_of(proc.pid)
                     os.kill(proc.pid, signum)
                 proc.wait(timeout=120)
                 time.sleep(2)

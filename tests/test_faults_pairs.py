@@ -17,28 +17,10 @@ import pytest
 from click.testing import CliRunner
 
 from coderiv.cli.main import main
-from test_reliability import SRC, alive, slow_collection, wait_for
+from processes import alive, descendants_of, signal_and_reap, wait_for
+from test_reliability import SRC, slow_collection
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the process table from /proc")
-
-
-def descendants_of(pid: int) -> set[int]:
-    """Every live process below ``pid`` (children, grandchildren…), from /proc."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z":
-                parents[int(entry.name)] = int(fields[1])
-    found: set[int] = set()
-    frontier = {pid}
-    while frontier:
-        frontier = {p for p, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
 
 
 def start_pairs(index: Path, stderr: Path, *extra: str) -> subprocess.Popen[bytes]:
@@ -85,17 +67,11 @@ def test_killed_pairs_leaves_no_process_and_the_next_run_equals_a_clean_one(
         wanted = 2  # the analysis workers re-reading the collection
     verified_before = runner.invoke(main, ["info", "--verify", "--index", str(index)])
     proc = start_pairs(index, tmp_path / "stderr", *extra)
-    try:
-        seen = wait_for(lambda: descendants_of(proc.pid) if len(descendants_of(proc.pid)) >= wanted else None, 60)
-        assert seen, f"the {phase} processes did not start"
-        time.sleep(0.2)
-        seen |= descendants_of(proc.pid)
-        os.kill(proc.pid, signum)
-        proc.wait(timeout=60)
-    finally:
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
+    seen = wait_for(lambda: descendants_of(proc.pid) if len(descendants_of(proc.pid)) >= wanted else None, 60)
+    time.sleep(0.2)
+    seen = (seen or set()) | descendants_of(proc.pid)
+    signal_and_reap(proc, signum if seen else signal.SIGKILL)
+    assert seen, f"the {phase} processes did not start"
     assert proc.returncode != 0, "pairs finished before it was killed: the test did not exercise a fault"
     survivors = wait_for(lambda: not any(alive(p) for p in seen), 10)
     assert survivors, f"orphans after {signal.Signals(signum).name}: {[p for p in seen if alive(p)]}"

@@ -18,6 +18,7 @@ from coderiv.cli.main import main
 from coderiv.errors import CoderivError, CorruptIndexError
 from coderiv.index import storage
 from conftest import write_docs
+from processes import alive, children_of, signal_and_reap, wait_for
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 WORDS = "river delta marsh wetland estuary sediment tide channel levee basin floodplain meander".split()
@@ -30,40 +31,6 @@ def slow_collection(folder: Path, count: int = 240) -> Path:
         body = "\n\n".join(" ".join(rng.choice(WORDS, 40)) + f" doc{i} para{p}." for p in range(12))
         write_docs(folder, {f"d{i:04d}.rst": f"Title {i}\n========\n\n{body}\n\n.. note:: see :ref:`x{i}`\n"})
     return folder
-
-
-def children_of(pid: int) -> list[int]:
-    """Live (not zombie) processes whose parent is ``pid``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found.append(int(entry.name))
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-def wait_for(condition, seconds: float = 30.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    return condition()
 
 
 def start_index(source: Path, index: Path, stderr: Path) -> subprocess.Popen[bytes]:
@@ -80,16 +47,10 @@ def start_index(source: Path, index: Path, stderr: Path) -> subprocess.Popen[byt
 def test_a_killed_writer_leaves_no_worker_and_no_lock(tmp_path: Path, signum: int) -> None:
     source = slow_collection(tmp_path / "c")
     proc = start_index(source, tmp_path / "i", tmp_path / "stderr")
-    try:
-        workers = wait_for(lambda: children_of(proc.pid) if len(children_of(proc.pid)) >= 2 else None)
-        assert workers, "the worker pool did not start"
-        time.sleep(0.3)  # the workers are busy analysing
-        os.kill(proc.pid, signum)
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
+    workers = wait_for(lambda: children_of(proc.pid) if len(children_of(proc.pid)) >= 2 else None)
+    time.sleep(0.3)  # the workers are busy analysing
+    signal_and_reap(proc, signum if workers else signal.SIGKILL)
+    assert workers, "the worker pool did not start"
     assert wait_for(lambda: not any(alive(w) for w in workers), 10), "orphan workers survived their parent"
     if signum != signal.SIGKILL:
         assert proc.returncode == 128 + signum
