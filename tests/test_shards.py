@@ -25,6 +25,7 @@ from coderiv.index.shards import ShardedIndex, build_sharded, is_sharded, shard_
 from coderiv.ranking.measures import MEASURES
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.ranking.sharded import ShardedMeasureSearcher
+from coderiv.text.analysis import AnalysisSettings
 
 
 @pytest.fixture(scope="module")
@@ -272,3 +273,88 @@ def test_open_retries_when_a_build_replaces_the_set(tmp_path: Path, monkeypatch:
 
     monkeypatch.setattr(ShardedIndex, "__init__", racing)
     assert ShardedIndex.open(tmp_path / "many").n_docs == 6
+
+
+edits = st.lists(st.tuples(st.sampled_from(["write", "remove"]), st.integers(0, 14), document), min_size=1, max_size=8)
+
+
+@settings(max_examples=15, deadline=None)
+@given(docs=collection, k=st.integers(1, 4), steps=edits, query=document)
+def test_an_update_of_a_sharded_index_answers_as_a_fresh_build(
+    cases: Path, docs: list[str], k: int, steps: list[tuple[str, int, str]], query: str
+) -> None:
+    """Random edits, then a build on the live set: only the edited documents are analysed again
+    (the report counts them), and every answer equals both a sharded build from scratch and one
+    index of the edited collection."""
+    case = Path(tempfile.mkdtemp(dir=cases))
+    before = {f"d{i:02d}.txt": text for i, text in enumerate(docs)}
+    source = write_docs(case / "src", before)
+    build_sharded(source, case / "many", k, workers=1)
+    after = dict(before)
+    for action, n, text in steps:
+        name = f"d{n:02d}.txt"
+        if action == "write":
+            after[name] = text
+            write_docs(source, {name: text})
+        elif name in after and len(after) > 1:
+            del after[name]
+            (source / name).unlink()
+    report = build_sharded(source, case / "many", k, workers=1)
+    assert report.updated
+    kept = set(before) & set(after)
+    assert (report.added, report.changed, report.removed, report.unchanged) == (
+        len(set(after) - set(before)), sum(before[n] != after[n] for n in kept), len(set(before) - set(after)),
+        sum(before[n] == after[n] for n in kept),
+    )
+    build_sharded(source, case / "fresh", k, workers=1)
+    Index.update_from(source, case / "one", workers=1)
+    updated, fresh, single = ShardedIndex.open(case / "many"), ShardedIndex.open(case / "fresh"), Index.open(case / "one")
+    assert updated.doc_ids == fresh.doc_ids == single.doc_ids
+    assert updated.manifest["shard_documents"] == fresh.manifest["shard_documents"]
+    np.testing.assert_array_equal(updated.term_keys, fresh.term_keys)
+    np.testing.assert_array_equal(updated.term_df, fresh.term_df)
+    assert_same_answers(single, updated, [query, next(iter(after.values()))])
+    shutil.rmtree(case)
+
+
+def test_a_failed_update_leaves_the_live_set_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The new set shares the live shards' files by hard links: a run that fails after the
+    shards were updated must leave every live file as it was, and the set still answering."""
+    source = write_docs(tmp_path / "src", EXAMPLE)
+    build_sharded(source, tmp_path / "many", 3, workers=1)
+    live = ShardedIndex.open(tmp_path / "many")
+    files = {p: p.read_bytes() for p in live.set_dir.rglob("*") if p.is_file() and p.name != "lock"}
+    searcher = ShardedMeasureSearcher(live, "identity5")
+    answer = searcher.percentages(searcher.prepare_doc("doc03.txt"))
+    write_docs(source, {"doc03.txt": "an entirely new text", "doc99.txt": "w1 w2 w3"})
+
+    def fail(*args: object) -> None:
+        raise CoderivError("the second pass failed")
+
+    monkeypatch.setattr(shards_module, "finish_shard", fail)
+    with pytest.raises(CoderivError, match="the second pass failed"):
+        build_sharded(source, tmp_path / "many", 3, workers=1)
+    assert all(p.read_bytes() == data for p, data in files.items())
+    again = ShardedIndex.open(tmp_path / "many")
+    assert again.set_dir == live.set_dir and [p.name for p in (tmp_path / "many").glob("set-*")] == [live.set_dir.name]
+    searcher = ShardedMeasureSearcher(again, "identity5")
+    np.testing.assert_array_equal(searcher.percentages(searcher.prepare_doc("doc03.txt")), answer)
+    for index in again.shards.values():
+        assert index.verify() == []
+
+
+def test_index_without_shards_updates_a_sharded_index_and_new_settings_rebuild_it(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from coderiv.cli import main
+
+    source = write_docs(tmp_path / "src", EXAMPLE)
+    cli = CliRunner()
+    assert cli.invoke(main, ["index", str(source), "--index", str(tmp_path / "many"), "--shards", "3", "-q"]).exit_code == 0
+    write_docs(source, {"doc03.txt": EXAMPLE["doc03.txt"] + " one more sentence"})
+    out = cli.invoke(main, ["index", str(source), "--index", str(tmp_path / "many"), "-q"])
+    assert out.exit_code == 0, out.output
+    n = len(EXAMPLE)
+    assert f"updated: added 0, changed 1, removed 0, unchanged {n - 1}" in out.output
+    stemmed = build_sharded(source, tmp_path / "many", 3, settings=AnalysisSettings(stem=True), workers=1)
+    assert not stemmed.updated and ShardedIndex.open(tmp_path / "many").settings.stem

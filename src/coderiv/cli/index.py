@@ -56,12 +56,16 @@ def index_command(
     Only added or changed files are analysed again; deleted ones are dropped. An analysis flag
     not given keeps the index's setting; a change of settings (or a new fingerprint store)
     rebuilds the whole index, which is said first, and for a large index needs --rebuild.
-    With --shards K the index is K shards, rebuilt whole on every run (docs/shards.md).
+    With --shards K the index is K shards (docs/shards.md); a later run (with or without
+    --shards K) updates only what changed in each shard.
     """
     from coderiv.index.index import Index
+    from coderiv.index.shards import ShardedIndex, is_sharded
     from coderiv.keys.fingerprint import parse_fingerprint
 
     stores = [parse_fingerprint(f) for f in fingerprints] or None
+    if shards is None and is_sharded(index_dir):
+        shards = ShardedIndex.open(index_dir).k  # an update of the sharded index
     if dask_address is not None and shards is None:
         raise CoderivError("--dask applies to sharded builds: add --shards K")
     if shards is not None:
@@ -72,6 +76,9 @@ def index_command(
         sharded = build_sharded_on(
             source, index_dir, shards, settings_from(stop, stem, language), stores, workers, dask_address)
         click.echo(f"{sharded.n_docs} documents in {index_dir}, {shards} shards: {sharded.shard_documents}")
+        if sharded.updated:
+            click.echo(f"  updated: added {sharded.added}, changed {sharded.changed}, removed {sharded.removed}, "
+                       f"unchanged {sharded.unchanged}")
         for skipped in sharded.skipped:
             click.echo(f"skipped {printable(skipped.doc_id)}: {printable(skipped.reason)}", err=True)
         return

@@ -15,7 +15,10 @@ A document goes to shard ``blake2b(id) mod K``: stable across runs, machines and
 A build writes every shard (in this process, or one task per shard on Dask workers that see the
 source and the index folder), then merges the term tables once (global f_t, N) and computes
 each shard's W_d with them in a second pass. Only then is ``SHARDS.json`` replaced: a crash at
-any point leaves the previous set whole and queryable. Every build writes a complete new set.
+any point leaves the previous set whole and queryable. Every build writes a complete new set;
+when the live set has the same shard count, analysis and stores, the new set starts from hard
+links to the live shards' files and each shard is *updated* (only its added or changed documents
+are analysed, as for one index), then the collection-wide statistics are merged again.
 """
 
 from __future__ import annotations
@@ -137,12 +140,19 @@ def dask_runner(client: Any) -> Runner:
 
 @dataclass
 class ShardedReport:
-    """What a sharded build did: documents in each shard, and the files it could not index."""
+    """What a sharded build did: documents in each shard, what changed (an update of the live
+    set) and the files it could not index."""
 
     shards: int
     shard_documents: list[int]
     skipped: list[Skipped] = field(default_factory=list)
     lossy: list[str] = field(default_factory=list)
+    #: whether the live set was updated (else the new set was built from scratch)
+    updated: bool = False
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    unchanged: int = 0
 
     @property
     def n_docs(self) -> int:
@@ -169,15 +179,24 @@ def build_sharded(
     source_path = str(Path(source).resolve())
     run = runner or run_here
     task_workers = workers if runner is None else 1
-    settings = settings or AnalysisSettings()
-    specs = [s.to_dict() for s in (stores or [])]
     with write_lock(root):
+        live = _updatable_set(root, shards, settings, stores)
+        if live is not None:
+            settings = live.settings
+            specs = live.specs
+        else:
+            specs = [s.to_dict() for s in (stores or [])]
+        settings = settings or AnalysisSettings()
         previous = [p for p in root.glob("set-*") if p.is_dir()]
         number = max((int(p.name[4:]) for p in previous if p.name[4:].isdigit()), default=0) + 1
         set_dir = root / f"set-{number:06d}"
         shutil.rmtree(set_dir, ignore_errors=True)
         set_dir.mkdir(parents=True)
         try:
+            if live is not None:
+                for s in range(shards):
+                    if (live.set_dir / _shard_folder(live.set_dir, s).name).is_dir():
+                        _link_shard(_shard_folder(live.set_dir, s), _shard_folder(set_dir, s))
             calls = [(source_path, str(set_dir), shards, s, settings.to_dict(), specs, task_workers) for s in range(shards)]
             reports: list[UpdateReport | None] = run(build_shard, calls)
             built = [s for s, r in enumerate(reports) if r is not None]
@@ -186,11 +205,17 @@ def build_sharded(
             counts = _merge_statistics(set_dir, built)
             n_docs = sum(counts.values())
             run(finish_shard, [(str(set_dir), s, n_docs) for s in built])
-            report = ShardedReport(shards, [counts.get(s, 0) for s in range(shards)])
-            for r in reports:
+            report = ShardedReport(shards, [counts.get(s, 0) for s in range(shards)], updated=live is not None)
+            for s, r in enumerate(reports):
                 if r is not None:
                     report.skipped.extend(r.skipped)
                     report.lossy.extend(r.lossy)
+                    report.added += len(r.added)
+                    report.changed += len(r.changed)
+                    report.removed += len(r.removed)
+                    report.unchanged += r.unchanged
+                elif live is not None:
+                    report.removed += live.shard_documents[s]  # every document of the shard is gone
             _commit(root, set_dir, {
                 "format": FORMAT,
                 "format_version": FORMAT_VERSION,
@@ -209,6 +234,52 @@ def build_sharded(
         for old in previous:
             shutil.rmtree(old, ignore_errors=True)
         return report
+
+
+@dataclass(frozen=True)
+class _LiveSet:
+    """What an update of a sharded index keeps from its live set."""
+
+    set_dir: Path
+    settings: AnalysisSettings
+    specs: list[dict[str, Any]]
+    shard_documents: list[int]
+
+
+def _updatable_set(
+    root: Path, shards: int, settings: AnalysisSettings | None, stores: list[StoreSpec] | None
+) -> _LiveSet | None:
+    """The live set, when the asked-for build can update it: same shard count, analysis settings
+    (None keeps the live ones) and stores (None keeps them). Otherwise (or if it does not open)
+    None: the new set is built from scratch."""
+    try:
+        index = ShardedIndex(root)
+    except (CoderivError, OSError, KeyError, TypeError, ValueError):
+        return None
+    if index.k != shards or (settings is not None and settings.to_dict() != index.settings.to_dict()):
+        return None
+    recorded = next(iter(index.shards.values())).manifest["stores"] if index.shards else {}
+    specs = [meta["spec"] for name, meta in sorted(recorded.items()) if name != "terms"]
+    if stores is not None and sorted(json.dumps(s.to_dict(), sort_keys=True) for s in stores) != sorted(
+        json.dumps(s, sort_keys=True) for s in specs
+    ):
+        return None
+    return _LiveSet(index.set_dir, index.settings, specs, list(index.manifest["shard_documents"]))
+
+
+def _link_shard(live: Path, new: Path) -> None:
+    """A new shard folder sharing the live shard's generation files by hard links (generations
+    are never written in place: an update writes a new one beside them) and copying the rest
+    (CURRENT, lock), so the update below leaves the live set untouched."""
+    for folder, _, names in os.walk(live):
+        target = new / Path(folder).relative_to(live)
+        target.mkdir(parents=True, exist_ok=True)
+        in_generation = Path(folder).relative_to(live).parts[:1] != ()
+        for name in names:
+            if in_generation:
+                os.link(Path(folder) / name, target / name)
+            elif name != "lock":
+                shutil.copy2(Path(folder) / name, target / name)
 
 
 def build_sharded_on(
