@@ -116,6 +116,8 @@ class Tally:
     answers: Counter[str] = field(default_factory=Counter)
     next_index_failed: int = 0
     after_differs: int = 0
+    #: what went wrong, for the rows that failed (the first few messages)
+    problems: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -131,7 +133,7 @@ class Scenario:
     extra_index_args: tuple[str, ...] = ()
 
 
-def kill_sweep(work: Path, moments: int) -> list[tuple[str, str, Tally, float]]:
+def kill_sweep(work: Path, moments: int, only: str | None = None) -> list[tuple[str, str, Tally, float]]:
     old_src = write_collection(work / "old", 300, 0)
     new_src = write_collection(work / "new", 300, 1)
     queries = []
@@ -154,6 +156,8 @@ def kill_sweep(work: Path, moments: int) -> list[tuple[str, str, Tally, float]]:
     ]
     rows = []
     for sc in scenarios:
+        if only and not sc.name.startswith(only):
+            continue
         target = work / "t"
         # how long the run takes, to spread the moments over it
         shutil.rmtree(target, ignore_errors=True)
@@ -198,10 +202,14 @@ def kill_sweep(work: Path, moments: int) -> list[tuple[str, str, Tally, float]]:
                 done = coderiv("index", str(sc.source), "--index", str(target), *sc.extra_index_args, "-q")
                 if done.returncode != 0:
                     tally.next_index_failed += 1
+                    tally.problems.append(f"moment {m}: next index: {done.stderr.strip()[-300:]}")
                 elif answers(target, queries) != expected_after:
                     tally.after_differs += 1
+                    tally.problems.append(f"moment {m}: answers after the next index differ")
             rows.append((sc.name, signal.Signals(signum).name, tally, duration))
             print(f"  {sc.name:34} {signal.Signals(signum).name:7} {'ok' if tally.ok else 'FAIL'}  {tally}", flush=True)
+            for problem in tally.problems[:3]:
+                print(f"    {problem}", flush=True)
     return rows
 
 
@@ -311,6 +319,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moments", type=int, default=20, help="kill moments per scenario and signal")
     parser.add_argument("--parts", default="kills,damage,disk", help="which parts to run")
+    parser.add_argument("--scenario", default=None, help="only the kill scenario whose name starts so")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     print(f"# {machine()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load {os.getloadavg()[0]:.1f}")
@@ -319,7 +328,7 @@ def main() -> None:
         work = Path(tmp)
         if "kills" in parts:
             print("\n## kills: scenario, signal, runs (killed / finished first), orphans, query after the kill, next index")
-            rows = kill_sweep(work, args.moments)
+            rows = kill_sweep(work, args.moments, args.scenario)
             print("\n| scenario | signal | runs | killed | orphans | answer right after | next index fails | answers after differ |")
             print("|---|---|---|---|---|---|---|---|")
             for name, sig, t, duration in rows:
