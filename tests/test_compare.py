@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from coderiv.errors import UnknownNameError
 from coderiv.overlap.compare import COMPARE_METHODS, compare_texts
+from coderiv.overlap.matching import coverage_percent, normalize, shared_passages
+from coderiv.overlap.pairwise import patricia, shingles
 from coderiv.text.analysis import AnalysisSettings, Analyzer
 
 ROSA = "uma rosa é uma rosa é uma rosa."
@@ -123,3 +127,28 @@ def test_passages_past_the_limit_left_out_of_all_and_refused_by_name() -> None:
     with pytest.raises(InputError, match="25 passage pairs, more than the limit of 24"):
         compare_texts(a, b, methods=["passages"], max_passage_pairs=24)
     assert compare_texts(a, b, methods=["chunks"], max_passage_pairs=1).rows == full.rows[2:3]
+
+
+# Texts made of a few words, so that long exact passages and repeats are common.
+_words = st.lists(st.sampled_from(["rosa", "uma", "é", "violeta", "Nunca,", "word\n", "ab"]), min_size=0, max_size=60)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_words.map(" ".join), _words.map(" ".join), st.integers(5, 40))
+def test_rows_equal_each_measure_computed_on_its_own(a: str, b: str, threshold: int) -> None:
+    """compare shares one suffix sort per direction and one shingle count between methods: every
+    row and passage equals the measure computed alone, as before that sharing."""
+    result = compare_texts(a, b, methods=["all"], threshold=threshold)
+    got = {r.method: (r.a_in_b, r.b_in_a) for r in result.rows}
+    analyzer = Analyzer()
+    ta, tb = analyzer.terms(a), analyzer.terms(b)
+    na, nb = normalize(a), normalize(b)
+    s = shingles(ta, tb, 4)
+    assert got["shingles w=4"] == (100 * s.resemblance, 100 * s.resemblance)
+    assert got["containment w=4"] == (100 * s.a_in_b, 100 * s.b_in_a)
+    assert got["patricia"] == (100 * patricia(nb, na), 100 * patricia(na, nb))
+    assert result.passages == shared_passages(na, nb, threshold)
+    assert got[f"matching ≥{threshold}"] == (
+        coverage_percent(na, shared_passages(na, nb, threshold), "a", threshold),
+        coverage_percent(nb, shared_passages(nb, na, threshold), "a", threshold),
+    )

@@ -277,7 +277,14 @@ def shared_passages(
     a: NormalizedText, b: NormalizedText, threshold: int = DEFAULT_THRESHOLD
 ) -> list[Passage]:
     """The maximal exact passages of A found in B (A scanned as the candidate), in A's order."""
-    ms = matching_statistics(a, b)
+    return passages_from(matching_statistics(a, b), a, b, threshold)
+
+
+def passages_from(
+    ms: MatchingStatistics, a: NormalizedText, b: NormalizedText, threshold: int = DEFAULT_THRESHOLD
+) -> list[Passage]:
+    """:func:`shared_passages` from ``ms = matching_statistics(a, b)`` already computed (a caller
+    that needs the statistics for another measure too sorts the suffixes once)."""
     passages = []
     for k in maximal_matches(ms, threshold):
         start, length, source = int(ms.starts[k]), int(ms.lengths[k]), int(ms.sources[k])

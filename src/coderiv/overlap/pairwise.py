@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from coderiv.keys.chunks import ngram_ids
-from coderiv.overlap.matching import NormalizedText, matching_statistics
+from coderiv.overlap.matching import MatchingStatistics, NormalizedText, matching_statistics
 
 #: Shingle width (paper 001: w = 4 is best).
 DEFAULT_SHINGLE_WIDTH = 4
@@ -95,7 +95,11 @@ def patricia_counter(
     candidate: NormalizedText, suspicious: NormalizedText, min_match: int = PATRICIA_MIN_MATCH
 ) -> int:
     """S_c of paper 001's Figure 5: characters of the candidate matched in jumps > ``min_match``."""
-    ms = matching_statistics(candidate, suspicious)
+    return counter_from(matching_statistics(candidate, suspicious), min_match)
+
+
+def counter_from(ms: MatchingStatistics, min_match: int = PATRICIA_MIN_MATCH) -> int:
+    """:func:`patricia_counter` from ``ms = matching_statistics(candidate, suspicious)``."""
     long = np.flatnonzero(ms.lengths > min_match)
     counter, k = 0, 0
     while k < len(long):
@@ -108,13 +112,21 @@ def patricia_counter(
     return counter
 
 
-def patricia(candidate: NormalizedText, suspicious: NormalizedText, min_match: int = PATRICIA_MIN_MATCH) -> float:
+def patricia(
+    candidate: NormalizedText,
+    suspicious: NormalizedText,
+    min_match: int = PATRICIA_MIN_MATCH,
+    ms: MatchingStatistics | None = None,
+) -> float:
     """S_t = S_c / len_p: Patricia/SiString similarity of a candidate to the suspicious text.
 
     Usually 0..1, but the counter counts the *candidate's* matched characters: a candidate that
     repeats a passage of the suspicious text counts it each time, so a candidate holding the
     suspicious text twice scores 2 (see :data:`PATRICIA_OVER_100`). Kept as the paper defines it,
-    since paper 001's Table 1 is measured with this counter."""
+    since paper 001's Table 1 is measured with this counter. ``ms``: the matching statistics of
+    the candidate against the suspicious text, when the caller has them already."""
     if len(suspicious) == 0:
         return 0.0
-    return patricia_counter(candidate, suspicious, min_match) / len(suspicious)
+    if ms is None:
+        ms = matching_statistics(candidate, suspicious)
+    return counter_from(ms, min_match) / len(suspicious)
