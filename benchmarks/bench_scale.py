@@ -1,7 +1,8 @@
 """Index a deterministic synthetic collection (Zipfian vocabulary, ~900-word documents,
 injected families) and time whole-document queries on it, memory-mapped.
 
-    python benchmarks/bench_scale.py --docs 100000 [--index /tmp/coderiv-scale-100k] [--reuse]
+    python benchmarks/bench_scale.py --docs 100000 [--words 900] [--index /tmp/coderiv-scale-100k] [--reuse]
+    python benchmarks/bench_scale.py --docs 1000000 --words 800 --generate-only   # write the tar first
 
 Prints: build time and MB/s, peak memory, index size vs raw text, and identity5/cosine query
 latency (median, p90) for exact top-10 with pruning and for the full pass, in a fresh process
@@ -23,22 +24,26 @@ from coderiv import Index, Searcher
 from coderiv.evaluation.synthetic import SyntheticCollection, doc_id
 from common import AnonymousPeak, latency_summary, machine, peak_rss_mb, timed
 
+#: The synthetic collection's mean document length (words) unless ``--words`` says otherwise.
+DEFAULT_WORDS = SyntheticCollection(1).mean_words
+
 
 def query_ids(docs: int, queries: int) -> set[str]:
     """Evenly spread documents of the collection used as queries."""
     return {doc_id(i * (docs // queries)) for i in range(queries)}
 
 
-def materialize(docs: int, queries: int = 50) -> Path:
+def materialize(docs: int, queries: int = 50, words: int = DEFAULT_WORDS) -> Path:
     """The synthetic collection as an uncompressed tar, made once (generation is not indexing),
     and the texts of the query documents beside it (``.queries.json``)."""
-    path = Path(f"/tmp/coderiv-synthetic-{docs}.tar")
+    suffix = "" if words == DEFAULT_WORDS else f"-{words}w"
+    path = Path(f"/tmp/coderiv-synthetic-{docs}{suffix}.tar")
     texts_path = path.with_suffix(".queries.json")
     if not path.exists() or not texts_path.exists():
         wanted, texts = query_ids(docs, queries), {}
         partial = path.with_suffix(".partial")
         with tarfile.open(partial, "w") as archive:
-            for doc in SyntheticCollection(docs).documents():
+            for doc in SyntheticCollection(docs, mean_words=words).documents():
                 member = tarfile.TarInfo(doc.doc_id)
                 member.size = len(doc.data)
                 archive.addfile(member, io.BytesIO(doc.data))
@@ -50,7 +55,7 @@ def materialize(docs: int, queries: int = 50) -> Path:
 
 
 def build(args: argparse.Namespace) -> None:
-    source = materialize(args.docs)
+    source = materialize(args.docs, words=args.words)
     shutil.rmtree(args.index, ignore_errors=True)
     with AnonymousPeak() as anonymous:
         seconds, report = timed(lambda: Index.update_from(source, args.index, workers=args.workers))
@@ -67,7 +72,7 @@ def build(args: argparse.Namespace) -> None:
 
 def query(args: argparse.Namespace) -> None:
     """Runs in a fresh process so that its peak RSS is that of querying alone."""
-    texts = json.loads(materialize(args.docs, args.queries).with_suffix(".queries.json").read_text("utf-8"))
+    texts = json.loads(materialize(args.docs, args.queries, args.words).with_suffix(".queries.json").read_text("utf-8"))
     anonymous = AnonymousPeak().__enter__()
     index = Index.open(args.index)
     searcher = Searcher(index)
@@ -95,6 +100,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--measures", default="identity5,cosine")
+    parser.add_argument("--words", type=int, default=DEFAULT_WORDS, help="Mean words per document.")
+    parser.add_argument("--generate-only", action="store_true", help="Write the collection's tar and stop.")
     parser.add_argument("--reuse", action="store_true", help="Skip the build; query an existing index.")
     parser.add_argument("--query-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -102,10 +109,13 @@ def main() -> None:
     if args.query_only:
         query(args)
         return
+    if args.generate_only:
+        print(materialize(args.docs, args.queries, args.words))
+        return
     if not args.reuse:
         build(args)
     subprocess.run([sys.executable, __file__, "--query-only", "--docs", str(args.docs), "--index", str(args.index),
-                    "--queries", str(args.queries), "--measures", args.measures], check=True)
+                    "--queries", str(args.queries), "--words", str(args.words), "--measures", args.measures], check=True)
 
 
 if __name__ == "__main__":
