@@ -47,7 +47,9 @@ from coderiv.text.extract import EXTRACTION_VERSION
 from coderiv.text.sources import DocumentTexts
 
 FORMAT = "coderiv-index"
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
+#: Older formats this coderiv still opens (format 4 lacks the side table of large values).
+READABLE_FORMATS = (4, FORMAT_VERSION)
 DEFAULT_INDEX_DIR = ".coderiv"
 INDEX_ENV = "CODERIV_INDEX"
 MODIFIED_FILE = "doc_modified.npy"
@@ -158,7 +160,10 @@ STRUCTURE_SAMPLE = 1 << 16
 #: check can tell a wrong length from a right one. So they are checksummed at every open, in
 #: this order, as long as they add up to at most OPEN_CHECKSUM_BYTES (16 MiB, ~13 ms of SHA-256:
 #: about a million documents); past it, ``coderiv info --verify`` checks them.
-CHECKSUMMED_AT_OPEN = ("doc_lengths.npy", "doc_norms.npy", "doc_ids.bin", "term_max_unit.npy")
+CHECKSUMMED_AT_OPEN = (
+    "doc_lengths.npy", "doc_norms.npy", "doc_ids.bin", "term_max_unit.npy",
+    "store-0/vals_over_at.npy", "store-0/vals_over_val.npy",  # read whole by every decode of a large value
+)
 OPEN_CHECKSUM_BYTES = 16 << 20
 
 
@@ -189,7 +194,11 @@ def check_structure(store: Postings, where: str) -> None:
     keys = _sampled(store.keys)
     keys_ok = bool(np.all(keys[1:] > keys[:-1]))
     top = int(np.max(store.maxvals, initial=0))
-    vals_ok = not len(store.vals) or int(_sampled(store.vals).max()) <= top
+    values = store.vals
+    vals_ok = not len(values) or int(_sampled(values.low).max()) <= top
+    if vals_ok and values.escaped:  # the side table is small: checked whole
+        over_at = values.over_at.astype(np.int64)
+        vals_ok = bool(np.all(over_at[1:] > over_at[:-1])) and int(over_at[-1]) < len(values) and int(values.over_val.max()) <= top
     if not (keys_ok and vals_ok):
         problem = "keys out of order" if not keys_ok else "values out of range"
         raise CorruptIndexError(f"{where} is damaged ({problem}); rebuild the index with 'coderiv index'")
@@ -211,7 +220,7 @@ class Index:
         self._mmap = mmap
         if manifest.get("format") != FORMAT:
             raise CorruptIndexError(f"{generation} is not a coderiv index")
-        if manifest.get("format_version") != FORMAT_VERSION:
+        if manifest.get("format_version") not in READABLE_FORMATS:
             raise CorruptIndexError(
                 f"index format {manifest.get('format_version')} is not this coderiv's format "
                 f"{FORMAT_VERSION}; rebuild the index with 'coderiv index'"

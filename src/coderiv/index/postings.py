@@ -3,8 +3,9 @@ saved as ``.npy`` and memory-mapped on open (never pickle).
 
 ``keys`` is sorted and unique; ``ptr[i]:ptr[i+1]`` slices ``docs`` (ascending) and ``vals`` for
 ``keys[i]``, so ``f_t`` of key i is ``ptr[i+1] - ptr[i]``; ``maxvals[i]`` is the largest value in
-those postings (bounds for top-k pruning). Values are stored in the narrowest unsigned type that
-holds them; document numbers in 2 bytes a posting plus a few runs (:class:`DocNumbers`). The
+those postings (bounds for top-k pruning). Values take one byte a posting plus a side table of
+the rare large ones (:class:`~coderiv.index.counts.CountValues`); document numbers 2 bytes a
+posting plus a few runs (:class:`DocNumbers`). The
 forward view (document → keys), needed only by incremental runs and by queries naming a
 document of the index, is derived on demand by one stable sort.
 """
@@ -19,6 +20,8 @@ from typing import Literal
 import numpy as np
 
 from coderiv.errors import CorruptIndexError
+from coderiv.index import counts
+from coderiv.index.counts import CountValues
 
 ARRAY_NAMES = ("keys", "ptr", "docs", "doc_run_at", "doc_run_high", "vals", "maxvals")
 
@@ -197,8 +200,12 @@ class Postings:
     keys: np.ndarray
     ptr: np.ndarray
     docs: DocNumbers
-    vals: np.ndarray
+    vals: CountValues
     maxvals: np.ndarray
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.vals, CountValues):  # plain in-memory values
+            self.vals = CountValues.encode(self.vals)
 
     @property
     def n_postings(self) -> int:
@@ -221,7 +228,7 @@ class Postings:
         """Keys (sorted) and values of one document."""
         entries = np.flatnonzero(np.asarray(self.docs) == doc)  # one scan; the index keeps no forward copy
         key_of = np.searchsorted(self.ptr, entries, side="right") - 1
-        return np.asarray(self.keys[key_of]), np.asarray(self.vals[entries]).astype(np.int32)
+        return np.asarray(self.keys[key_of]), self.vals.take(entries).astype(np.int32)
 
     def slices(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Concatenated postings of the keys at ``positions``: (docs, vals, lengths).
@@ -235,8 +242,7 @@ class Postings:
         if not bounds:
             return np.empty(0, self.docs.dtype), np.empty(0, self.vals.dtype), np.zeros(0, np.int64)
         docs = self.docs.ranges(ptr[0], ptr[1])
-        vals = np.concatenate([self.vals[lo:hi] for lo, hi in bounds])
-        return docs, vals, ptr[1] - ptr[0]
+        return docs, self.vals.ranges(ptr[0], ptr[1]), ptr[1] - ptr[0]
 
     def gather(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Concatenated postings of the keys at ``positions``: (docs, vals, owner index), where
@@ -248,7 +254,9 @@ class Postings:
         folder.mkdir(parents=True, exist_ok=True)
         arrays = {"docs": self.docs.low, "doc_run_at": self.docs.run_at, "doc_run_high": self.docs.run_high}
         for name in ARRAY_NAMES:
-            np.save(folder / f"{name}.npy", arrays[name] if name in arrays else getattr(self, name), allow_pickle=False)
+            if name != "vals":
+                np.save(folder / f"{name}.npy", arrays[name] if name in arrays else getattr(self, name), allow_pickle=False)
+        self.vals.save(folder)
 
     @classmethod
     def load(cls, folder: Path, n_docs: int, mmap: bool = True) -> Postings:
@@ -262,7 +270,11 @@ class Postings:
             except (OSError, ValueError, EOFError) as exc:
                 raise CorruptIndexError(f"index file {path} is missing or damaged ({exc})") from exc
         docs = DocNumbers(arrays.pop("docs"), arrays.pop("doc_run_at"), arrays.pop("doc_run_high"))
-        postings = cls(n_docs=n_docs, docs=docs, **arrays)
+        try:
+            vals = counts.load(folder, arrays.pop("vals"), mmap)
+        except (OSError, ValueError, EOFError) as exc:
+            raise CorruptIndexError(f"index values in {folder} are missing or damaged ({exc})") from exc
+        postings = cls(n_docs=n_docs, docs=docs, vals=vals, **arrays)
         postings.check_shapes()
         return postings
 
@@ -280,6 +292,7 @@ class Postings:
         ok = (
             len(self.ptr) == len(self.keys) + 1 == len(self.maxvals) + 1
             and len(self.docs) == len(self.vals) == int(self.ptr[-1])
+            and len(self.vals.over_at) == len(self.vals.over_val)
             and len(run_at) == len(self.docs.run_high) + 1
             and int(run_at[0]) == 0
             and int(run_at[-1]) == len(self.docs)
@@ -323,6 +336,6 @@ def from_forward(per_doc: Sequence[tuple[np.ndarray, np.ndarray]]) -> Postings:
         keys=keys,
         ptr=ptr,
         docs=DocNumbers.encode(docs.astype(np.uint32), ptr),
-        vals=narrow(vals),
+        vals=CountValues.encode(vals),
         maxvals=narrow(maxvals),
     )

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from coderiv.errors import CoderivError
+from coderiv.index.counts import CountValues
 from coderiv.index.index import Index
 from coderiv.index.postings import DocNumbers, Postings, group_by_key, narrow
 from coderiv.index.shards import ShardedIndex, build_sharded, is_sharded
@@ -38,7 +39,7 @@ def merged_postings(index: ShardedIndex, name: str) -> Postings:
         counts = np.diff(np.asarray(store.ptr))
         keys.append(np.repeat(np.asarray(store.keys, np.uint64), counts))
         docs.append(np.asarray(index.numbers[s], np.int64)[np.asarray(store.docs, np.int64)])
-        vals.append(np.asarray(store.vals))
+        vals.append(store.vals[:])
     merged_keys, counts, merged_docs, merged_vals, maxvals = group_by_key(
         np.concatenate(keys), np.concatenate(docs), np.concatenate(vals)
     )
@@ -46,7 +47,7 @@ def merged_postings(index: ShardedIndex, name: str) -> Postings:
     np.cumsum(counts, out=ptr[1:])
     return Postings(
         n_docs=index.n_docs, keys=merged_keys, ptr=ptr,
-        docs=DocNumbers.encode(merged_docs.astype(np.uint32), ptr), vals=narrow(merged_vals), maxvals=narrow(maxvals),
+        docs=DocNumbers.encode(merged_docs.astype(np.uint32), ptr), vals=CountValues.encode(merged_vals), maxvals=narrow(maxvals),
     )
 
 

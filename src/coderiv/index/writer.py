@@ -31,6 +31,7 @@ from numpy.lib.format import open_memmap
 
 from coderiv.index.analysis_workers import AnalyzedBatch, default_workers
 from coderiv.index.child_processes import stop_pool, worker_pool
+from coderiv.index.counts import encode_file
 from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, narrow
 from coderiv.keys.kinds import StoreSpec
 from coderiv.weights import document_norms, idf_weight, tf_weight
@@ -137,7 +138,7 @@ class Sources:
                 key_of = np.searchsorted(np.asarray(store.ptr), positions, side="right") - 1
                 docs.append(new)
                 keys.append(np.asarray(store.keys)[key_of])
-                vals.append(np.asarray(store.vals)[positions].astype(np.uint32))
+                vals.append(store.vals.take(positions).astype(np.uint32))
         if not docs:
             return np.empty(0, np.int64), np.empty(0, np.uint64), np.empty(0, np.uint32)
         return np.concatenate(docs).astype(np.int64), np.concatenate(keys), np.concatenate(vals)
@@ -257,6 +258,7 @@ def write_store(
     np.save(out / "keys.npy", all_keys)
     np.save(out / "ptr.npy", ptr)
     np.save(out / "maxvals.npy", narrow(maxvals))
+    encode_file(out)  # values in one byte a posting, the rare large ones aside
     return Postings.load(out, n_docs)
 
 

@@ -92,7 +92,7 @@ def pruned_top_k(
     factor = measure.doc(lengths[candidates], f_q, norms[candidates])
     # Phase 2: probe the remaining (long, low-weight) postings for the surviving candidates, a
     # group of terms at a time, with one vectorized binary search over every (term, candidate).
-    ptr, all_vals = np.asarray(store.ptr), np.asarray(store.vals)
+    ptr, all_vals = np.asarray(store.ptr), store.vals
     i, group = done, 4
     while i < len(order) and len(candidates):
         upper = np.minimum(factor * (partial[candidates] + term_tail[i]), factor * partial[candidates] + tail[i])
@@ -118,7 +118,7 @@ def pruned_top_k(
             if not len(hit):
                 continue
             term = terms[pair_term[hit]]
-            contributions = measure.term(np.asarray(all_vals[at[hit]], np.float64), f_qt[term], f_t[term], float(n))
+            contributions = measure.term(np.asarray(all_vals.take(at[hit]), np.float64), f_qt[term], f_t[term], float(n))
             local = np.tile(np.arange(len(candidates)), len(terms))[hit]
             partial[candidates] += np.bincount(local, weights=contributions, minlength=len(candidates))
         theta = max(theta, _kth_largest(partial[candidates] * factor, k))
