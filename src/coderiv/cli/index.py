@@ -20,8 +20,18 @@ from coderiv.errors import CoderivError
 from coderiv.output import printable, table, to_json, tsv
 
 
+class SourceParam(click.Path):
+    """A folder or archive that must exist, or an fsspec URL (read as it is given: by this
+    process, or by each Dask worker of a sharded build)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from coderiv.text.remote import is_url
+
+        return value if is_url(value) else super().convert(value, param, ctx)
+
+
 @click.command("index")
-@click.argument("source", type=click.Path(exists=True, path_type=Path))
+@click.argument("source", type=SourceParam(exists=True, path_type=Path))
 @index_option
 @analysis_options
 @click.option("--workers", type=click.IntRange(1), default=None, help="Analysis processes (default: all cores).")
@@ -47,11 +57,12 @@ from coderiv.output import printable, table, to_json, tsv
 @quiet_option
 @friendly_errors
 def index_command(
-    source: Path, index_dir: Path, stop: bool | None, stem: bool | None, language: str | None,
+    source: Path | str, index_dir: Path, stop: bool | None, stem: bool | None, language: str | None,
     workers: int | None, fingerprints: tuple[str, ...], rebuild: bool,
     hidden: bool | None, follow_symlinks: bool | None, shards: int | None, dask_address: str | None, quiet: bool,
 ) -> None:
-    """Build the index of SOURCE (a folder or a tar/tar.gz), or bring it up to date.
+    """Build the index of SOURCE (a folder or a tar/tar.gz, a path or an fsspec URL such as
+    s3://bucket/prefix with coderiv[remote]), or bring it up to date.
 
     Only added or changed files are analysed again; deleted ones are dropped. An analysis flag
     not given keeps the index's setting; a change of settings (or a new fingerprint store)

@@ -42,8 +42,9 @@ from coderiv.index.writer import Sources, Spill, cosine_statistics, scratch_fold
 from coderiv.keys.kinds import TERMS, StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
-from coderiv.text.collection import RawDocument, ReadOptions, Source, iter_collection, stored_size
+from coderiv.text.collection import RawDocument, ReadOptions, Source
 from coderiv.text.extract import EXTRACTION_VERSION
+from coderiv.text.remote import iter_source, source_exists, source_name, source_size
 from coderiv.text.sources import DocumentTexts
 
 FORMAT = "coderiv-index"
@@ -444,7 +445,7 @@ def open_with_store(
     if spec.name in index.specs:
         return index
     source = index.source
-    if not source or not Path(source).exists():
+    if not source or not source_exists(source):
         raise CoderivError(f"the index has no {spec.name} store and its source {source} is gone; rebuild the index")
     if notice is not None:
         notice(f"adding store {spec.name} to the index (reading {source} again)")
@@ -482,7 +483,7 @@ def _write(
 
     def to_analyse() -> Iterator[RawDocument]:
         nonlocal source_bytes
-        for raw in iter_collection(source, reading):
+        for raw in iter_source(source, reading):  # a path or an fsspec URL
             if raw.doc_id in seen:
                 continue
             seen.add(raw.doc_id)
@@ -501,7 +502,7 @@ def _write(
             yield raw
 
     if progress is not None:
-        progress.start(stored_size(source, reading), "B")
+        progress.start(source_size(source, reading), "B")
     scratch = scratch_folder(root)
     try:
         spill = Spill(scratch, [spec.name for spec in specs])
@@ -573,7 +574,7 @@ def _write(
                 "format_version": FORMAT_VERSION,
                 "coderiv_version": __version__,
                 "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                "source": str(Path(source).resolve()) if isinstance(source, (str, os.PathLike)) else None,
+                "source": source_name(source),
                 "source_bytes": source_bytes,
                 "documents": len(ids),
                 "analysis": settings.to_dict(),

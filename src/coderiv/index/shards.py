@@ -45,7 +45,8 @@ from coderiv.index.storage import fsync_path, write_lock
 from coderiv.index.writer import cosine_statistics
 from coderiv.keys.kinds import StoreSpec
 from coderiv.text.analysis import AnalysisSettings, Analyzer
-from coderiv.text.collection import RawDocument, iter_collection
+from coderiv.text.collection import RawDocument
+from coderiv.text.remote import iter_source, source_name
 from coderiv.text.sources import DocumentTexts
 
 SHARDS_MANIFEST = "SHARDS.json"
@@ -88,7 +89,7 @@ def build_shard(
 
     def mine() -> Iterator[RawDocument]:
         nonlocal selected
-        for raw in iter_collection(source):
+        for raw in iter_source(source):  # a path or an fsspec URL, read by this worker
             if shard_of(raw.doc_id, k) == shard:
                 selected += 1
                 yield raw
@@ -176,7 +177,8 @@ def build_sharded(
     root = Path(path)
     if (root / "CURRENT").exists():
         raise CoderivError(f"{root} holds a single index; give a new folder for a sharded one")
-    source_path = str(Path(source).resolve())
+    source_path = source_name(source)
+    assert source_path is not None
     run = runner or run_here
     task_workers = workers if runner is None else 1
     with write_lock(root):

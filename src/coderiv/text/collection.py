@@ -10,6 +10,7 @@ for the caller to report, never opened and never silently dropped.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
@@ -22,7 +23,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, BinaryIO, Union
 
 from coderiv.errors import InputError
 from coderiv.text.extract import MAX_DOCUMENT_BYTES
@@ -339,14 +340,16 @@ def _member_kind(member: tarfile.TarInfo) -> str:
     return f"an unknown (type {member.type!r})"
 
 
-def iter_archive(path: Path, options: ReadOptions = DEFAULT_READING) -> Iterator[RawDocument]:
+def iter_archive(path: Path | BinaryIO, options: ReadOptions = DEFAULT_READING, name: str = "") -> Iterator[RawDocument]:
     """Every non-hidden member of a tar archive that is a file to ``tar -x``, in archive
     order: regular members; hard links and symlinks resolving to one inside the archive (read
     as that content); a name stored twice once, as its last copy (``note`` says so). Links
     leaving the archive, dangling ones, loops, devices and FIFOs come with empty bytes and a
-    ``problem``. The headers are read first (a second pass through a compressed archive)."""
+    ``problem``. The headers are read first (a second pass through a compressed archive).
+    ``path`` may be an open seekable file (an archive read by URL, ``name``)."""
     try:
-        with open(path, "rb") as raw, tarfile.open(fileobj=raw) as archive:
+        with (open(path, "rb") if isinstance(path, (str, os.PathLike)) else contextlib.nullcontext(path)) as raw, \
+                tarfile.open(fileobj=raw) as archive:
             members = archive.getmembers()
             names = [_member_name(m.name) for m in members]
             last = {name: i for i, name in enumerate(names)}
@@ -388,7 +391,7 @@ def iter_archive(path: Path, options: ReadOptions = DEFAULT_READING) -> Iterator
                     doc_id, data, modified=float(member.mtime), stored=consumed(), escaped=escaped, note=note
                 )
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
-        raise InputError(f"cannot read archive {path}: {exc}") from exc
+        raise InputError(f"cannot read archive {name or path}: {exc}") from exc
 
 
 def stored_size(source: Source, options: ReadOptions = DEFAULT_READING) -> int | None:

@@ -9,8 +9,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from coderiv.errors import CoderivError, InputError
-from coderiv.text.collection import ReadOptions, is_archive, iter_archive, read_member
+from coderiv.text.collection import ReadOptions
 from coderiv.text.extract import document_text
+from coderiv.text.remote import is_url, iter_source_archive, read_source_member, source_exists, source_is_archive
 
 
 class DocumentTexts:
@@ -23,10 +24,10 @@ class DocumentTexts:
     def __init__(self, source: str | os.PathLike[str] | None, preload: bool = False) -> None:
         if source is None:
             raise CoderivError("the index does not record the folder or archive it was built from; cannot verify")
-        self.source = Path(source)
-        if not self.source.exists():
+        self.source: str | Path = str(source) if is_url(source) else Path(source)  # a path or an fsspec URL
+        if not source_exists(self.source):
             raise InputError(f"the indexed collection {self.source} is gone; cannot re-read documents to verify")
-        self.archive = is_archive(self.source)
+        self.archive = source_is_archive(self.source)
         self.preload = preload
         self._texts: dict[str, str] = {}
 
@@ -36,7 +37,7 @@ class DocumentTexts:
         wanted = [d for d in doc_ids if d not in self._texts]
         if wanted and self.archive:
             pending = set(wanted)
-            for doc in iter_archive(self.source, ReadOptions(hidden=True)):  # ids the index holds
+            for doc in iter_source_archive(self.source, ReadOptions(hidden=True)):  # ids the index holds
                 if doc.doc_id in pending:
                     self._texts.setdefault(doc.doc_id, document_text(doc.data, doc.doc_id))
                     pending.discard(doc.doc_id)
@@ -50,7 +51,7 @@ class DocumentTexts:
             self.preload = False
         elif wanted:
             for doc_id in wanted:
-                self._texts[doc_id] = document_text(read_member(self.source, doc_id), doc_id)
+                self._texts[doc_id] = document_text(read_source_member(self.source, doc_id), doc_id)
         missing = [d for d in doc_ids if d not in self._texts]
         if missing:
             raise InputError(f"{missing[0]} is no longer in {self.source}; update the index")
