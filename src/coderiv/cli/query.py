@@ -85,14 +85,18 @@ def query_command(
 
     with contextlib.ExitStack() as stack:
         searcher: Any
+        index: Any  # one Index, or a ShardedIndex (its ids, numbers, settings and source)
         if is_sharded(index_dir):
             from coderiv.ranking.fanout import DaskFanout, Fanout
             from coderiv.ranking.sharded import sharded_searcher
 
-            if exclude_self or exclude_versions:
-                raise CoderivError("--exclude-self and --exclude-versions need a single index, not a sharded one")
-            collection = ShardedIndex.open(index_dir)
-            index = next(iter(collection.shards.values()))  # the collection's settings and source
+            if method == "containment":
+                from coderiv.ranking.sharded_containment import open_sharded_with_chunks
+
+                collection = open_sharded_with_chunks(index_dir, announce=lambda line: click.echo(line, err=True))
+            else:
+                collection = ShardedIndex.open(index_dir)
+            index = collection
             fanout: Fanout | None = None
             if dask_address is not None:
                 from coderiv.index.cluster import dask_client
@@ -120,10 +124,13 @@ def _run_queries(
 
     versions = None
     if exclude_versions:
+        from coderiv.index.shard_view import ShardView
+        from coderiv.index.shards import ShardedIndex
         from coderiv.pairs.groups import version_sets
         from coderiv.pairs.table import PairTable
 
-        versions = version_sets(PairTable.open(index, "chunks"))
+        # a sharded index's pair table is its ShardView's (docs/shards.md, "Pairs")
+        versions = version_sets(PairTable.open(ShardView(index) if isinstance(index, ShardedIndex) else index, "chunks"))
     limits = Limits.from_options(top, min_percent)
     with progress_bar(quiet, "queries") as bar:
         items = query_documents(

@@ -440,6 +440,11 @@ class ShardedIndex:
                 ids[number] = doc_id
         return ids
 
+    @cached_property
+    def doc_numbers(self) -> dict[str, int]:
+        """Each document id's number in the whole collection (as :attr:`Index.doc_numbers`)."""
+        return {doc_id: number for number, doc_id in enumerate(self.doc_ids)}
+
     def term_frequencies(self, keys: np.ndarray) -> np.ndarray:
         """The collection's f_t of each key (0 where no document has it)."""
         keys = np.asarray(keys, np.uint64)

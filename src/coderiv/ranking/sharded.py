@@ -29,6 +29,7 @@ from coderiv.ranking.percent import meets_threshold, percent, score_floor
 from coderiv.ranking.pruning import pruned_top_k
 from coderiv.ranking.results import Match, QueryResult
 from coderiv.ranking.search import ranking_note
+from coderiv.ranking.sharded_containment import ShardedContainmentSearcher
 from coderiv.text.analysis import AnalysisSettings
 
 
@@ -280,13 +281,17 @@ class ShardedSearcher:
 def sharded_searcher(
     index: ShardedIndex, method: str, measure: str, settings: AnalysisSettings | None = None,
     strategy: str | None = None, full_query: bool = False, fanout: Fanout | None = None,
-) -> ShardedMeasureSearcher | ShardedFingerprintSearcher:
-    """The searcher of query method ``method`` over a sharded index (ranking or fingerprint),
-    its shards' steps run by ``fanout`` (default: threads of this process)."""
+) -> ShardedMeasureSearcher | ShardedFingerprintSearcher | ShardedContainmentSearcher:
+    """The searcher of query method ``method`` over a sharded index (ranking, fingerprint or
+    containment: for the last, ``index`` is opened with its chunk store,
+    :func:`~coderiv.ranking.sharded_containment.open_sharded_with_chunks`), its shards' steps
+    run by ``fanout`` (default: threads of this process)."""
     if method == "fingerprint":
         return ShardedFingerprintSearcher(index, strategy, full_query, settings, fanout)
-    if method != "ranking":
-        raise CoderivError(f"--method {method} is not available on a sharded index yet; use ranking or fingerprint")
+    if method not in ("ranking", "containment"):
+        raise CoderivError(f"--method {method} is not available on a sharded index; use ranking, fingerprint or containment")
     if strategy is not None or full_query:
         raise CoderivError("--strategy and --full-query apply to --method fingerprint")
+    if method == "containment":
+        return ShardedContainmentSearcher(index, settings=settings, fanout=fanout)
     return ShardedMeasureSearcher(index, measure, settings, fanout)
