@@ -276,3 +276,25 @@ def test_workers_of_a_real_cluster_read_the_url(tmp_path: Path) -> None:
     assert index_bytes(tmp_path / "file") == index_bytes(tmp_path / "path")
     assert index_bytes(tmp_path / "tarfs") == index_bytes(tmp_path / "tar")
     assert ShardedIndex.open(tmp_path / "tarfs").source == f"tar://::file://{archive}"
+
+
+def test_a_shard_reads_only_its_documents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``wanted`` gives exactly the documents a filter after reading would keep, from a folder,
+    an archive and a URL, and a folder's other files are never opened."""
+    from coderiv.index.shards import shard_of
+    from coderiv.text import collection as collection_module
+
+    source = write_docs(tmp_path / "src", {f"d{i:02d}.txt": f"text number {i}" for i in range(20)})
+    archive = tar_of(source, tmp_path / "src.tar")
+    for where in (source, archive, to_memory(source), f"tar://::file://{archive}"):
+        for shard in range(3):
+            def wanted(doc_id: str, shard: int = shard) -> bool:
+                return shard_of(doc_id, 3) == shard
+
+            every = [(d.doc_id, d.data) for d in iter_source(where) if wanted(d.doc_id)]
+            assert [(d.doc_id, d.data) for d in iter_source(where, wanted=wanted)] == every and every
+    opened: list[str] = []
+    real = collection_module._read_regular
+    monkeypatch.setattr(collection_module, "_read_regular", lambda path, name: opened.append(name) or real(path, name))
+    assert [d.doc_id for d in iter_source(source, wanted=lambda d: d.startswith("d1"))] == [f"d1{i}.txt" for i in range(10)]
+    assert opened == [f"d1{i}.txt" for i in range(10)]

@@ -84,15 +84,16 @@ def build_shard(
     source: str, set_dir: str, k: int, shard: int, settings: dict[str, Any], specs: list[dict[str, Any]], workers: int | None
 ) -> UpdateReport | None:
     """Write shard ``shard`` of ``k``: the documents of ``source`` that hash to it (None when it
-    gets none). Runs on a Dask worker or in this process; every shard reads the source listing."""
+    gets none). Runs on a Dask worker or in this process; every shard lists the whole source
+    (a folder's names, an archive's headers) but reads only its own documents."""
     selected = 0
 
     def mine() -> Iterator[RawDocument]:
         nonlocal selected
-        for raw in iter_source(source):  # a path or an fsspec URL, read by this worker
-            if shard_of(raw.doc_id, k) == shard:
-                selected += 1
-                yield raw
+        # a path or an fsspec URL, read by this worker: only this shard's documents are read
+        for raw in iter_source(source, wanted=lambda doc_id: shard_of(doc_id, k) == shard):
+            selected += 1
+            yield raw
 
     out = _shard_folder(Path(set_dir), shard)
     try:

@@ -20,7 +20,7 @@ import stat
 import tarfile
 import zlib
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Union
@@ -263,13 +263,19 @@ def _read_regular(path: str, name: str | None) -> tuple[bytes, os.stat_result, b
         return head + handle.read(), info, False
 
 
-def iter_folder(root: Path, options: ReadOptions = DEFAULT_READING) -> Iterator[RawDocument]:
+#: which document ids to read (the others are passed over unread: a shard's build reads its own)
+Wanted = Callable[[str], bool]
+
+
+def iter_folder(root: Path, options: ReadOptions = DEFAULT_READING, wanted: Wanted | None = None) -> Iterator[RawDocument]:
     """Every file below ``root`` in sorted id order: regular files (and symlinks to them, see
     :class:`ReadOptions`) with their bytes; what cannot be read (FIFOs, devices, sockets,
     dangling or looping symlinks, symlinks leaving the collection, binary files) with empty
     bytes and a ``problem``, reported by the caller."""
     for entry in _folder_entries(root, options):
         doc_id, escaped = _document_id(entry.name)
+        if wanted is not None and not wanted(doc_id):
+            continue
         if entry.problem:
             yield RawDocument(doc_id, b"", escaped=escaped, problem=entry.problem)
             continue
@@ -340,7 +346,9 @@ def _member_kind(member: tarfile.TarInfo) -> str:
     return f"an unknown (type {member.type!r})"
 
 
-def iter_archive(path: Path | BinaryIO, options: ReadOptions = DEFAULT_READING, name: str = "") -> Iterator[RawDocument]:
+def iter_archive(
+    path: Path | BinaryIO, options: ReadOptions = DEFAULT_READING, name: str = "", wanted: Wanted | None = None
+) -> Iterator[RawDocument]:
     """Every non-hidden member of a tar archive that is a file to ``tar -x``, in archive
     order: regular members; hard links and symlinks resolving to one inside the archive (read
     as that content); a name stored twice once, as its last copy (``note`` says so). Links
@@ -368,6 +376,8 @@ def iter_archive(path: Path | BinaryIO, options: ReadOptions = DEFAULT_READING, 
                 if not options.hidden and _hidden(tuple(name.split("/"))):
                     continue
                 doc_id, escaped = _document_id(name)
+                if wanted is not None and not wanted(doc_id):
+                    continue
                 note = ""
                 if copies[name] > 1:
                     note = f"{copies[name]} members of the archive have this name: the last one is read, as tar -x keeps it"
@@ -417,18 +427,18 @@ def stored_size(source: Source, options: ReadOptions = DEFAULT_READING) -> int |
 Source = Union[str, "os.PathLike[str]", Iterable[RawDocument]]
 
 
-def iter_collection(source: Source, options: ReadOptions = DEFAULT_READING) -> Iterator[RawDocument]:
+def iter_collection(source: Source, options: ReadOptions = DEFAULT_READING, wanted: Wanted | None = None) -> Iterator[RawDocument]:
     """Documents of a folder or a tar archive (or any iterable of :class:`RawDocument`, for
     embedding coderiv over documents kept elsewhere); a clear error for anything else."""
     if not isinstance(source, (str, os.PathLike)):
-        return iter(source)
+        return iter(source) if wanted is None else (raw for raw in source if wanted(raw.doc_id))
     path = Path(source)
     if path.is_dir():
-        return iter_folder(path, options)
+        return iter_folder(path, options, wanted)
     if not path.exists():
         raise InputError(f"no such folder or archive: {path}")
     if is_archive(path):
-        return iter_archive(path, options)
+        return iter_archive(path, options, wanted=wanted)
     raise InputError(f"{path} is neither a folder nor a tar archive")
 
 

@@ -39,6 +39,7 @@ from coderiv.text.collection import (
     RawDocument,
     ReadOptions,
     Source,
+    Wanted,
     _binary_start,
     _member_name,
     is_archive,
@@ -171,10 +172,12 @@ class RemoteSource:
             entries.append(_Entry(name, path, size, modified, problem))
         return entries
 
-    def iter_folder(self, options: ReadOptions = DEFAULT_READING) -> Iterator[RawDocument]:
+    def iter_folder(self, options: ReadOptions = DEFAULT_READING, wanted: Wanted | None = None) -> Iterator[RawDocument]:
         """Every file below the URL in sorted id order (see :func:`iter_folder
         <coderiv.text.collection.iter_folder>` for what is read and what is reported)."""
         for entry in self.entries(options):
+            if wanted is not None and not wanted(entry.name):
+                continue
             if entry.problem:
                 yield RawDocument(entry.name, b"", problem=entry.problem)
             elif entry.size > MAX_DOCUMENT_BYTES:
@@ -193,15 +196,16 @@ class RemoteSource:
                 else:
                     yield RawDocument(entry.name, data, modified=entry.modified, stored=entry.size)
 
-    def iter_archive(self, options: ReadOptions = DEFAULT_READING) -> Iterator[RawDocument]:
+    def iter_archive(self, options: ReadOptions = DEFAULT_READING, wanted: Wanted | None = None) -> Iterator[RawDocument]:
         """The members of the tar archive at the URL, as :func:`iter_archive` reads a local one."""
         with self._call("open", self.fs.open, self.root, "rb") as handle:
-            yield from iter_archive(handle, options, name=self.url)
+            yield from iter_archive(handle, options, name=self.url, wanted=wanted)
 
-    def documents(self, options: ReadOptions = DEFAULT_READING) -> Iterator[RawDocument]:
+    def documents(self, options: ReadOptions = DEFAULT_READING, wanted: Wanted | None = None) -> Iterator[RawDocument]:
+        """The documents at the URL (only the ``wanted`` ids read, when given)."""
         if self.local_path is not None:
-            return iter_collection(self.local_path, options)
-        return self.iter_folder(options) if self.kind == "folder" else self.iter_archive(options)
+            return iter_collection(self.local_path, options, wanted)
+        return self.iter_folder(options, wanted) if self.kind == "folder" else self.iter_archive(options, wanted)
 
     def size(self, options: ReadOptions = DEFAULT_READING) -> int:
         """Bytes of the documents where they are stored (for progress)."""
@@ -259,12 +263,13 @@ def _remote(url: str) -> RemoteSource:
     return RemoteSource(url)
 
 
-def iter_source(source: Source, options: ReadOptions = DEFAULT_READING) -> Iterator[RawDocument]:
-    """:func:`~coderiv.text.collection.iter_collection`, also for an fsspec URL."""
+def iter_source(source: Source, options: ReadOptions = DEFAULT_READING, wanted: Wanted | None = None) -> Iterator[RawDocument]:
+    """:func:`~coderiv.text.collection.iter_collection`, also for an fsspec URL; with
+    ``wanted``, only the documents whose id it accepts are read."""
     if is_url(source):
         assert isinstance(source, str)
-        return RemoteSource(source).documents(options)
-    return iter_collection(source, options)
+        return RemoteSource(source).documents(options, wanted)
+    return iter_collection(source, options, wanted)
 
 
 def source_size(source: Source, options: ReadOptions = DEFAULT_READING) -> int | None:
