@@ -5,7 +5,8 @@ Runs, side by side under the same load: (1) ``coderiv index SRC`` in one process
 against a cluster started here with Dask's own tools (``dask scheduler`` and ``--cluster-workers``
 ``dask worker --nthreads 1`` processes on loopback). For each: wall time, CPU time (the client's
 and, for the cluster, every worker process's and their children's), peak resident memory
-(VmHWM, sampled over each process tree), the index's size; then checks that both indexes give
+(VmHWM, sampled over each process tree), the index's size (``--local-shards``: also the K
+shards built in one process, to tell the sharding's cost from Dask's); then checks that both indexes give
 the same top 10 for ``--queries`` indexed documents as queries (identity5 and cosine), and
 prints the per-document costs the projection in docs/scale.md starts from. Run by hand:
 
@@ -139,6 +140,8 @@ def main() -> None:
     parser.add_argument("--cluster-workers", type=int, default=2)
     parser.add_argument("--queries", type=int, default=20)
     parser.add_argument("--keep", action="store_true", help="keep the indexes (printed folder)")
+    parser.add_argument("--local-shards", action="store_true",
+                        help="also build the K shards in one process (the sharding's own CPU, without Dask)")
     args = parser.parse_args()
     coderiv = [str(Path(sys.executable).parent / "coderiv")]
     work = Path(tempfile.mkdtemp(prefix="bench-shard-build-"))
@@ -153,6 +156,12 @@ def main() -> None:
         documents = int(out.split()[0])
         print(f"one process: wall {wall:.1f} s, CPU {cpu:.1f} s, peak RSS {peak:.0f} MB, index {one_size / 1e6:.1f} MB; "
               f"load {os.getloadavg()}")
+        if args.local_shards:
+            lwall, lcpu, lpeak, _ = run_measured([*coderiv, "index", args.source, "--index", str(work / "here"),
+                                                  "--shards", str(args.shards), "--workers", "1", "--quiet"])
+            print(f"{args.shards} shards in one process, one after the other (1 analysis process): wall {lwall:.1f} s, "
+                  f"CPU {lcpu:.1f} s, peak RSS {lpeak:.0f} MB; load {os.getloadavg()}")
+            shutil.rmtree(work / "here")
         with real_cluster(args.cluster_workers) as cluster:
             workers = TreeSampler([w.pid for w in cluster.workers])
             cpu0 = workers.cpu()
@@ -167,6 +176,10 @@ def main() -> None:
               f"client peak RSS {cpeak:.0f} MB, index {many_size / 1e6:.1f} MB")
         for pid, mb in sorted(workers.peaks.items()):
             print(f"  worker process {pid} ({workers.names.get(pid, '?')}): peak RSS {mb:.0f} MB")
+        from coderiv.index.shards import ShardedIndex
+
+        facts = ShardedIndex.open(work / "many").info()
+        print(f"collection: {facts['distinct_terms']} distinct terms, {facts['postings']} postings")
         checked = same_answers(work / "one", work / "many", args.queries)
         print(f"same top 10 (ids, percentages to 1e-12) on both indexes for {checked} queries (identity5, cosine)")
         print(f"per document: one process {1e3 * cpu / documents:.2f} ms CPU, {one_size / documents / 1e3:.2f} kB index; "

@@ -298,3 +298,31 @@ def test_a_shard_reads_only_its_documents(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(collection_module, "_read_regular", lambda path, name: opened.append(name) or real(path, name))
     assert [d.doc_id for d in iter_source(source, wanted=lambda d: d.startswith("d1"))] == [f"d1{i}.txt" for i in range(10)]
     assert opened == [f"d1{i}.txt" for i in range(10)]
+
+
+class FakeClient:
+    """What check_workers asks of a ``distributed.Client``: ``run`` on every worker."""
+
+    def __init__(self, facts: dict[str, tuple[str, list[str]]] | Exception) -> None:
+        self.facts = facts
+
+    def run(self, function: object, *args: object) -> dict[str, tuple[str, list[str]]]:
+        if isinstance(self.facts, Exception):
+            raise self.facts
+        return self.facts
+
+
+def test_workers_must_run_this_coderiv_with_the_extras() -> None:
+    from coderiv._version import __version__
+    from coderiv.index.cluster import _worker_facts, check_workers
+
+    assert _worker_facts(("json", "no_such_module_here")) == (__version__, ["no_such_module_here"])
+    check_workers(FakeClient({"tcp://a:1": (__version__, []), "tcp://b:2": (__version__, [])}))
+    with pytest.raises(CoderivError, match=r"^Dask worker tcp://b:2 runs coderiv 0\.0\.1, this process .*: install the same version"):
+        check_workers(FakeClient({"tcp://a:1": (__version__, []), "tcp://b:2": ("0.0.1", [])}))
+    with pytest.raises(CoderivError, match=r"^Dask worker tcp://a:1 cannot import fsspec: install the same coderiv extras"):
+        check_workers(FakeClient({"tcp://a:1": (__version__, ["fsspec"])}), ("fsspec",))
+    with pytest.raises(CoderivError, match=r"^the Dask workers cannot run coderiv \(ModuleNotFoundError: No module named 'coderiv'\)"):
+        check_workers(FakeClient(ModuleNotFoundError("No module named 'coderiv'")))
+    with pytest.raises(CoderivError, match="no workers"):
+        check_workers(FakeClient({}))

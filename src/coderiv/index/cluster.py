@@ -6,9 +6,11 @@ see the paths they are given (a shared file system). Used by sharded index build
 from __future__ import annotations
 
 import contextlib
+import importlib
 from collections.abc import Iterator
 from typing import Any
 
+from coderiv._version import __version__
 from coderiv.errors import CoderivError
 from coderiv.extras import require
 
@@ -31,3 +33,37 @@ def dask_client(address: str, workers: int | None = None, processes: bool = True
         raise CoderivError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
     with client:
         yield client
+
+
+def _worker_facts(modules: tuple[str, ...]) -> tuple[str, list[str]]:
+    """Run on each worker: its coderiv version and which of ``modules`` it cannot import."""
+    missing = []
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    return __version__, missing
+
+
+def check_workers(client: Any, modules: tuple[str, ...] = ()) -> None:
+    """A one-line error unless every worker of ``client`` runs this coderiv version and can
+    import ``modules`` (an extra's, e.g. ``fsspec`` for a source given by URL): a shard written
+    by another version could analyse differently, and a task failing on one worker would fail
+    the build late."""
+    try:
+        facts: dict[str, tuple[str, list[str]]] = client.run(_worker_facts, modules)
+    except Exception as exc:  # a worker without coderiv cannot unpickle the function
+        raise CoderivError(
+            f"the Dask workers cannot run coderiv ({type(exc).__name__}: {' '.join(str(exc).split())}); "
+            "install the same coderiv on every worker"
+        ) from None
+    if not facts:
+        raise CoderivError("the Dask cluster has no workers")
+    for worker, (version, missing) in sorted(facts.items()):
+        if version != __version__:
+            raise CoderivError(
+                f"Dask worker {worker} runs coderiv {version}, this process {__version__}: install the same version on every worker"
+            )
+        if missing:
+            raise CoderivError(f"Dask worker {worker} cannot import {', '.join(missing)}: install the same coderiv extras on every worker")

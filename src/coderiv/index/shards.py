@@ -39,14 +39,14 @@ import numpy as np
 from coderiv._version import __version__
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
 from coderiv.index.analysis_workers import Skipped
-from coderiv.index.cluster import dask_client
+from coderiv.index.cluster import check_workers, dask_client
 from coderiv.index.index import Index, UpdateReport
 from coderiv.index.storage import fsync_path, write_lock
 from coderiv.index.writer import cosine_statistics
 from coderiv.keys.kinds import StoreSpec
 from coderiv.text.analysis import AnalysisSettings, Analyzer
 from coderiv.text.collection import RawDocument
-from coderiv.text.remote import iter_source, source_name
+from coderiv.text.remote import is_url, iter_source, source_name
 from coderiv.text.sources import DocumentTexts
 
 SHARDS_MANIFEST = "SHARDS.json"
@@ -295,10 +295,12 @@ def build_sharded_on(
     dask_address: str | None = None,
 ) -> ShardedReport:
     """:func:`build_sharded` in this process, or on the Dask cluster at ``dask_address``
-    (``local``: a LocalCluster of ``workers`` processes)."""
+    (``local``: a LocalCluster of ``workers`` processes), whose workers are first checked to
+    run this coderiv version (and to have fsspec for a source given by URL)."""
     if dask_address is None:
         return build_sharded(source, path, shards, settings, stores, workers)
     with dask_client(dask_address, workers) as client:
+        check_workers(client, ("fsspec",) if is_url(source) else ())
         return build_sharded(source, path, shards, settings, stores, workers, dask_runner(client))
 
 
