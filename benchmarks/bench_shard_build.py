@@ -37,11 +37,14 @@ from tests.dask_cluster import real_cluster  # noqa: E402
 
 
 class TreeSampler:
-    """Peak VmHWM (MB) of every process of some trees, and their CPU seconds at the end."""
+    """Peak VmHWM (MB, resident with mapped files) and peak RssAnon (MB: heap and arrays, not
+    the mapped index files the kernel can drop) of every process of some trees, and their CPU
+    seconds at the end."""
 
     def __init__(self, pids: list[int], interval: float = 0.25) -> None:
         self.roots = [psutil.Process(pid) for pid in pids]
         self.peaks: dict[int, float] = {}
+        self.anon: dict[int, float] = {}
         self.names: dict[int, str] = {}
         self.interval = interval
         self._stop = threading.Event()
@@ -63,6 +66,8 @@ class TreeSampler:
                     for line in status:
                         if line.startswith("VmHWM:"):
                             self.peaks[process.pid] = max(self.peaks.get(process.pid, 0.0), int(line.split()[1]) / 1024)
+                        elif line.startswith("RssAnon:"):
+                            self.anon[process.pid] = max(self.anon.get(process.pid, 0.0), int(line.split()[1]) / 1024)
                 self.names.setdefault(process.pid, " ".join(process.cmdline()[1:4])[:60])
             except (OSError, psutil.Error):
                 pass
@@ -92,8 +97,9 @@ class TreeSampler:
         self._sample()
 
 
-def run_measured(args: list[str]) -> tuple[float, float, float, str]:
-    """Wall seconds, CPU seconds (process and children), peak RSS MB of the largest, output."""
+def run_measured(args: list[str]) -> tuple[float, float, str, str]:
+    """Wall seconds, CPU seconds (process and children), peak RSS / anonymous MB of the largest
+    process, output."""
     before = os.times()
     start = time.perf_counter()
     with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as process:
@@ -104,7 +110,8 @@ def run_measured(args: list[str]) -> tuple[float, float, float, str]:
     if process.returncode:
         raise SystemExit(f"{' '.join(args)} failed:\n{out}")
     cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    return wall, cpu, max(sampler.peaks.values(), default=0.0), out
+    peak = f"{max(sampler.peaks.values(), default=0.0):.0f} MB ({max(sampler.anon.values(), default=0.0):.0f} MB anonymous)"
+    return wall, cpu, peak, out
 
 
 def folder_bytes(path: Path) -> int:
@@ -154,13 +161,13 @@ def main() -> None:
                                              "--workers", str(args.workers), "--quiet"])
         one_size = folder_bytes(work / "one")
         documents = int(out.split()[0])
-        print(f"one process: wall {wall:.1f} s, CPU {cpu:.1f} s, peak RSS {peak:.0f} MB, index {one_size / 1e6:.1f} MB; "
+        print(f"one process: wall {wall:.1f} s, CPU {cpu:.1f} s, peak RSS {peak}, index {one_size / 1e6:.1f} MB; "
               f"load {os.getloadavg()}")
         if args.local_shards:
             lwall, lcpu, lpeak, _ = run_measured([*coderiv, "index", args.source, "--index", str(work / "here"),
                                                   "--shards", str(args.shards), "--workers", "1", "--quiet"])
             print(f"{args.shards} shards in one process, one after the other (1 analysis process): wall {lwall:.1f} s, "
-                  f"CPU {lcpu:.1f} s, peak RSS {lpeak:.0f} MB; load {os.getloadavg()}")
+                  f"CPU {lcpu:.1f} s, peak RSS {lpeak}; load {os.getloadavg()}")
             shutil.rmtree(work / "here")
         with real_cluster(args.cluster_workers) as cluster:
             workers = TreeSampler([w.pid for w in cluster.workers])
@@ -173,9 +180,10 @@ def main() -> None:
         many_size = folder_bytes(work / "many")
         print(cout.strip().splitlines()[0])
         print(f"{args.shards} shards on the cluster: wall {cwall:.1f} s, client CPU {ccpu:.1f} s, workers' CPU {wcpu:.1f} s, "
-              f"client peak RSS {cpeak:.0f} MB, index {many_size / 1e6:.1f} MB")
+              f"client peak RSS {cpeak}, index {many_size / 1e6:.1f} MB")
         for pid, mb in sorted(workers.peaks.items()):
-            print(f"  worker process {pid} ({workers.names.get(pid, '?')}): peak RSS {mb:.0f} MB")
+            print(f"  worker process {pid} ({workers.names.get(pid, '?')}): peak RSS {mb:.0f} MB "
+                  f"({workers.anon.get(pid, 0.0):.0f} MB anonymous)")
         from coderiv.index.shards import ShardedIndex
 
         facts = ShardedIndex.open(work / "many").info()
