@@ -358,3 +358,43 @@ def test_index_without_shards_updates_a_sharded_index_and_new_settings_rebuild_i
     assert f"updated: added 0, changed 1, removed 0, unchanged {n - 1}" in out.output
     stemmed = build_sharded(source, tmp_path / "many", 3, settings=AnalysisSettings(stem=True), workers=1)
     assert not stemmed.updated and ShardedIndex.open(tmp_path / "many").settings.stem
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    tables=st.lists(
+        st.lists(st.tuples(st.integers(0, 2**64 - 1) | st.sampled_from([0, 2**63, 2**64 - 1]), st.integers(1, 9)),
+                 max_size=30, unique_by=lambda kv: kv[0]),
+        min_size=1, max_size=5,
+    ),
+    ranges=st.integers(1, 7),
+)
+def test_term_tables_merge_by_range_as_all_at_once(tables: list[list[tuple[int, int]]], ranges: int) -> None:
+    """The range-by-range merge gives the union of the keys and the summed counts, as one
+    np.unique over every shard's keys at once did (uint64 keys at both ends of the space)."""
+    from coderiv.index.shards import merge_term_tables
+
+    shards = []
+    for table in tables:
+        table = sorted(table)
+        keys = np.array([k for k, _ in table], np.uint64)
+        ptr = np.concatenate([[0], np.cumsum([c for _, c in table], dtype=np.int64)]).astype(np.int64)
+        shards.append((keys, ptr))
+    keys, df = merge_term_tables(shards, ranges)
+    every, inverse = np.unique(np.concatenate([k for k, _ in shards]), return_inverse=True)
+    counts = np.bincount(inverse.ravel(), weights=np.concatenate([np.diff(p) for _, p in shards]), minlength=len(every))
+    assert keys.dtype == np.uint64 and df.dtype == np.int64
+    np.testing.assert_array_equal(keys, every)
+    np.testing.assert_array_equal(df, counts.astype(np.int64))
+
+
+@settings(max_examples=50, deadline=None)
+@given(ids=st.sets(st.text(min_size=1, max_size=6), max_size=40), k=st.integers(1, 5))
+def test_global_numbers_are_ranks_in_sorted_order(ids: set[str], k: int) -> None:
+    from coderiv.index.shards import global_numbers
+
+    shards = {s: sorted(d for d in ids if shard_of(d, k) == s) for s in range(k)}
+    numbers = global_numbers(shards)
+    everything = sorted(ids)
+    for s, shard_ids in shards.items():
+        assert [everything[n] for n in numbers[s].tolist()] == shard_ids

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import heapq
 import json
 import os
 import shutil
@@ -304,24 +305,58 @@ def build_sharded_on(
         return build_sharded(source, path, shards, settings, stores, workers, dask_runner(client))
 
 
+#: term keys merged per range of the key space (keys are uniform 64-bit hashes, so each range
+#: holds about 1/MERGE_RANGES of every shard's keys): the merge holds one range of all shards
+MERGE_RANGES = 64
+
+
+def merge_term_tables(tables: Sequence[tuple[np.ndarray, np.ndarray]], ranges: int = MERGE_RANGES) -> tuple[np.ndarray, np.ndarray]:
+    """The union of several shards' sorted unique term keys and, for each key, the sum of its
+    document counts (``tables``: each shard's keys and postings offsets ``ptr``, memory-mapped:
+    a key's count is its postings' length). Merged range by range
+    of the 64-bit key space, so the working memory is about 1/``ranges`` of all shards' keys
+    (plus the result), not K times the collection's vocabulary."""
+    bounds = [(2**64 * i) // ranges for i in range(ranges + 1)]
+    keys_out: list[np.ndarray] = []
+    df_out: list[np.ndarray] = []
+    for low, high in zip(bounds, bounds[1:]):
+        parts, counts = [], []
+        for keys, ptr in tables:
+            start = int(np.searchsorted(keys, np.uint64(low)))
+            stop = len(keys) if high >= 2**64 else int(np.searchsorted(keys, np.uint64(high)))
+            parts.append(np.asarray(keys[start:stop], np.uint64))
+            counts.append(np.diff(np.asarray(ptr[start : stop + 1], np.int64)))
+        merged, inverse = np.unique(np.concatenate(parts), return_inverse=True)
+        keys_out.append(merged)
+        df_out.append(np.bincount(inverse.ravel(), weights=np.concatenate(counts), minlength=len(merged)).astype(np.int64))
+    return np.concatenate(keys_out), np.concatenate(df_out)
+
+
 def _merge_statistics(set_dir: Path, built: list[int]) -> dict[int, int]:
     """The collection's term table (keys, f_t) and every document's global number, written once;
     returns each shard's document count."""
     indexes = {s: Index.open(_shard_folder(set_dir, s)) for s in built}
     (set_dir / "global").mkdir()
-    keys, inverse = np.unique(np.concatenate([np.asarray(ix.terms.keys) for ix in indexes.values()]), return_inverse=True)
-    df = np.bincount(inverse, weights=np.concatenate([np.diff(np.asarray(ix.terms.ptr)) for ix in indexes.values()]))
+    keys, df = merge_term_tables([(ix.terms.keys, ix.terms.ptr) for ix in indexes.values()])
     _save(_global(set_dir, "terms_keys.npy"), keys)
-    _save(_global(set_dir, "terms_df.npy"), df.astype(np.int64))
-    ids = [doc_id for ix in indexes.values() for doc_id in ix.doc_ids]
-    order = sorted(range(len(ids)), key=ids.__getitem__)
-    numbers = np.empty(len(ids), np.int64)
-    numbers[np.asarray(order, np.int64)] = np.arange(len(ids))
-    start = 0
-    for s, ix in indexes.items():
-        _save(_global(set_dir, f"shard-{s:03d}.numbers.npy"), numbers[start : start + ix.n_docs])
-        start += ix.n_docs
+    _save(_global(set_dir, "terms_df.npy"), df)
+    numbers = global_numbers({s: ix.doc_ids for s, ix in indexes.items()})
+    for s, shard_numbers in numbers.items():
+        _save(_global(set_dir, f"shard-{s:03d}.numbers.npy"), shard_numbers)
     return {s: ix.n_docs for s, ix in indexes.items()}
+
+
+def global_numbers(ids: dict[int, Sequence[str]]) -> dict[int, np.ndarray]:
+    """Each shard's documents' numbers in the whole collection (their ranks in sorted id order),
+    from every shard's ids sorted as an index numbers them: one k-way merge, no list of all ids."""
+    numbers = {s: np.empty(len(shard_ids), np.int64) for s, shard_ids in ids.items()}
+
+    def stream(shard: int, shard_ids: Sequence[str]) -> Iterator[tuple[str, int, int]]:
+        return ((doc_id, shard, j) for j, doc_id in enumerate(shard_ids))
+
+    for number, (_, s, j) in enumerate(heapq.merge(*(stream(s, shard_ids) for s, shard_ids in ids.items()))):
+        numbers[s][j] = number
+    return numbers
 
 
 def _commit(root: Path, set_dir: Path, manifest: dict[str, Any]) -> None:
