@@ -273,6 +273,13 @@ def test_workers_of_a_real_cluster_read_the_url(tmp_path: Path) -> None:
     with real_cluster(2) as cluster:
         build_sharded_on(f"file://{source}", tmp_path / "file", 4, dask_address=cluster.address)
         build_sharded_on(f"tar://::file://{archive}", tmp_path / "tarfs", 4, dask_address=cluster.address)
+        cli = CliRunner().invoke(main, ["index", f"file://{source}", "--index", str(tmp_path / "cli"), "--shards", "4",
+                                        "--dask", cluster.address, "--quiet"])
+        assert cli.exit_code == 0 and cli.output.startswith("15 documents in"), cli.output
+        assert index_bytes(tmp_path / "cli") == index_bytes(tmp_path / "path")
+        write_docs(source, {"s0/d00.txt": "now changed"})
+        update = CliRunner().invoke(main, ["index", f"file://{source}", "--index", str(tmp_path / "cli"), "--dask", cluster.address])
+        assert update.exit_code == 0 and "added 0, changed 1, removed 0, unchanged 14" in update.output, update.output
     assert index_bytes(tmp_path / "file") == index_bytes(tmp_path / "path")
     assert index_bytes(tmp_path / "tarfs") == index_bytes(tmp_path / "tar")
     assert ShardedIndex.open(tmp_path / "tarfs").source == f"tar://::file://{archive}"
@@ -326,3 +333,23 @@ def test_workers_must_run_this_coderiv_with_the_extras() -> None:
         check_workers(FakeClient(ModuleNotFoundError("No module named 'coderiv'")))
     with pytest.raises(CoderivError, match="no workers"):
         check_workers(FakeClient({}))
+
+
+def test_symlinks_on_a_file_system_that_reports_them(tmp_path: Path) -> None:
+    """A file system other than file:// that lists symlinks (fsspec's dir:: over local files):
+    a link is reported, not read, unless follow_symlinks."""
+    from fsspec.implementations.dirfs import DirFileSystem
+    from fsspec.implementations.local import LocalFileSystem
+
+    from coderiv.text.collection import ReadOptions
+    from coderiv.text.remote import RemoteSource
+
+    source = write_docs(tmp_path / "src", {"a.txt": "river bank", "b.txt": "water mill"})
+    (source / "link.txt").symlink_to(source / "a.txt")
+    remote = RemoteSource("dir::file://" + str(source))
+    remote.__dict__["_fs"] = (DirFileSystem(path=str(source), fs=LocalFileSystem()), "")
+    seen = [(d.doc_id, d.data, d.problem) for d in remote.documents()]
+    assert seen == [("a.txt", b"river bank", ""), ("b.txt", b"water mill", ""),
+                    ("link.txt", b"", "symlink: not followed in a collection read by URL (--follow-symlinks follows it)")]
+    followed = [(d.doc_id, d.data) for d in remote.documents(ReadOptions(follow_symlinks=True))]
+    assert followed == [("a.txt", b"river bank"), ("b.txt", b"water mill"), ("link.txt", b"river bank")]
