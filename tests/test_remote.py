@@ -179,7 +179,12 @@ def test_shards_of_a_url_are_the_path_s(tmp_path: Path) -> None:
 def test_texts_are_reread_from_a_url(tmp_path: Path) -> None:
     source = write_docs(tmp_path / "src", {"a.txt": "river bank", "sub/b.txt": "water mill"})
     archive = tar_of(source, tmp_path / "src.tar")
-    for url in (to_memory(source), f"file://{source}", f"tar://::file://{archive}", f"file://{archive}"):
+    with tarfile.open(tmp_path / "src.tar.gz", "w:gz") as gz:
+        gz.add(source / "a.txt", "a.txt")
+        gz.add(source / "sub" / "b.txt", "sub/b.txt")
+    fsspec.filesystem("memory").pipe(f"/{tmp_path.name}.tar.gz", (tmp_path / "src.tar.gz").read_bytes())
+    gzipped = f"memory:///{tmp_path.name}.tar.gz"  # a compressed archive at a URL
+    for url in (to_memory(source), f"file://{source}", f"tar://::file://{archive}", f"file://{archive}", gzipped):
         assert DocumentTexts(url).get(["sub/b.txt", "a.txt"]) == {"sub/b.txt": "water mill", "a.txt": "river bank"}
         with pytest.raises(InputError, match=r"gone\.txt"):
             DocumentTexts(url).text("gone.txt")
