@@ -86,7 +86,7 @@ def test_is_url() -> None:
     assert source_name("memory://x/") == "memory://x/" and source_name(Path("rel")) == str(Path("rel").resolve())
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(docs=collection, names=st.lists(st.sampled_from(["a", "b/c", "b/d", ".h", "e/.f"]), min_size=1, max_size=12))
 def test_a_url_indexes_as_its_path(cases: Path, docs: list[str], names: list[str]) -> None:
     """file://, memory:// and a tar read through fsspec give the plain path's index."""

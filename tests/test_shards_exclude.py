@@ -100,7 +100,7 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("exclude-law")
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(docs=collection, k=st.integers(1, 4), pick=st.integers(0, 11), top=st.integers(1, 5))
 def test_excluding_on_shards_gives_one_index_s_lists(cases: Path, docs: list[str], k: int, pick: int, top: int) -> None:
     """For containment and a ranking measure, the ranked lists of ``--doc`` queries with their
