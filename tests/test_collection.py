@@ -6,16 +6,21 @@ from __future__ import annotations
 import io
 import os
 import tarfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from coderiv import Index
 from coderiv.cli.main import main
-from coderiv.errors import InputError
-from coderiv.text.collection import ReadOptions, iter_archive, iter_folder, read_member, stored_size
+from coderiv.errors import CoderivError, InputError
+from coderiv.text.collection import ReadOptions, _first_look, iter_archive, iter_folder, read_member, stored_size
+from coderiv.text.extract import BinaryContentError, extract
 from coderiv.text.formats.plain import SNIFF_BYTES
+from coderiv.text.formats.registry import declared
 
 
 def outcome(docs: object) -> dict[str, object]:
@@ -203,3 +208,80 @@ def test_sockets_and_links_to_fifos_are_reported(tmp_path: Path) -> None:
             "sock": ("skipped", "a socket: not read"),
             "to-pipe": ("skipped", "symlink to a FIFO (named pipe): not read"),
         }
+
+
+def _fields(docs: object) -> list[tuple[object, ...]]:
+    return [(d.doc_id, d.data, d.problem, d.note, d.oversize, d.modified, d.escaped, d.plain) for d in docs]  # type: ignore[attr-defined]
+
+
+def test_uncompressed_archive_read_directly_gives_what_tarfile_gives(archive: Path, tmp_path: Path) -> None:
+    """An uncompressed archive's members are read straight from the file (not through
+    ``extractfile``): the same documents, fields and problems as the compressed archive."""
+    import gzip
+
+    plain = tmp_path / "c.tar"
+    plain.write_bytes(gzip.decompress(archive.read_bytes()))
+    for options in (ReadOptions(), ReadOptions(hidden=True)):
+        assert _fields(iter_archive(plain, options)) == _fields(iter_archive(archive, options))
+    docs = list(iter_archive(plain))
+    assert {d.doc_id for d in docs if d.plain} == {"hard.txt", "dir/a.txt", "sym.txt", "dir/rel.txt", "later.txt"}
+
+
+def test_uncompressed_archive_progress_counts_the_bytes_read(tmp_path: Path) -> None:
+    """``stored`` (progress) is the archive bytes read since the previous document: a.txt's
+    header and data end at 612; b.bin's header (1024) and first block (8192 bytes from 1536,
+    all it reads of a binary file) end at 9728; c.txt's data (9000 bytes at 22528) at 31528;
+    a hard link re-reads a.txt and reads nothing new."""
+    path = tmp_path / "x.tar"
+    with tarfile.open(path, "w") as tar:
+        add(tar, "a.txt", b"x" * 100)
+        add(tar, "b.bin", bytes(20000))
+        add(tar, "c.txt", b"y" * 9000)
+        add(tar, "h.txt", type=tarfile.LNKTYPE, linkname="a.txt")
+    assert [(d.doc_id, d.stored, d.problem) for d in iter_archive(path)] == [
+        ("a.txt", 612, ""), ("b.bin", 9116, "binary"), ("c.txt", 21800, ""), ("h.txt", 0, ""),
+    ]
+
+
+def test_truncated_uncompressed_archive_is_the_same_error(tmp_path: Path) -> None:
+    path = tmp_path / "t.tar"
+    with tarfile.open(path, "w") as tar:
+        add(tar, "a.txt", b"words " * 3000)
+        add(tar, "b.txt", b"more words " * 3000)
+    data = path.read_bytes()
+    cut = tmp_path / "cut.tar"
+    cut.write_bytes(data[: len(data) - 10240 - 20000])  # b.txt's header is whole, its data is not
+    with pytest.raises(InputError, match=r"cannot read archive .*cut.tar: unexpected end of data"):
+        list(iter_archive(cut))
+    (tmp_path / "cut.tar.gz").write_bytes(__import__("gzip").compress(cut.read_bytes()))
+    with pytest.raises(InputError, match=r"cannot read archive .*cut.tar.gz: unexpected end of data"):
+        list(iter_archive(tmp_path / "cut.tar.gz"))
+
+
+_MAGIC = st.sampled_from([b"", b"%PDF-1.4\n", b"  \n%PDF-", b"PK\x03\x04", b"{\\rtf1 ", b"\xef\xbb\xbf{\\rtf", b"<!DOCTYPE html><p>",
+                          b"\n <html>", b"\xff\xfe", b"\xfe\xff", b"\xef\xbb\xbf", b"\x00", b"\x01\x02\x03"])
+_BODY = st.one_of(st.text(max_size=300).map(str.encode), st.binary(max_size=300),
+                  st.text(alphabet="ab \n\x01\x07", max_size=SNIFF_BYTES + 300).map(str.encode))
+
+
+def _extraction(read: Callable[[], object]) -> object:
+    try:
+        return read()
+    except CoderivError as exc:
+        return type(exc), str(exc)
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.sampled_from(["a.txt", "a", "a.md", "a.rst", "a.html", "a.rtf", "a.pdf", "a.docx", "a.TXT", "d.x/a"]),
+       magic=_MAGIC, body=_BODY)
+def test_first_look_decides_as_extraction_does(name: str, magic: bytes, body: bytes) -> None:
+    """What the reader's look at the first block tells the workers holds for the whole
+    document: ``plain`` means extraction is the declared format's reader, ``binary`` that
+    extraction refuses it as binary."""
+    data = magic + body
+    look = _first_look(name, data[:SNIFF_BYTES])
+    expected = _extraction(lambda: extract(data, name))
+    if look == "plain":
+        assert _extraction(lambda: declared(name).read(data)) == expected
+    elif look == "binary":
+        assert expected == (BinaryContentError, "binary")

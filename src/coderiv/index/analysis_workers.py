@@ -174,6 +174,8 @@ class _Worker:
         if size > MAX_DOCUMENT_BYTES:
             return Skipped(doc.doc_id, f"too large ({size} bytes > {MAX_DOCUMENT_BYTES})", fmt)
         try:
+            if doc.plain:  # the reader already looked: no other format's magic, not binary
+                return declared(doc.doc_id).read(doc.data)
             return extract(doc.data, doc.doc_id)
         except ExtractionError as exc:
             return Skipped(doc.doc_id, exc.reason, fmt)

@@ -48,6 +48,8 @@ for _byte in b"0123456789abcdefghijklmnopqrstuvwxyz":
     _FOLD[_byte] = _byte
 for _byte in b"ABCDEFGHIJKLMNOPQRSTUVWXYZ":
     _FOLD[_byte] = _byte + 32
+#: the same table for :meth:`bytes.translate` (a C pass, about 2.5× faster than a numpy gather)
+_FOLD_BYTES = _FOLD.tobytes()
 
 
 def _inverse(odd: int) -> int:
@@ -130,42 +132,46 @@ class LongWordError(ValueError):
 LONGEST_WORD = 1 << 22
 
 
-def _gaps(text: str, start: int, end: int) -> np.ndarray:
-    """Offsets (from ``start``) of the non-word bytes of ``text[start:end]``."""
-    return np.flatnonzero(_FOLD[np.frombuffer(text[start:end].encode("ascii"), np.uint8)] == 0)
+def _ascii(text: str | bytes, start: int, end: int) -> bytes:
+    """``text[start:end]`` as ASCII bytes (a text given as bytes is sliced as it is)."""
+    part = text[start:end]
+    return part if isinstance(part, bytes) else part.encode("ascii")
 
 
-def _after_next_gap(text: str, probe: int, start: int, limit: int) -> int:
+def _after_next_gap(text: str | bytes, probe: int, start: int, limit: int) -> int:
     """The position just after the first non-word byte at or after ``probe`` (or the end)."""
     while probe < len(text):
         if probe - start > LONGEST_WORD:
             raise LongWordError(f"a word of more than {LONGEST_WORD} bytes")
-        gaps = _gaps(text, probe, probe + limit)
-        if len(gaps):
-            return probe + int(gaps[0]) + 1
+        gap = _ascii(text, probe, probe + limit).translate(_FOLD_BYTES).find(0)
+        if gap >= 0:
+            return probe + gap + 1
         probe += limit
     return len(text)
 
 
-def _pieces(text: str, limit: int) -> Iterator[bytes]:
+def _pieces(text: str | bytes, limit: int) -> Iterator[bytes]:
     """An ASCII text's bytes in pieces of about ``limit``, each cut just after a non-word
     byte, so no word spans two pieces (a piece grows past ``limit`` only for a longer word,
     up to :data:`LONGEST_WORD`)."""
+    if len(text) <= limit:
+        if text:
+            yield _ascii(text, 0, len(text))
+        return
     start = 0
     while start < len(text):
         end = start + limit
         if end < len(text):
-            gaps = _gaps(text, start, end)
-            end = start + int(gaps[-1]) + 1 if len(gaps) else _after_next_gap(text, end, start, limit)
-        yield text[start:end].encode("ascii")
+            gap = _ascii(text, start, end).translate(_FOLD_BYTES).rfind(0)
+            end = start + gap + 1 if gap >= 0 else _after_next_gap(text, end, start, limit)
+        yield _ascii(text, start, end)
         start = end
 
 
 def _group_counts(pieces: Sequence[bytes], stops: StopTable | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(keys, counts, distinct keys per piece) of pieces hashed together; each piece's keys
     are sorted ascending."""
-    joined = b" ".join(pieces)
-    codes = _FOLD[np.frombuffer(joined, np.uint8)]
+    codes = np.frombuffer(b" ".join(pieces).translate(_FOLD_BYTES), np.uint8)
     inside = np.zeros(len(codes) + 2, bool)
     np.not_equal(codes, 0, out=inside[1:-1])
     edges = np.flatnonzero(inside[1:] != inside[:-1])
@@ -215,9 +221,9 @@ def merge_counts(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.nda
 
 
 def ascii_term_counts(
-    texts: Sequence[str], stops: StopTable | None, group_bytes: int = GROUP_BYTES
+    texts: Sequence[str | bytes], stops: StopTable | None, group_bytes: int = GROUP_BYTES
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """For each ASCII text, its sorted distinct term keys and int32 counts (stopwords of
+    """For each ASCII text (a string, or its bytes), its sorted distinct term keys and int32 counts (stopwords of
     ``stops`` removed): what ``counted_keys(Analyzer(...).counts(text).term_counts(),
     term_key)`` gives, without stemming."""
     parts: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in texts]

@@ -22,8 +22,9 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Any, BinaryIO, Union
+from typing import IO, Any, BinaryIO, Union
 
 from coderiv.errors import InputError
 from coderiv.text.extract import MAX_DOCUMENT_BYTES
@@ -52,9 +53,15 @@ class RawDocument:
     problem: str = ""
     #: something to tell about a document that is read (a tar name stored twice)
     note: str = ""
+    #: set by the collection readers when the document's first :data:`SNIFF_BYTES` showed what
+    #: :func:`coderiv.text.formats.extract` would decide: its name declares a text format, its
+    #: magic bytes show no other and it is not binary, so ``declared(doc_id).read(data)`` is its
+    #: extraction (the analysis workers skip the second look). Leave it False elsewhere.
+    plain: bool = False
 
-    @property
+    @cached_property
     def sha256(self) -> str:
+        """SHA-256 of the bytes, as hex (computed once: an update compares it, the index keeps it)."""
         return hashlib.sha256(self.data).hexdigest()
 
 
@@ -65,6 +72,8 @@ def escape_name(name: str) -> str:
     """A document id for a file name read with undecodable bytes (Python's ``surrogateescape``,
     U+DC80..U+DCFF): each such byte becomes ``\\xNN``, so the id is valid text that round-trips
     through :func:`unescape_name`."""
+    if name.isascii():  # the usual name: nothing to escape
+        return name
     return "".join(f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else c for c in name)
 
 
@@ -240,27 +249,39 @@ def _binary_start(name: str, head: bytes) -> bool:
     """Whether the first :data:`SNIFF_BYTES` of a document already show it is binary, exactly
     as :func:`coderiv.text.formats.extract` would decide on the whole: no format of ours
     (by name or magic bytes) and not text. The rest of such a file is never read."""
-    return not declared(name).binary and sniff(head) is None and looks_binary(head)
+    return _first_look(name, head) == "binary"
 
 
-def _read_regular(path: str, name: str | None) -> tuple[bytes, os.stat_result, bool]:
+def _first_look(name: str, head: bytes) -> str:
+    """What the first :data:`SNIFF_BYTES` of a document show: ``binary`` (see
+    :func:`_binary_start`), ``plain`` (its name declares a text format, its magic bytes show
+    no other and it is not binary: :attr:`RawDocument.plain`), or ``""`` (extraction decides).
+    A head without magic bytes of ours sniffs the same as the whole document, and
+    :func:`looks_binary` reads only the head, so the answer holds for the whole."""
+    if declared(name).binary or sniff(head) is not None:
+        return ""
+    return "binary" if looks_binary(head) else "plain"
+
+
+def _read_regular(path: str, name: str | None) -> tuple[bytes, os.stat_result, str]:
     """A regular file's bytes, opened without blocking and checked after opening, so a FIFO
     or device that replaced it is refused rather than read. With the document's ``name``:
     nothing of a file over the size limit, and only the first block of one that block shows
-    to be binary (the flag)."""
+    to be binary; with what that first block shows (:func:`_first_look`)."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, f"{_special(info.st_mode)}, not a regular file")
         if name is None:
-            return handle.read(), info, False
+            return handle.read(), info, ""
         if info.st_size > MAX_DOCUMENT_BYTES:
-            return b"", info, False
+            return b"", info, ""
         head = handle.read(SNIFF_BYTES)
-        if _binary_start(name, head):
-            return head, info, True
-        return head + handle.read(), info, False
+        look = _first_look(name, head)
+        if look == "binary":
+            return head, info, look
+        return head + handle.read(), info, look
 
 
 #: which document ids to read (the others are passed over unread: a shard's build reads its own)
@@ -280,16 +301,18 @@ def iter_folder(root: Path, options: ReadOptions = DEFAULT_READING, wanted: Want
             yield RawDocument(doc_id, b"", escaped=escaped, problem=entry.problem)
             continue
         try:
-            data, info, binary = _read_regular(entry.path, entry.name)
+            data, info, look = _read_regular(entry.path, entry.name)
         except OSError as exc:
             yield RawDocument(doc_id, b"", escaped=escaped, problem=f"cannot read: {exc.strerror}")
             continue
         if info.st_size > MAX_DOCUMENT_BYTES:
             yield RawDocument(doc_id, b"", oversize=info.st_size, stored=info.st_size, escaped=escaped)
-        elif binary:
+        elif look == "binary":
             yield RawDocument(doc_id, b"", stored=info.st_size, escaped=escaped, problem="binary")
         else:
-            yield RawDocument(doc_id, data, modified=info.st_mtime, stored=info.st_size, escaped=escaped)
+            yield RawDocument(
+                doc_id, data, modified=info.st_mtime, stored=info.st_size, escaped=escaped, plain=look == "plain"
+            )
 
 
 #: links followed in a chain before a tar symlink is called a loop
@@ -346,6 +369,29 @@ def _member_kind(member: tarfile.TarInfo) -> str:
     return f"an unknown (type {member.type!r})"
 
 
+class _MemberData:
+    """A regular member of an uncompressed archive read straight from the archive file: what
+    ``TarFile.extractfile`` gives (the same bytes, the same error for a truncated archive)
+    without its per-member file objects. ``read(n)`` reads n bytes, ``read()`` the rest."""
+
+    def __init__(self, raw: IO[bytes], member: tarfile.TarInfo) -> None:
+        self.raw = raw
+        self.position = member.offset_data
+        self.left = member.size
+
+    def read(self, size: int = -1) -> bytes:
+        size = self.left if size < 0 else min(size, self.left)
+        if not size:
+            return b""
+        self.raw.seek(self.position)
+        data = self.raw.read(size)
+        if len(data) != size:
+            raise tarfile.ReadError("unexpected end of data")
+        self.position += size
+        self.left -= size
+        return data
+
+
 def iter_archive(
     path: Path | BinaryIO, options: ReadOptions = DEFAULT_READING, name: str = "", wanted: Wanted | None = None
 ) -> Iterator[RawDocument]:
@@ -359,6 +405,8 @@ def iter_archive(
         with (open(path, "rb") if isinstance(path, (str, os.PathLike)) else contextlib.nullcontext(path)) as raw, \
                 tarfile.open(fileobj=raw) as archive:
             members = archive.getmembers()
+            # not compressed: a regular member's bytes are read straight from the file
+            direct = archive.fileobj is raw
             names = [_member_name(m.name) for m in members]
             last = {name: i for i, name in enumerate(names)}
             copies = Counter(names)
@@ -388,17 +436,23 @@ def iter_archive(
                 if content.size > MAX_DOCUMENT_BYTES:
                     yield RawDocument(doc_id, b"", oversize=content.size, stored=consumed(), escaped=escaped, note=note)
                     continue
-                handle = archive.extractfile(content)
+                handle: _MemberData | IO[bytes] | None
+                if direct and not content.issparse():
+                    handle = _MemberData(raw, content)
+                else:
+                    handle = archive.extractfile(content)
                 if handle is None:
                     yield RawDocument(doc_id, b"", stored=consumed(), escaped=escaped, problem="cannot be read", note=note)
                     continue
                 head = handle.read(SNIFF_BYTES)
-                if _binary_start(name, head):
+                look = _first_look(name, head)
+                if look == "binary":
                     yield RawDocument(doc_id, b"", stored=consumed(), escaped=escaped, problem="binary", note=note)
                     continue
                 data = head + handle.read()
                 yield RawDocument(
-                    doc_id, data, modified=float(member.mtime), stored=consumed(), escaped=escaped, note=note
+                    doc_id, data, modified=float(member.mtime), stored=consumed(), escaped=escaped, note=note,
+                    plain=look == "plain",
                 )
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise InputError(f"cannot read archive {name or path}: {exc}") from exc
