@@ -10,6 +10,7 @@ with the same keys and counts.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future
@@ -20,6 +21,7 @@ import numpy as np
 
 from coderiv.errors import MissingExtraError
 from coderiv.index.child_processes import stop_pool, worker_pool
+from coderiv.keys import compiled_terms
 from coderiv.keys.batch_terms import LongWordError, StopTable, ascii_term_counts, merge_counts
 from coderiv.keys.kinds import KEY_KINDS, StoreSpec, counted_keys, term_key
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer, text_pieces
@@ -82,7 +84,7 @@ class AnalyzedBatch:
             counts = np.fromiter((len(k) for k, _ in parts), np.int64, len(parts))
             keys = np.concatenate([k for k, _ in parts]) if parts else np.empty(0, np.uint64)
             vals = np.concatenate([v for _, v in parts]) if parts else np.empty(0, np.int32)
-            batch.stores[name] = (counts, keys.astype(np.uint64), vals.astype(np.uint32))
+            batch.stores[name] = (counts, keys.astype(np.uint64, copy=False), vals.astype(np.uint32, copy=False))
         return batch
 
     @property
@@ -119,7 +121,7 @@ class _Worker:
 
         # Term stores alone, without stemming: ASCII texts take the whole-batch byte path.
         self.stops = StopTable(self.analyzer.stoplist) if self.analyzer.stoplist else None
-        self.batch_terms = self.analyzer.settings.stem is False and all(spec.kind == "terms" for spec in self.specs)
+        self.batch_terms = uses_batch_terms(self.analyzer.settings, self.specs)
         #: characters per piece of a non-ASCII text (its ASCII pieces still take the batch path)
         self.piece_chars = MIXED_PIECE_CHARS
 
@@ -143,7 +145,7 @@ class _Worker:
                 parts[i].append(keys_counts)
             for i, doc_parts in parts.items():
                 keys, values = merge_counts(doc_parts)
-                values = values.astype(np.int32)
+                values = values.astype(np.int32, copy=False)
                 text = decoded[i]
                 assert isinstance(text, Extracted)
                 results[i] = self._entry(docs[i], text, int(values.sum()), {spec.name: (keys, values) for spec in self.specs})
@@ -208,6 +210,11 @@ class _Worker:
         return self._entry(doc, decoded, analyzed.length, stores)
 
 
+def uses_batch_terms(settings: AnalysisSettings, specs: list[StoreSpec]) -> bool:
+    """Whether ASCII texts take the whole-batch byte path: term stores alone, no stemming."""
+    return settings.stem is False and all(spec.kind == "terms" for spec in specs)
+
+
 _WORKER: _Worker | None = None
 
 
@@ -240,6 +247,17 @@ def _batches(docs: Iterable[RawDocument], max_bytes: int, max_docs: int) -> Iter
         yield batch
 
 
+#: A batch ends at this many bytes of text (containers weighted) or this many documents.
+BATCH_BYTES = 2 << 20
+BATCH_DOCS = 500
+
+
+def _large(first: list[RawDocument]) -> bool:
+    """A first batch that is full: a collection worth loading the compiled loop for (about a
+    quarter of a second), not an update of a few documents."""
+    return len(first) >= BATCH_DOCS or sum(len(doc.data) for doc in first) >= BATCH_BYTES
+
+
 def default_workers() -> int:
     """Worker processes for analysis: every core this process may use."""
     try:
@@ -262,7 +280,13 @@ def analyze_documents(
     workers = default_workers() if workers is None else workers
     settings_dict = settings.to_dict()
     spec_dicts = [s.to_dict() for s in specs]
-    batches = _batches(docs, max_bytes=2 << 20, max_docs=500)
+    batches = _batches(docs, max_bytes=BATCH_BYTES, max_docs=BATCH_DOCS)
+    first = next(batches, None)
+    if first is None:
+        return
+    if uses_batch_terms(settings, specs) and _large(first):
+        compiled_terms.load()  # before the workers fork: they inherit the compiled loop
+    batches = itertools.chain([first], batches)
     if workers <= 1:
         _init_worker(settings_dict, spec_dicts)
         for batch in batches:

@@ -35,6 +35,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
+from coderiv.keys import compiled_terms
 from coderiv.keys.kinds import _MULTIPLIER, _SEED, mix64, term_keys
 
 #: Bytes of text hashed in one group of numpy passes (pieces of longer texts are this size).
@@ -104,8 +105,9 @@ class StopTable:
         for row, word in enumerate(ordered):
             self.bytes[row, : len(word)] = np.frombuffer(word.encode(), np.uint8)
 
-    def stopped(self, codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray, keys: np.ndarray) -> np.ndarray:
-        """Which words are stopwords: same key, then same length and bytes."""
+    def stopped(self, data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        """Which words of ``data`` (ASCII bytes, folded or not) are stopwords: same key, then
+        same length and folded bytes."""
         if not len(self.keys) or not len(keys):
             return np.zeros(len(keys), bool)
         candidate = np.flatnonzero(self.filter[(keys & np.uint64(0xFFFF)).astype(np.intp)])
@@ -115,9 +117,9 @@ class StopTable:
         same_length = self.lengths[row] == lengths[candidate]
         candidate, row = candidate[same_length], row[same_length]
         columns = np.arange(self.width)
-        at = np.minimum(starts[candidate][:, None] + columns, len(codes) - 1)
+        at = np.minimum(starts[candidate][:, None] + columns, len(data) - 1)
         inside = columns < lengths[candidate][:, None]
-        same = np.all(np.where(inside, codes[at], 0) == self.bytes[row], axis=1)
+        same = np.all(np.where(inside, _FOLD[data[at]], 0) == self.bytes[row], axis=1)
         stopped = np.zeros(len(keys), bool)
         stopped[candidate[same]] = True
         return stopped
@@ -168,10 +170,10 @@ def _pieces(text: str | bytes, limit: int) -> Iterator[bytes]:
         start = end
 
 
-def _group_counts(pieces: Sequence[bytes], stops: StopTable | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(keys, counts, distinct keys per piece) of pieces hashed together; each piece's keys
-    are sorted ascending."""
-    codes = np.frombuffer(b" ".join(pieces).translate(_FOLD_BYTES), np.uint8)
+def numpy_word_keys(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(starts, lengths, keys) of the words of ASCII bytes, in numpy passes (see the module's
+    docstring); :func:`coderiv.keys.compiled_terms.word_keys` gives the same in one loop."""
+    codes = np.frombuffer(data.translate(_FOLD_BYTES), np.uint8)
     inside = np.zeros(len(codes) + 2, bool)
     np.not_equal(codes, 0, out=inside[1:-1])
     edges = np.flatnonzero(inside[1:] != inside[:-1])
@@ -185,22 +187,34 @@ def _group_counts(pieces: Sequence[bytes], stops: StopTable | None) -> tuple[np.
         if len(starts) and starts[0] > 0:
             sums[0] -= prefix[starts[0] - 1]
         keys = mix64((sums * inverse[starts]) ^ (lengths.astype(np.uint64) * _MULTIPLIER) ^ _SEED)
+    return starts, lengths, keys
+
+
+def _group_counts(pieces: Sequence[bytes], stops: StopTable | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(keys, counts, distinct keys per piece) of pieces hashed together; each piece's keys
+    are sorted ascending."""
+    joined = b" ".join(pieces)
+    data = np.frombuffer(joined, np.uint8)
+    if compiled_terms.loaded():
+        starts, lengths, keys = compiled_terms.word_keys(data, _FOLD)
+    else:
+        starts, lengths, keys = numpy_word_keys(joined)
     piece_starts = np.cumsum([0] + [len(p) + 1 for p in pieces[:-1]], dtype=np.int64)
     words_per_piece = np.diff(np.append(np.searchsorted(starts, piece_starts), len(starts)))
     owner = np.repeat(np.arange(len(pieces)), words_per_piece)
     if stops is not None:
-        keep = ~stops.stopped(codes, starts, lengths, keys)
+        keep = ~stops.stopped(data, starts, lengths, keys)
         keys, owner = keys[keep], owner[keep]
     bounds = np.searchsorted(owner, np.arange(len(pieces) + 1))
     for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
         keys[a:b].sort()
     if not len(keys):
-        return keys, np.empty(0, np.int64), np.zeros(len(pieces), np.int64)
+        return keys, np.empty(0, np.int32), np.zeros(len(pieces), np.int64)
     new = np.empty(len(keys), bool)
     new[0] = True
     new[1:] = (keys[1:] != keys[:-1]) | (owner[1:] != owner[:-1])
     firsts = np.flatnonzero(new)
-    counts = np.diff(np.append(firsts, len(keys)))
+    counts = np.diff(np.append(firsts, len(keys))).astype(np.int32)  # a piece holds < 2³¹ words
     return keys[firsts], counts, np.bincount(owner[firsts], minlength=len(pieces))
 
 
@@ -236,7 +250,7 @@ def ascii_term_counts(
         offsets = np.concatenate(([0], np.cumsum(per_piece))).tolist()
         for piece, text in enumerate(owners):
             a, b = offsets[piece], offsets[piece + 1]
-            parts[text].append((keys[a:b].copy(), counts[a:b].copy()))
+            parts[text].append((keys[a:b], counts[a:b]))  # views of the group's arrays
             if len(parts[text]) >= MERGE_PARTS:  # a long text: keep its partial counts few
                 parts[text] = [merge_counts(parts[text])]
 
@@ -250,4 +264,4 @@ def ascii_term_counts(
                 group, owners, size = [], [], 0
     if group:
         flush()
-    return [(k, c.astype(np.int32)) for k, c in map(merge_counts, parts)]
+    return [(k, c.astype(np.int32, copy=False)) for k, c in map(merge_counts, parts)]

@@ -1,0 +1,103 @@
+"""Words and term keys of ASCII bytes in one compiled pass (numba), when ``coderiv[fast]`` is
+installed: the same starts, lengths and keys as the numpy passes of
+:mod:`coderiv.keys.batch_terms`, at a fraction of their cost.
+
+The numpy passes touch every byte several times (fold, word edges, a 64-bit product and a
+prefix sum per byte, then a few operations per word); this loop touches each byte once:
+fold it by the table, extend the current word's sum ``Σ c_j·P^j`` and, at the word's end, mix
+the key exactly as :func:`~coderiv.keys.kinds.term_keys` does (wrapping uint64 arithmetic
+throughout). numba is optional: without it, or before :func:`load` has compiled the loop, the
+numpy passes run (same keys, property-tested in ``tests/test_compiled_terms.py``).
+
+The compiled loop is cached on disk by numba (``cache=True``), so only the first use on a
+machine pays for compiling it; :func:`load` is called by the indexing parent before it forks
+its workers, which then inherit the loaded loop.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+
+import numpy as np
+
+from coderiv.keys.kinds import _MULTIPLIER, _SEED
+
+_KERNEL: Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
+_FAILED = False
+
+
+def _word_keys(
+    data: np.ndarray, fold: np.ndarray, multiplier: np.uint64, seed: np.uint64
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The loop :func:`load` compiles (run as plain Python it gives the same, slowly)."""
+    n = data.shape[0]
+    most = n // 2 + 1
+    starts = np.empty(most, np.int64)
+    lengths = np.empty(most, np.int64)
+    keys = np.empty(most, np.uint64)
+    count = 0
+    i = 0
+    while i < n:
+        c = fold[data[i]]
+        if c == 0:
+            i += 1
+            continue
+        start = i
+        h = np.uint64(0)
+        p = np.uint64(1)
+        while True:
+            h += np.uint64(c) * p
+            p *= multiplier
+            i += 1
+            if i >= n:
+                break
+            c = fold[data[i]]
+            if c == 0:
+                break
+        length = i - start
+        x = h ^ (np.uint64(length) * multiplier) ^ seed
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        x = x ^ (x >> np.uint64(31))
+        starts[count] = start
+        lengths[count] = length
+        keys[count] = x
+        count += 1
+    return starts[:count], lengths[:count], keys[:count]
+
+
+def available() -> bool:
+    """Whether numba is installed (``coderiv[fast]``)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def load() -> bool:
+    """Import numba and compile (or load from numba's cache) the loop; False when numba is
+    missing or fails (the numpy passes then run). Call it before forking workers."""
+    global _KERNEL, _FAILED
+    if _KERNEL is not None or _FAILED:
+        return _KERNEL is not None
+    try:
+        import numba
+
+        kernel = numba.njit(cache=True, nogil=True)(_word_keys)
+        kernel(np.frombuffer(b"warm up", np.uint8), np.zeros(256, np.uint8), _MULTIPLIER, _SEED)
+    except Exception:  # noqa: BLE001 - an accelerator that cannot load is simply not used
+        _FAILED = True
+        return False
+    _KERNEL = kernel
+    return True
+
+
+def loaded() -> bool:
+    """Whether the compiled loop is ready in this process (see :func:`load`)."""
+    return _KERNEL is not None
+
+
+def word_keys(codes: np.ndarray, fold: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(starts, lengths, keys) of the words of ``codes`` (uint8 bytes; a word is a maximal run
+    of bytes that ``fold`` maps to non-zero, its code points the folded bytes). Needs
+    :func:`load` first."""
+    assert _KERNEL is not None, "compiled_terms.load() first"
+    return _KERNEL(codes, fold, _MULTIPLIER, _SEED)
