@@ -65,13 +65,15 @@ def _generation_files(root: Path) -> dict[str, bytes]:
 
 def test_index_is_byte_identical_with_and_without_the_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A collection large enough for the indexing parent to load the loop (a full first
-    batch), built with 2 workers that inherit it, and built with numpy alone."""
+    batch, a source over LOAD_BYTES), built with 2 workers that inherit it, and built with
+    numpy alone; a small source does not load it."""
     source = tmp_path / "docs"
     source.mkdir()
     rng = np.random.default_rng(3)
     words = np.array(["alpha", "Beta", "the", "of", "gamma", "x_1", "42", "déjà", "delta", "EPSILON"])
     for i in range(600):
         (source / f"{i:04d}.txt").write_text(" ".join(rng.choice(words, 30 + i % 50).tolist()))
+    monkeypatch.setattr(compiled_terms, "LOAD_BYTES", 1 << 16)
     monkeypatch.setattr(compiled_terms, "_KERNEL", None)
     monkeypatch.setattr(compiled_terms, "_FAILED", True)  # load() refuses: numpy alone
     Index.update_from(source, tmp_path / "numpy", workers=2)
@@ -80,3 +82,7 @@ def test_index_is_byte_identical_with_and_without_the_loop(tmp_path: Path, monke
     assert compiled_terms.loaded()
     numpy_files, compiled_files = _generation_files(tmp_path / "numpy"), _generation_files(tmp_path / "compiled")
     assert numpy_files and numpy_files == compiled_files
+    monkeypatch.setattr(compiled_terms, "LOAD_BYTES", 64 << 20)
+    monkeypatch.setattr(compiled_terms, "_KERNEL", None)
+    Index.update_from(source, tmp_path / "small", workers=1)
+    assert not compiled_terms.loaded() and _generation_files(tmp_path / "small") == numpy_files

@@ -253,8 +253,7 @@ BATCH_DOCS = 500
 
 
 def _large(first: list[RawDocument]) -> bool:
-    """A first batch that is full: a collection worth loading the compiled loop for (about a
-    quarter of a second), not an update of a few documents."""
+    """A first batch that is full: more than an update of a few documents."""
     return len(first) >= BATCH_DOCS or sum(len(doc.data) for doc in first) >= BATCH_BYTES
 
 
@@ -271,11 +270,13 @@ def analyze_documents(
     settings: AnalysisSettings,
     specs: list[StoreSpec],
     workers: int | None = None,
+    source_bytes: int | None = None,
 ) -> Iterator[AnalyzedBatch]:
     """Analyse documents in worker processes (in-process when ``workers`` is 1), in batches.
 
     Batches come back in input order; at most ``2 × workers`` are in flight, so memory stays
-    bounded whatever the collection's size.
+    bounded whatever the collection's size. ``source_bytes`` (the source's size, when known)
+    says whether the job is worth loading the compiled loop (:mod:`coderiv.keys.compiled_terms`).
     """
     workers = default_workers() if workers is None else workers
     settings_dict = settings.to_dict()
@@ -284,7 +285,8 @@ def analyze_documents(
     first = next(batches, None)
     if first is None:
         return
-    if uses_batch_terms(settings, specs) and _large(first):
+    large = _large(first) and (source_bytes is None or source_bytes >= compiled_terms.LOAD_BYTES)
+    if large and uses_batch_terms(settings, specs):
         compiled_terms.load()  # before the workers fork: they inherit the compiled loop
     batches = itertools.chain([first], batches)
     if workers <= 1:

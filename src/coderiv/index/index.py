@@ -42,7 +42,7 @@ from coderiv.index.writer import Sources, Spill, cosine_statistics, scratch_fold
 from coderiv.keys.kinds import TERMS, StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
-from coderiv.text.collection import RawDocument, ReadOptions, Source
+from coderiv.text.collection import RawDocument, ReadOptions, Source, stored_size
 from coderiv.text.extract import EXTRACTION_VERSION
 from coderiv.text.remote import iter_source, source_exists, source_name, source_size
 from coderiv.text.sources import DocumentTexts
@@ -501,14 +501,17 @@ def _write(
                 continue
             yield raw
 
+    # the source's size: progress, and whether analysis is worth its compiled loop (a URL's
+    # size is asked for only when progress is shown: it may mean listing a remote folder)
+    total = source_size(source, reading) if progress is not None else stored_size(source, reading)
     if progress is not None:
-        progress.start(source_size(source, reading), "B")
+        progress.start(total, "B")
     scratch = scratch_folder(root)
     try:
         spill = Spill(scratch, [spec.name for spec in specs])
         fresh_sha: dict[str, str] = {}
         fresh_length: dict[str, int] = {}
-        for batch in analyze_documents(to_analyse(), settings, specs, workers):
+        for batch in analyze_documents(to_analyse(), settings, specs, workers, source_bytes=total):
             report.skipped.extend(batch.skipped)
             report.lossy.extend(batch.lossy)
             report.formats.extend(batch.formats)
