@@ -285,3 +285,45 @@ def test_first_look_decides_as_extraction_does(name: str, magic: bytes, body: by
         assert _extraction(lambda: declared(name).read(data)) == expected
     elif look == "binary":
         assert expected == (BinaryContentError, "binary")
+
+
+def _header_outcome(cls: type[tarfile.TarInfo], buf: bytes) -> object:
+    try:
+        info = cls.frombuf(buf, "utf-8", "surrogateescape")
+    except tarfile.HeaderError as exc:
+        return type(exc), str(exc)
+    return {**info.get_info(), "type": info.type, "sparse": getattr(info, "_sparse_structs", None)}
+
+
+def _with_checksum(buf: bytes) -> bytes:
+    return buf[:148] + b"%06o\0 " % (256 + sum(buf[:148]) + sum(buf[156:])) + buf[156:]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    name=st.sampled_from(["a.txt", "dir/", "d/" * 60 + "long.txt", "é.txt", "x" * 99]),
+    kind=st.sampled_from([tarfile.REGTYPE, tarfile.AREGTYPE, tarfile.DIRTYPE, tarfile.SYMTYPE, tarfile.LNKTYPE,
+                          tarfile.FIFOTYPE, tarfile.GNUTYPE_SPARSE, b"x"]),
+    fmt=st.sampled_from([tarfile.USTAR_FORMAT, tarfile.GNU_FORMAT]),
+    size=st.sampled_from([0, 7, 8**11 - 1]),
+    edits=st.lists(st.tuples(st.integers(0, 511), st.integers(0, 255)), max_size=3),
+    fix=st.booleans(),
+)
+def test_tar_headers_read_as_tarfile_reads_them(
+    name: str, kind: bytes, fmt: int, size: int, edits: list[tuple[int, int]], fix: bool
+) -> None:
+    """The faster header reader gives tarfile's fields, or tarfile's error, for usual headers
+    and for headers with bytes changed anywhere (checksum fixed again or not)."""
+    from coderiv.text.collection import _TarHeader
+
+    info = tarfile.TarInfo(name)
+    info.type, info.size, info.linkname, info.mtime = kind, size, "target", 1_700_000_000
+    try:
+        buf = bytearray(info.tobuf(fmt, "utf-8", "surrogateescape")[:512])
+    except ValueError:  # a name too long for the format
+        return
+    for at, value in edits:
+        buf[at] = value
+    data = _with_checksum(bytes(buf)) if fix else bytes(buf)
+    assert _header_outcome(_TarHeader, data) == _header_outcome(tarfile.TarInfo, data)
+    assert _header_outcome(_TarHeader, bytes(512)) == _header_outcome(tarfile.TarInfo, bytes(512))

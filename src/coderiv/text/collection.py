@@ -24,12 +24,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import IO, Any, BinaryIO, Union
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, Union
 
 from coderiv.errors import InputError
 from coderiv.text.extract import MAX_DOCUMENT_BYTES
 from coderiv.text.formats.plain import SNIFF_BYTES, looks_binary
 from coderiv.text.formats.registry import declared, sniff
+
+if TYPE_CHECKING:  # typing.Self is Python 3.11+
+    from typing_extensions import Self
 
 
 @dataclass(frozen=True)
@@ -369,6 +372,60 @@ def _member_kind(member: tarfile.TarInfo) -> str:
     return f"an unknown (type {member.type!r})"
 
 
+#: (start, end) of a tar header's number fields: mode, uid, gid, size, mtime, chksum, devmajor, devminor
+_NUMBER_FIELDS = ((100, 108), (108, 116), (116, 124), (124, 136), (136, 148), (148, 156), (329, 337), (337, 345))
+
+
+def _octal(field: bytes | bytearray) -> int | None:
+    """A tar number field written the usual way (spaces, octal digits, spaces, then NUL and
+    anything), as ``tarfile.nti`` reads it; None for any other spelling (base-256, other
+    whitespace...), which is left to ``tarfile``."""
+    digits = field.split(b"\0", 1)[0].strip(b" ")
+    if not digits:
+        return 0
+    if not digits.isdigit():
+        return None
+    try:
+        return int(digits, 8)
+    except ValueError:  # an 8 or a 9
+        return None
+
+
+def _text(field: bytes | bytearray, encoding: str, errors: str) -> str:
+    """A NUL-terminated tar text field, as ``tarfile.nts`` reads it."""
+    return field.split(b"\0", 1)[0].decode(encoding, errors)
+
+
+class _TarHeader(tarfile.TarInfo):
+    """``tarfile.TarInfo`` reading a usual header (octal numbers, unsigned checksum, not sparse)
+    in a third of the time, with the same fields; any other header, and every error, is left
+    to ``tarfile``'s own reader. Reading 20,000 headers cost ~0.45 s of the parent's CPU, as
+    much as reading the members' bytes."""
+
+    @classmethod
+    def frombuf(cls, buf: bytes | bytearray, encoding: str, errors: str) -> Self:
+        if len(buf) != tarfile.BLOCKSIZE or buf[156:157] == tarfile.GNUTYPE_SPARSE:
+            return super().frombuf(buf, encoding, errors)
+        numbers = [_octal(buf[start:end]) for start, end in _NUMBER_FIELDS]
+        if None in numbers or numbers[5] != 256 + sum(buf[:148]) + sum(buf[156:]):
+            return super().frombuf(buf, encoding, errors)  # also an all-NUL block: end of archive
+        obj = cls()
+        obj.mode, obj.uid, obj.gid, obj.size, obj.mtime, obj.chksum, obj.devmajor, obj.devminor = numbers  # type: ignore[assignment]
+        obj.name = _text(buf[0:100], encoding, errors)
+        obj.type = bytes(buf[156:157])
+        obj.linkname = _text(buf[157:257], encoding, errors)
+        obj.uname = _text(buf[265:297], encoding, errors)
+        obj.gname = _text(buf[297:329], encoding, errors)
+        prefix = _text(buf[345:500], encoding, errors)
+        if obj.type == tarfile.AREGTYPE and obj.name.endswith("/"):
+            obj.type = tarfile.DIRTYPE
+        if obj.isdir():
+            obj.name = obj.name.rstrip("/")
+        if prefix and obj.type not in tarfile.GNU_TYPES:
+            obj.name = prefix + "/" + obj.name
+        return obj
+
+
 class _MemberData:
     """A regular member of an uncompressed archive read straight from the archive file: what
     ``TarFile.extractfile`` gives (the same bytes, the same error for a truncated archive)
@@ -403,7 +460,7 @@ def iter_archive(
     ``path`` may be an open seekable file (an archive read by URL, ``name``)."""
     try:
         with (open(path, "rb") if isinstance(path, (str, os.PathLike)) else contextlib.nullcontext(path)) as raw, \
-                tarfile.open(fileobj=raw) as archive:
+                tarfile.open(fileobj=raw, tarinfo=_TarHeader) as archive:
             members = archive.getmembers()
             # not compressed: a regular member's bytes are read straight from the file
             direct = archive.fileobj is raw
