@@ -327,3 +327,23 @@ def test_tar_headers_read_as_tarfile_reads_them(
     data = _with_checksum(bytes(buf)) if fix else bytes(buf)
     assert _header_outcome(_TarHeader, data) == _header_outcome(tarfile.TarInfo, data)
     assert _header_outcome(_TarHeader, bytes(512)) == _header_outcome(tarfile.TarInfo, bytes(512))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    start=st.sampled_from(["", "  \n", "\ufeff"]),
+    html=st.sampled_from(["<!doctype html>", "<HTML>", "<p>", "html", ""]),
+    rest=st.text(max_size=40),
+    encoding=st.sampled_from(["utf-8", "utf-16", "utf-32", "utf-16-be", "latin-1"]),
+)
+def test_sniffing_html_without_a_lt_byte_skips_nothing(start: str, html: str, rest: str, encoding: str) -> None:
+    """sniff looks for an HTML start only in heads holding a "<" byte: the same answer as
+    decoding every head, in every encoding a byte-order mark selects."""
+    from coderiv.text.formats.html import starts_like_html
+    from coderiv.text.formats.plain import decode, looks_binary
+    from coderiv.text.formats.registry import sniff
+
+    data = (start + html + rest).encode(encoding, errors="replace")
+    head = data[:1024]
+    full_check = not looks_binary(head) and starts_like_html(decode(head).text)
+    assert (sniff(data) == "html") == full_check  # no PDF, ZIP or RTF magic comes first here

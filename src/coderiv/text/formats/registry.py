@@ -86,7 +86,8 @@ def sniff(data: bytes) -> str | None:
         return _zip_kind(data) or "zip"
     if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{\\rtf"):
         return "rtf"
-    if not looks_binary(head) and starts_like_html(decode(head).text):
+    # an HTML start needs a "<" byte (in UTF-8, UTF-16 and UTF-32 alike): most heads skip the decoding
+    if b"<" in head and not looks_binary(head) and starts_like_html(decode(head).text):
         return "html"
     return None
 
