@@ -27,7 +27,7 @@ from coderiv.keys.kinds import KEY_KINDS, StoreSpec, counted_keys, term_key
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer, text_pieces
 from coderiv.text.collection import RawDocument
 from coderiv.text.extract import MAX_DOCUMENT_BYTES, Extracted, ExtractionError, extract
-from coderiv.text.formats import declared
+from coderiv.text.formats import FORMATS, declared
 
 
 @dataclass
@@ -128,13 +128,17 @@ class _Worker:
     def run_batch(self, docs: list[RawDocument]) -> list[AnalyzedEntry | Skipped]:
         """Every document of a batch, in order; ASCII texts analysed together when they can be
         (:mod:`coderiv.keys.batch_terms`, same keys and counts), the rest one by one."""
-        decoded = [self.decode(doc) for doc in docs]
+        ascii_bytes = self.batch_terms
+        decoded = [doc.data if ascii_bytes and _ascii_plain_text(doc) else self.decode(doc) for doc in docs]
         results: list[AnalyzedEntry | Skipped | None] = [None] * len(docs)
         if self.batch_terms:
             parts: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
-            ascii_pieces: list[tuple[int, str]] = []
+            ascii_pieces: list[tuple[int, str | bytes]] = []
             for i, text in enumerate(decoded):
-                if isinstance(text, Extracted):
+                if isinstance(text, bytes):  # plain ASCII text: its bytes are its text
+                    parts[i] = []
+                    ascii_pieces.append((i, text))
+                elif isinstance(text, Extracted):
                     parts[i] = []
                     self._split(i, text.text, ascii_pieces, parts[i])
             try:
@@ -147,14 +151,18 @@ class _Worker:
                 keys, values = merge_counts(doc_parts)
                 values = values.astype(np.int32, copy=False)
                 text = decoded[i]
-                assert isinstance(text, Extracted)
-                results[i] = self._entry(docs[i], text, int(values.sum()), {spec.name: (keys, values) for spec in self.specs})
+                assert not isinstance(text, Skipped)
+                stores = {spec.name: (keys, values) for spec in self.specs}
+                results[i] = self._entry(docs[i], None if isinstance(text, bytes) else text, int(values.sum()), stores)
         for i, (doc, text) in enumerate(zip(docs, decoded)):
             if results[i] is None:
+                assert not isinstance(text, bytes)
                 results[i] = text if isinstance(text, Skipped) else self.analyze(doc, text)
         return [r for r in results if r is not None]
 
-    def _split(self, number: int, text: str, ascii_pieces: list[tuple[int, str]], parts: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    def _split(
+        self, number: int, text: str, ascii_pieces: list[tuple[int, str | bytes]], parts: list[tuple[np.ndarray, np.ndarray]]
+    ) -> None:
         """An ASCII text goes to the batch path whole; any other text is cut into pieces after a
         space or newline (:func:`~coderiv.text.analysis.text_pieces`, words intact): its ASCII
         pieces go to the batch path, the others are counted here by the exact per-word path."""
@@ -185,11 +193,13 @@ class _Worker:
             return Skipped(doc.doc_id, str(exc), fmt)
 
     def _entry(
-        self, doc: RawDocument, decoded: Extracted, length: int, stores: dict[str, tuple[np.ndarray, np.ndarray]]
+        self, doc: RawDocument, decoded: Extracted | None, length: int, stores: dict[str, tuple[np.ndarray, np.ndarray]]
     ) -> AnalyzedEntry | Skipped:
+        """The analysed document (``decoded`` None: plain ASCII text, see :func:`_ascii_plain_text`)."""
+        fmt, lossy, note = ("text", False, None) if decoded is None else (decoded.format, decoded.lossy, decoded.note)
         if not length:
-            return Skipped(doc.doc_id, "empty (no words after analysis)", decoded.format)
-        return AnalyzedEntry(doc.doc_id, doc.sha256, length, stores, decoded.lossy, decoded.format, decoded.note)
+            return Skipped(doc.doc_id, "empty (no words after analysis)", fmt)
+        return AnalyzedEntry(doc.doc_id, doc.sha256, length, stores, lossy, fmt, note)
 
     def run(self, doc: RawDocument) -> AnalyzedEntry | Skipped:
         """One document, analysed on its own."""
@@ -213,6 +223,16 @@ class _Worker:
 def uses_batch_terms(settings: AnalysisSettings, specs: list[StoreSpec]) -> bool:
     """Whether ASCII texts take the whole-batch byte path: term stores alone, no stemming."""
     return settings.stem is False and all(spec.kind == "terms" for spec in specs)
+
+
+def _ascii_plain_text(doc: RawDocument) -> bool:
+    """A document the reader found plain (:attr:`RawDocument.plain`) of the plain-text format,
+    all ASCII: its extraction is its bytes decoded (no byte-order mark, nothing replaced), so
+    the batch path takes the bytes as they are (format ``text``, not lossy, no note)."""
+    return (
+        doc.plain and not doc.problem and not doc.oversize and len(doc.data) <= MAX_DOCUMENT_BYTES
+        and declared(doc.doc_id) is FORMATS["text"] and doc.data.isascii()
+    )
 
 
 _WORKER: _Worker | None = None
