@@ -24,6 +24,9 @@ path. Long texts are cut at non-word bytes into pieces of at most :data:`GROUP_B
 counts are merged, so a huge document never needs more than a few times that in memory
 beyond its own text.
 
+The words and keys step has a compiled twin, :mod:`coderiv.keys.compiled_terms` (numba,
+``coderiv[fast]``), used when the indexing parent has loaded it; same starts, lengths and keys.
+
 numpy only (no compiled extension): measured on the synthetic 20,000-document collection
 (docs/performance.md, "Build speed"), this takes analysis from ~0.45 ms to ~0.05 ms of CPU per
 8 KB document, below the writer's own cost, with nothing to compile or import at start-up.
