@@ -28,6 +28,7 @@ import numpy as np
 from coderiv._version import __version__
 from coderiv.errors import AnalysisMismatchError, CoderivError, CorruptIndexError
 from coderiv.index.analysis_workers import Skipped, analyze_documents
+from coderiv.index.cosine_bounds import LIMITS_FILE, NORMS_FILE, class_norms, load_class_norms, save_class_norms
 from coderiv.index.postings import Postings
 from coderiv.index.storage import (
     MANIFEST,
@@ -164,6 +165,7 @@ STRUCTURE_SAMPLE = 1 << 16
 CHECKSUMMED_AT_OPEN = (
     "doc_lengths.npy", "doc_norms.npy", "doc_ids.bin", "term_max_unit.npy",
     "store-0/vals_over_at.npy", "store-0/vals_over_val.npy",  # read whole by every decode of a large value
+    LIMITS_FILE, NORMS_FILE,  # cosine's per-document bounds (8 bytes a document)
 )
 OPEN_CHECKSUM_BYTES = 16 << 20
 
@@ -238,6 +240,10 @@ class Index:
             self.doc_lengths: np.ndarray = self._array("doc_lengths.npy")
             self.doc_norms: np.ndarray = self._array("doc_norms.npy")
             self.term_max_unit: np.ndarray = self._array("term_max_unit.npy")
+            #: per-document norm classes bounding cosine (None in indexes written before them)
+            self.cosine_classes: tuple[np.ndarray, np.ndarray] | None = (
+                load_class_norms(generation, mmap=mmap) if NORMS_FILE in manifest.get("files", {}) else None
+            )
             self._sha256: np.ndarray = self._array("doc_sha256.npy")
         except (OSError, ValueError, UnicodeDecodeError) as exc:
             raise CorruptIndexError(f"index at {root} is damaged ({exc}); rebuild it") from exc
@@ -569,6 +575,7 @@ def _write(
                     norms, max_unit = cosine_statistics(postings, len(ids))
                     np.save(staging / "doc_norms.npy", norms)
                     np.save(staging / "term_max_unit.npy", max_unit)
+                    save_class_norms(staging, *class_norms(postings, len(ids), norms))
                 del postings
             sources.old.clear()
             old_lossy = set(old.manifest.get("lossy", [])) & set(kept) if old is not None else set()

@@ -9,6 +9,7 @@ Layout of a sharded index folder::
       shard-000/ …          normal indexes (their own generations and checksums)
       global/terms_keys.npy, terms_df.npy         every term of the collection and its f_t
       global/shard-000.norms.npy, .max_unit.npy   W_d and the cosine bound, from global f_t and N
+      global/shard-000.cosine_class_norms.npy, .cosine_class_limits.npy   per-document cosine bounds (same)
       global/shard-000.numbers.npy                each document's number in the whole collection
 
 A document goes to shard ``blake2b(id) mod K``: stable across runs, machines and Python versions.
@@ -41,6 +42,7 @@ from coderiv._version import __version__
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
 from coderiv.index.analysis_workers import Skipped
 from coderiv.index.cluster import check_workers, dask_client
+from coderiv.index.cosine_bounds import class_norms, load_class_norms, save_class_norms
 from coderiv.index.index import Index, UpdateReport
 from coderiv.index.storage import fsync_path, write_lock
 from coderiv.index.writer import cosine_statistics
@@ -120,6 +122,9 @@ def finish_shard(set_dir: str, shard: int, n_docs: int) -> None:
     norms, max_unit = cosine_statistics(store, index.n_docs, f_t=f_t, collection_size=n_docs)
     _save(_global(folder, f"shard-{shard:03d}.norms.npy"), norms)
     _save(_global(folder, f"shard-{shard:03d}.max_unit.npy"), max_unit)
+    table, limits = class_norms(store, index.n_docs, norms, f_t=f_t, collection_size=n_docs)
+    for path in save_class_norms(folder / "global", table, limits, prefix=f"shard-{shard:03d}."):
+        fsync_path(path)
 
 
 Runner = Callable[[Callable[..., Any], Sequence[tuple[Any, ...]]], list[Any]]
@@ -412,6 +417,7 @@ class ShardedIndex:
                 index.manifest["source"] = self.manifest.get("source")  # a shard is written from a filtered stream
                 index.doc_norms = np.load(_global(self.set_dir, f"shard-{s:03d}.norms.npy"), mmap_mode="r")
                 index.term_max_unit = np.load(_global(self.set_dir, f"shard-{s:03d}.max_unit.npy"), mmap_mode="r")
+                index.cosine_classes = load_class_norms(self.set_dir / "global", prefix=f"shard-{s:03d}.")
                 self.numbers[s] = np.load(_global(self.set_dir, f"shard-{s:03d}.numbers.npy"), mmap_mode="r")
                 if not (index.n_docs == count == len(index.doc_norms) == len(self.numbers[s])):
                     raise CorruptIndexError(f"shard {s} of {root} does not match its manifest; rebuild it")

@@ -146,6 +146,9 @@ class Measure:
     doc_bound: float | None = 1.0
     unit_bound: Callable[[Array, Array, float, Array], Array] | None = None
     over_100: str = ""
+    #: term = x_qt · x_dt and doc = 1/W_d (cosine): Cauchy–Schwarz over the index's per-document
+    #: norm classes bounds it per document (:mod:`coderiv.index.cosine_bounds`)
+    norm_classes: bool = False
 
     @property
     def description(self) -> str:
@@ -197,6 +200,7 @@ register(Measure(
     bound=lambda f_qt, f_t, n, mx: cosine_weight(mx, f_t, n) * cosine_weight(f_qt, f_t, n),
     doc_bound=None,
     unit_bound=lambda f_qt, f_t, n, max_unit: cosine_weight(f_qt, f_t, n) * max_unit,
+    norm_classes=True,
 ))
 register(Measure("identity1", identity_term, length_difference, ideal=True, bound=_identity_bound))
 register(Measure("identity2", identity_term, identity_length, ideal=True, bound=_identity_bound))
