@@ -147,7 +147,7 @@ _FIRST_SHARE = 1 / 16
 _SPREAD = 4096
 #: A probe (one compiled binary search) costs about this many postings read; set on the 20K and
 #: 100K synthetic benchmarks. It changes speed only, never the answer.
-_PROBE_VS_SCAN = 8.0
+_PROBE_VS_SCAN = 16.0
 #: From this many documents on, probes loop over terms with compiled searches (a fixed cost per
 #: term, less per document) instead of one vectorized binary search over every pair.
 _LOOP_FROM = 100
