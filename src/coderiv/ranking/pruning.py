@@ -1,5 +1,8 @@
 """Exact top-k by MaxScore-style pruning: the same answer as the full pass, less work.
 
+(Cosine, on an index with per-document norm classes, takes :func:`_norm_class_top_k` instead:
+bounds per document by Cauchy–Schwarz, see docs/measures.md "Exact top-k".)
+
 Every query term's contribution to any document's final score has an upper bound
 (``Measure.final_bound``: for the identity measures the term's weight, since
 1/(1 + |f_dt − f_qt|) ≤ 1 and L(q,d) ≤ 1; for cosine x_qt · max_d x_dt/W_d, stored per term at
@@ -275,28 +278,20 @@ def _norm_class_top_k(
         classed = rest[row[rest] >= 0]
         norms_q = np.sqrt(np.bincount(row[classed], weights=x_q2[classed], minlength=len(table)))
         partly = current if current >= 0 and norms_q[current] > 0 else -1
-        active = np.flatnonzero(norms_q)
-        active = active[active != partly]
-        weights = norms_q[active] / SCALE
+        weights = np.where(np.arange(len(norms_q)) == partly, 0.0, norms_q / SCALE)
         unclassed = float(bounds[rest[row[rest] < 0]].sum())
-
-        def bound(docs: np.ndarray) -> np.ndarray:
-            """Upper bounds of the final scores of ``docs``."""
-            upper: np.ndarray = lower[docs] + unclassed + weights @ table[np.ix_(active, docs)]
-            if partly >= 0:
-                share = (table[partly, docs] / SCALE) ** 2 - read_sq[docs] * factor[docs] ** 2
-                upper += norms_q[partly] * np.sqrt(np.maximum(share, 0.0))
-            return upper
+        residual = (norms_q[partly], read_sq * factor**2) if partly >= 0 else None
+        base = lower + unclassed
 
         # probing a document costs about _PROBE_VS_SCAN postings per unread term
         affordable = float(read_after[-1] - read_after[done]) / (max(len(rest), 1) * _PROBE_VS_SCAN)
         if len(rest):
             # the bounds of evenly spread documents first: when far too many reach θ, read on
-            spread = np.arange(0, n, max(1, n // _SPREAD))
-            above = bound(spread) >= theta * (1 - _SLACK)
-            if np.count_nonzero(above) * (n / len(spread)) > 2 * affordable + _SPREAD / 64:
+            step = max(1, n // _SPREAD)
+            above = np.count_nonzero(_document_bounds(slice(0, n, step), base, table, weights, partly, residual) >= theta * (1 - _SLACK))
+            if above * step > 2 * affordable + _SPREAD / 64:
                 continue
-        upper = bound(np.arange(n))
+        upper = _document_bounds(slice(0, n), base, table, weights, partly, residual)
         must = np.flatnonzero(upper >= theta * (1 - _SLACK))
         if not len(rest) or len(must) <= affordable:
             break
@@ -305,6 +300,27 @@ def _norm_class_top_k(
     scores[scores < floor] = 0.0
     ranked = top_k(scores, k)
     return ranked, scores[ranked]
+
+
+def _document_bounds(
+    docs: slice,
+    base: np.ndarray,
+    table: np.ndarray,
+    weights: np.ndarray,
+    partly: int,
+    residual: tuple[float, np.ndarray] | None,
+) -> np.ndarray:
+    """base + Σ_c weights[c] · table[c] for ``docs``, one class row at a time (no float copy of
+    the whole table), plus for the partly read class ``partly`` its norm times what is left of
+    each document's share once the part already read (``residual[1]`` = Σ_read x_dt² / W_d²)
+    is taken off."""
+    upper: np.ndarray = base[docs].copy()
+    for c in np.flatnonzero(weights).tolist():
+        upper += weights[c] * table[c, docs]
+    if residual is not None:
+        share = (table[partly, docs] / SCALE) ** 2 - residual[1][docs]
+        upper += residual[0] * np.sqrt(np.maximum(share, 0.0))
+    return upper
 
 
 def _best(values: np.ndarray, count: int) -> np.ndarray:
