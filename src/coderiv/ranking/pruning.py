@@ -283,8 +283,10 @@ def _norm_class_top_k(
         residual = (norms_q[partly], read_sq * factor**2) if partly >= 0 else None
         base = lower + unclassed
 
-        # probing a document costs about _PROBE_VS_SCAN postings per unread term
-        affordable = float(read_after[-1] - read_after[done]) / (max(len(rest), 1) * _PROBE_VS_SCAN)
+        # Probing a document costs about _PROBE_VS_SCAN postings per unread term. Stop when
+        # probing now costs less than the next round's reading (which would shrink the set).
+        left = float(read_after[-1] - read_after[done])
+        affordable = min(left, budget) / (max(len(rest), 1) * _PROBE_VS_SCAN)
         if len(rest):
             # the bounds of evenly spread documents first: when far too many reach θ, read on
             step = max(1, n // _SPREAD)
