@@ -247,10 +247,6 @@ def _norm_class_top_k(
     budget = max(float(_FIRST_READ), read_after[-1] * _FIRST_SHARE)
     scored = np.zeros(0, np.int64)  # documents whose exact scores are known …
     exact = np.zeros(0)  # … and those scores
-    # Terms are read class by class (rarest first), so at most one class is partly read: the
-    # part of each document's norm already read in it (Σ x_dt²) narrows that class's bound.
-    current, read_sq = -1, np.zeros(n)
-    ptr = np.asarray(index.terms.ptr)
     while True:
         end = int(np.searchsorted(read_after, read_after[done] + budget, side="right")) - 1
         batch = order[done : max(end, done + 1)]
@@ -259,15 +255,6 @@ def _norm_class_top_k(
             partial += np.bincount(docs, weights=contributions, minlength=n)
             done += len(batch)
             budget *= _GROWTH
-            if done < len(order) and row[order[done]] >= 0:
-                if row[order[done]] != current:
-                    current, read_sq = int(row[order[done]]), np.zeros(n)
-                # the batch's terms of that class are its last (classes are ranges of f_t)
-                terms = batch[row[batch] == current]
-                local = ptr[prepared.positions[terms] + 1] - ptr[prepared.positions[terms]]
-                tail = int(local.sum())
-                x_d = contributions[len(contributions) - tail :] / np.repeat(np.sqrt(x_q2[terms]), local)
-                read_sq += np.bincount(docs[len(docs) - tail :], weights=x_d * x_d, minlength=n)
         rest = order[done:]
         lower = partial * factor
         if k is not None and len(rest):
@@ -277,11 +264,8 @@ def _norm_class_top_k(
             theta = max(theta, _kth_largest(exact, k))
         classed = rest[row[rest] >= 0]
         norms_q = np.sqrt(np.bincount(row[classed], weights=x_q2[classed], minlength=len(table)))
-        partly = current if current >= 0 and norms_q[current] > 0 else -1
-        weights = np.where(np.arange(len(norms_q)) == partly, 0.0, norms_q / SCALE)
-        unclassed = float(bounds[rest[row[rest] < 0]].sum())
-        residual = (norms_q[partly], read_sq * factor**2) if partly >= 0 else None
-        base = lower + unclassed
+        weights = norms_q / SCALE
+        base = lower + float(bounds[rest[row[rest] < 0]].sum())  # + unread terms of no class
 
         # Probing a document costs about _PROBE_VS_SCAN postings per unread term. Stop when
         # probing now costs less than the next round's reading (which would shrink the set).
@@ -290,10 +274,10 @@ def _norm_class_top_k(
         if len(rest):
             # the bounds of evenly spread documents first: when far too many reach θ, read on
             step = max(1, n // _SPREAD)
-            above = np.count_nonzero(_document_bounds(slice(0, n, step), base, table, weights, partly, residual) >= theta * (1 - _SLACK))
+            above = np.count_nonzero(_document_bounds(slice(0, n, step), base, table, weights) >= theta * (1 - _SLACK))
             if above * step > 2 * affordable + _SPREAD / 64:
                 continue
-        upper = _document_bounds(slice(0, n), base, table, weights, partly, residual)
+        upper = _document_bounds(slice(0, n), base, table, weights)
         must = np.flatnonzero(upper >= theta * (1 - _SLACK))
         if not len(rest) or len(must) <= affordable:
             break
@@ -304,24 +288,12 @@ def _norm_class_top_k(
     return ranked, scores[ranked]
 
 
-def _document_bounds(
-    docs: slice,
-    base: np.ndarray,
-    table: np.ndarray,
-    weights: np.ndarray,
-    partly: int,
-    residual: tuple[float, np.ndarray] | None,
-) -> np.ndarray:
+def _document_bounds(docs: slice, base: np.ndarray, table: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """base + Σ_c weights[c] · table[c] for ``docs``, one class row at a time (no float copy of
-    the whole table), plus for the partly read class ``partly`` its norm times what is left of
-    each document's share once the part already read (``residual[1]`` = Σ_read x_dt² / W_d²)
-    is taken off."""
+    the whole table)."""
     upper: np.ndarray = base[docs].copy()
     for c in np.flatnonzero(weights).tolist():
         upper += weights[c] * table[c, docs]
-    if residual is not None:
-        share = (table[partly, docs] / SCALE) ** 2 - residual[1][docs]
-        upper += residual[0] * np.sqrt(np.maximum(share, 0.0))
     return upper
 
 
