@@ -145,7 +145,7 @@ _FIRST_READ = 50_000
 #: The postings read each round grow by this factor.
 _GROWTH = 1.5
 #: … and the first round reads at least this share of the query's postings.
-_FIRST_SHARE = 1 / 16
+_FIRST_SHARE = 1 / 8
 #: Documents whose bounds are checked first each round, to skip hopeless full checks.
 _SPREAD = 4096
 #: A probe (one compiled binary search) costs about this many postings read; set on the 20K and
