@@ -210,7 +210,7 @@ def _probe_sums(index: Index, prepared: PreparedQuery, measure: Measure, docs: n
         hit = np.flatnonzero(found >= 0)
         term, doc, at = pair_term[hit], hit % len(docs), found[hit]
     term = terms[term]
-    f_dt = np.asarray(store.vals[at], np.float64)
+    f_dt = np.asarray(store.vals.take(at), np.float64)
     contributions = measure.term(f_dt, prepared.f_qt[term].astype(np.float64), prepared.f_t[term].astype(np.float64), n)
     sums: np.ndarray = np.bincount(doc, weights=contributions, minlength=len(docs))
     return sums
