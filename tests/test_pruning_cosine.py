@@ -236,3 +236,16 @@ def test_class_norms_reads_a_large_store_in_key_ranges() -> None:
         pieces = class_norms(index.terms, index.n_docs, np.asarray(index.doc_norms), chunk=5)
         np.testing.assert_array_equal(whole[0], pieces[0])
         np.testing.assert_array_equal(whole[1], pieces[1])
+
+
+def test_counts_past_255_are_probed_exactly() -> None:
+    """A word 300 times in one document (its count kept in the side table of large values):
+    probed and read postings give the full pass's scores."""
+    docs = {f"d{i:02d}.txt": " ".join(["kiwi"] * (300 if i == 3 else i + 1) + ["mango", f"w{i}"]) for i in range(30)}
+    with folder() as root:
+        write_docs(root / "c", docs)
+        Index.update_from(root / "c", root / "i", workers=1)
+        index = Index.open(root / "i")
+        for query in ("kiwi mango", docs["d03.txt"], docs["d10.txt"]):
+            for k in (1, 3, None):
+                assert_pruned_equals_full(index, query, k, 0.0 if k else 0.01)
