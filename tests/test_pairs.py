@@ -248,8 +248,10 @@ def test_a_memory_budget_computes_rows_by_document_range_with_identical_results(
     monkeypatch.setattr(pairs, "MIN_RANGE_PAIRS", 1)  # the budget is all for pairs here
     monkeypatch.setattr("coderiv.pairs.run.fixed_bytes", lambda *args: 0)
     ranges: list[list[tuple[int, int]]] = []
-    original = pairs.document_ranges
-    monkeypatch.setattr("coderiv.pairs.run.document_ranges", lambda *args, **kw: ranges.append(original(*args, **kw)) or ranges[-1])
+    # set methods cut product rows (product_ranges), identity5 the block path's document ranges
+    spied = "product_ranges" if METHODS[method].measure is None else "document_ranges"
+    original = getattr(pairs, spied)
+    monkeypatch.setattr(f"coderiv.pairs.run.{spied}", lambda *args, **kw: ranges.append(original(*args, **kw)) or ranges[-1])
     tmp = tmp_path_factory.mktemp("mem")
     rng = random.Random(seed)
     index = build(tmp / "c", _random_docs(rng, 16, vocab=15, length=20), tmp)
@@ -341,11 +343,12 @@ def test_dask_local_cluster_gives_identical_table(tmp_path, monkeypatch):
     monkeypatch.setattr(pairs, "BLOCK_PAIRS", 40)  # many small blocks, spread over both workers
     index = build(tmp_path / "c", _random_docs(random.Random(5), 30, vocab=20), tmp_path)
     for method in sorted(METHODS):
-        single, single_report = compute_pairs(index, method, top=4)
+        single, single_report = compute_pairs(index, method, top=4)  # the set methods' sparse product
+        _, blocks_report = compute_pairs(index, method, top=4, engine=lambda tasks: pairs.serial_engine(tasks))
         with dask_client("local", workers=2, processes=False) as client:
             assert len(client.nthreads()) == 2
             distributed, report = compute_pairs(index, method, top=4, engine=dask_engine(client))
-        assert report.blocks == single_report.blocks > 2
+        assert report.blocks == blocks_report.blocks > 2  # the same blocks as one process's block path
         assert report.shared_pairs == single_report.shared_pairs > 0
         for name in ("row_ptr", "targets", "values"):
             assert np.array_equal(single.arrays[name], distributed.arrays[name])

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from scipy import sparse
 
 from coderiv.index.postings import Postings
 from coderiv.keys import chunks  # noqa: F401  (registers the "chunks" key kind)
@@ -257,6 +258,54 @@ def serial_engine(tasks: Iterable[BlockTask]) -> Iterator[tuple[int, np.ndarray,
         yield task.run()
 
 
+# -- counting by a sparse product (set methods, one process) ----------------------------------
+
+def incidence(store: Postings, eligible: np.ndarray, f: np.ndarray) -> tuple[sparse.csr_matrix, sparse.csr_matrix]:
+    """The 0/1 incidence of the ``eligible`` keys (mask over keys; ``f``: their frequencies) and
+    the documents, both ways: (keys × documents, documents × keys), int32 counts in CSR.
+
+    The first is the eligible keys' postings as they are (CSR over keys); the second, its
+    transpose, gives each document's keys. Their product, documents × documents, holds at (a, b)
+    the number of eligible keys a and b share: scipy computes it row by row in compiled code
+    with a dense accumulator (Gustavson's algorithm), the per-document count the block sorts
+    reach by sorting pair codes. Memory: about 16 bytes per posting of an eligible key."""
+    pieces = []
+    ptr = np.asarray(store.ptr)
+    for a, b in key_ranges(store):
+        keep = np.repeat(eligible[a:b], f[a:b])
+        pieces.append(np.asarray(store.docs[int(ptr[a]) : int(ptr[b])])[keep].astype(np.int32))
+    docs = np.concatenate(pieces) if pieces else np.empty(0, np.int32)
+    del pieces
+    lens = f[eligible]
+    indptr = np.zeros(len(lens) + 1, np.int64)
+    np.cumsum(lens, out=indptr[1:])
+    keys_docs = sparse.csr_matrix((np.ones(len(docs), np.int32), docs, indptr), shape=(len(lens), store.n_docs))
+    return keys_docs, keys_docs.T.tocsr()
+
+
+def product_ranges(docs_keys: sparse.csr_matrix, f_eligible: np.ndarray, budget: int | None = None) -> list[tuple[int, int]]:
+    """Consecutive document ranges whose product rows hold about ``budget`` entries each
+    (at most :data:`ROW_ENTRIES`): a document's row has at most 1 + Σ (f_t − 1) over its keys."""
+    budget = min(budget or ROW_ENTRIES, ROW_ENTRIES)
+    bound = docs_keys @ (f_eligible.astype(np.int64) - 1) + 1
+    return row_ranges(np.asarray(bound, np.int64), budget)
+
+
+def product_rows(
+    docs_keys: sparse.csr_matrix, keys_docs: sparse.csr_matrix, r0: int, r1: int, rows: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(src, dst, shared) of the directed entries of documents r0…r1−1: every other document
+    sharing an eligible key with the source, grouped by source (ascending). With ``rows`` (a mask
+    over documents, the rows an incremental run recomputes) only entries with an end in ``rows``."""
+    counts = (docs_keys[r0:r1] @ keys_docs).tocsr()
+    src = np.repeat(np.arange(r0, r1, dtype=np.int64), np.diff(counts.indptr))
+    dst = counts.indices
+    keep = dst != src
+    if rows is not None:
+        keep &= rows[src] | rows[dst]
+    return src[keep], dst[keep].astype(np.uint32), counts.data[keep].astype(np.int64)
+
+
 # -- from shared weights to ranked rows -------------------------------------------------------
 
 @dataclass
@@ -295,18 +344,27 @@ def key_freqs(store: Postings) -> np.ndarray:
     return f
 
 
-def fixed_bytes(store: Postings, n_docs: int, top: int, eligible_keys: int) -> int:
+def fixed_bytes(store: Postings, n_docs: int, top: int, eligible_keys: int, eligible_postings: int | None = None) -> int:
     """Bytes a run holds apart from its shared pairs: per key f_t (4), the used, eligible and
     range masks (3) and the memory-mapped ``ptr`` pages it reads (8); per eligible key its
     position and frequency in the plan (16, twice while a range's are found); the postings'
     memory-mapped pages (2 + 1 a posting); the larger of the working sets of a whole-store pass
     and of one block (never held together); the kept rows (top entries of every document
     as targets and values, written in place by :class:`RowBuilder`) and one row range's
-    ranked entries; and the interpreter with numpy (150 MB)."""
+    ranked entries; and the interpreter with numpy (150 MB).
+
+    With ``eligible_postings`` (the sparse product of the set methods, :func:`incidence`) the
+    plan and blocks are replaced by the incidence both ways: 16 bytes per eligible posting and
+    16 per eligible key (both index pointers), while it is built from the pieces of the
+    whole-store pass (4 more bytes a posting)."""
     keys = len(store.ptr) - 1
-    per_key = 15 * keys + 32 * eligible_keys
     postings = 3 * store.n_postings
-    passes = max(24 * POSTINGS_STEP, 60 * BLOCK_PAIRS)
+    if eligible_postings is None:
+        per_key = 15 * keys + 32 * eligible_keys
+        passes = max(24 * POSTINGS_STEP, 60 * BLOCK_PAIRS)
+    else:
+        per_key = 15 * keys + 16 * eligible_keys
+        passes = 24 * POSTINGS_STEP + 20 * eligible_postings
     rows = 12 * n_docs * top + 40 * n_docs + 24 * ROW_ENTRIES
     return per_key + postings + passes + rows + (150 << 20)
 
@@ -463,6 +521,42 @@ def select_top(src: np.ndarray, dst: np.ndarray, val: np.ndarray, k: int, n_docs
     row_ptr = np.zeros(n_docs + 1, np.int64)
     np.cumsum(np.minimum(counts, k), out=row_ptr[1:])
     return row_ptr, dst[keep].astype(np.uint32), val[keep], counts > k
+
+
+def kth_largest(val: np.ndarray, starts: np.ndarray, counts: np.ndarray, k: int) -> np.ndarray:
+    """The k-th largest of ``val[starts[i] : starts[i] + counts[i]]`` for every i (each count ≥ k).
+
+    Rows of similar length are laid out as one matrix (widths rounded up to a power of two,
+    padded with −1, below every percentage) and partitioned along its rows in compiled code:
+    linear time, where a sort of the entries is not."""
+    out = np.empty(len(counts), np.float64)
+    width = np.left_shift(1, np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64))
+    for w in np.unique(width).tolist():
+        sel = np.flatnonzero(width == w)
+        c = counts[sel]
+        owner = np.repeat(np.arange(len(sel)), c)
+        column = np.arange(int(c.sum())) - np.repeat(np.cumsum(c) - c, c)
+        matrix = np.full((len(sel), w), -1.0)
+        matrix[owner, column] = val[np.repeat(starts[sel], c) + column]
+        out[sel] = np.partition(matrix, w - k, axis=1)[:, w - k]
+    return out
+
+
+def select_top_grouped(src: np.ndarray, dst: np.ndarray, val: np.ndarray, k: int, n_rows: int) -> tuple[np.ndarray, ...]:
+    """:func:`select_top` of entries grouped by source (``src`` ascending), the same result in
+    less time: in every row of more than k entries only those at least as large as its k-th
+    largest value (:func:`kth_largest`) can be kept, so only they are sorted (ties included,
+    so the order among equal values is still by document number)."""
+    counts = np.bincount(src, minlength=n_rows)
+    over = np.flatnonzero(counts > k)
+    if len(over):
+        starts = np.cumsum(counts) - counts
+        threshold = np.full(n_rows, -np.inf)
+        threshold[over] = kth_largest(val, starts[over], counts[over], k)
+        keep = val >= threshold[src]
+        src, dst, val = src[keep], dst[keep], val[keep]
+    row_ptr, targets, values, _ = select_top(src, dst, val, k, n_rows)
+    return row_ptr, targets, values, counts > k
 
 
 class RowBuilder:

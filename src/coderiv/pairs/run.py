@@ -11,6 +11,7 @@ import numpy as np
 
 from coderiv.index.index import Index
 from coderiv.index.index import open_with_store as open_index_with_store
+from coderiv.index.postings import Postings
 from coderiv.index.shard_view import ShardView, with_store
 from coderiv.index.shards import is_sharded
 from coderiv.keys.kinds import StoreSpec
@@ -19,6 +20,9 @@ from coderiv.pairs.engine import (
     DEFAULT_TOP,
     PAIRS_MEMORY,
     Engine,
+    IncrementalPlan,
+    KeyView,
+    PairMethod,
     RowBuilder,
     RunReport,
     block_count,
@@ -27,13 +31,16 @@ from coderiv.pairs.engine import (
     document_ranges,
     fixed_bytes,
     get_method,
+    incidence,
     key_freqs,
     key_view,
     keys_holding,
     plan_blocks,
+    product_ranges,
+    product_rows,
     range_pairs,
     row_ranges,
-    select_top,
+    select_top_grouped,
     serial_engine,
     shared_pairs_of,
 )
@@ -77,11 +84,32 @@ def compute_pairs(
     eligible = view.used & (f >= 2)
     if rows is not None:  # only keys holding a recomputed document
         eligible &= keys_holding(store, rows)
+    built = RowBuilder(n, top)
+    if pm.measure is None and engine is serial_engine:
+        blocks, shared_pairs = _rows_by_product(store, f, eligible, pm, view, plan, top, memory, built, progress)
+    else:
+        blocks, shared_pairs = _rows_by_blocks(store, f, eligible, pm, view, plan, top, memory, built, engine, progress, lengths)
+    row_ptr, targets, values, truncated = built.result()
+    recomputed, mode = (n, "full") if plan is None else (int(plan.rows.sum()), "incremental")
+    table = PairTable.create(index, pm, top, max_df, view, row_ptr, targets, values, truncated)
+    report = RunReport(
+        pm.name, mode, n, recomputed, blocks, shared_pairs, m,
+        len(view.skipped_keys), view.skipped_postings, "" if plan is None else plan.reason,
+    )
+    return table, report
+
+
+def _rows_by_blocks(
+    store: Postings, f: np.ndarray, eligible: np.ndarray, pm: PairMethod, view: KeyView, plan: IncrementalPlan | None,
+    top: int, memory: int | None, built: RowBuilder, engine: Engine, progress: Progress | None, lengths: np.ndarray | None,
+) -> tuple[int, int]:
+    """Rows through blocks of keys whose pair codes are sorted and summed (any method, any
+    engine), a document range at a time when the budget requires; (blocks, shared pairs)."""
+    n = store.n_docs
+    rows = None if plan is None else plan.rows
     positions = np.flatnonzero(eligible)
     max_pairs = range_pairs(memory or PAIRS_MEMORY, fixed_bytes(store, n, top, len(positions)))
     ranges = document_ranges(store, eligible, max_pairs, f=f)
-    del f, eligible
-    built = RowBuilder(n, top)
     blocks = shared_pairs = 0
     kept_counts = None if plan is None else np.bincount(plan.kept_src, minlength=n)
     whole = len(ranges) == 1
@@ -106,20 +134,43 @@ def compute_pairs(
             src, dst, weight = pairs.rows(r0, r1)
             val = directed_values(pm, src, dst, weight, view.sizes, lengths)
             if plan is None:
-                built.add(select_top(src - r0, dst, val, top, r1 - r0))
+                order = np.argsort(src, kind="stable")  # two ascending runs: merged in linear time
+                built.add(select_top_grouped(src[order] - r0, dst[order], val[order], top, r1 - r0))
             else:
                 built.add(plan.merge(src, dst, val, top, r0, r1))
         del pairs
         if progress is not None and not whole:
             progress.advance(d1 - d0)
-    row_ptr, targets, values, truncated = built.result()
-    recomputed, mode = (n, "full") if plan is None else (int(plan.rows.sum()), "incremental")
-    table = PairTable.create(index, pm, top, max_df, view, row_ptr, targets, values, truncated)
-    report = RunReport(
-        pm.name, mode, n, recomputed, blocks, shared_pairs, m,
-        len(view.skipped_keys), view.skipped_postings, "" if plan is None else plan.reason,
-    )
-    return table, report
+    return blocks, shared_pairs
+
+
+def _rows_by_product(
+    store: Postings, f: np.ndarray, eligible: np.ndarray, pm: PairMethod, view: KeyView, plan: IncrementalPlan | None,
+    top: int, memory: int | None, built: RowBuilder, progress: Progress | None,
+) -> tuple[int, int]:
+    """Rows of a set method (each shared key counts 1) through the sparse product of the
+    key-document incidence (:func:`~coderiv.pairs.engine.incidence`), a range of rows at a time;
+    (row ranges, shared pairs). Each document's row is counted once, whatever the budget: the
+    budget only sets how many entries a range of rows holds."""
+    n = store.n_docs
+    f_eligible = f[eligible]
+    fixed = fixed_bytes(store, n, top, len(f_eligible), int(f_eligible.sum()))
+    keys_docs, docs_keys = incidence(store, eligible, f)
+    ranges = product_ranges(docs_keys, f_eligible, range_pairs(memory or PAIRS_MEMORY, fixed))
+    if progress is not None:
+        progress.start(n, "documents")
+    shared_pairs = 0
+    for r0, r1 in ranges:
+        src, dst, shared = product_rows(docs_keys, keys_docs, r0, r1, None if plan is None else plan.rows)
+        shared_pairs += int(np.count_nonzero(src < dst))
+        val = directed_values(pm, src, dst, shared, view.sizes, None)
+        if plan is None:
+            built.add(select_top_grouped(src - r0, dst, val, top, r1 - r0))
+        else:
+            built.add(plan.merge(src, dst, val, top, r0, r1))
+        if progress is not None:
+            progress.advance(r1 - r0)
+    return len(ranges), shared_pairs
 
 
 def _documents(n: int, d0: int, d1: int) -> np.ndarray:
