@@ -2,7 +2,9 @@
 
 Every document's k most similar documents, never by comparing all N² pairs: each key (chunk id
 or term) of the index's postings emits the pairs of documents it contains, the pairs are counted
-per block of keys, the blocks' counts are summed, and each document keeps its top k.
+per block of keys, the blocks' counts are summed, and each document keeps its top k. For the set
+methods in one process the counting is a sparse product instead (:func:`incidence`,
+:func:`product_rows`): row by row in compiled code, the same counts without sorting pair codes.
 
 Methods (:data:`METHODS`):
 

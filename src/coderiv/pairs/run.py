@@ -60,11 +60,17 @@ def compute_pairs(
 ) -> tuple[PairTable, RunReport]:
     """The pair table of ``index`` (incrementally from ``previous`` when it can be reused).
 
+    Set methods (``chunks``, ``resemblance``) in one process count shared keys by a sparse
+    product of the key-document incidence, a range of rows at a time (:func:`_rows_by_product`);
+    identity5, whose weights depend on both documents' counts, and any other ``engine`` (Dask)
+    sort pair codes per block of keys (:func:`_rows_by_blocks`). Both give the same table.
+
     ``memory`` (bytes, default :data:`~coderiv.pairs.engine.PAIRS_MEMORY`) bounds the run: what
     it holds apart from the shared pairs (:func:`~coderiv.pairs.engine.fixed_bytes`) is taken
-    off, and the shared pairs held at once stay within the rest: past it, rows are computed a
-    document range at a time (:func:`~coderiv.pairs.engine.document_ranges`); each range's
-    blocks keep only pairs with an end in the range, so the rows are the same, only slower.
+    off, and the entries held at once stay within the rest: the product's row ranges shrink;
+    the block path computes rows a document range at a time
+    (:func:`~coderiv.pairs.engine.document_ranges`), each range's blocks keeping only pairs with
+    an end in the range, so the rows are the same, only slower.
     """
     pm = get_method(method)
     store = index.store(pm.store.name)
