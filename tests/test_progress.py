@@ -51,7 +51,10 @@ def test_pairs_count_blocks_and_evaluation_counts_queries(tmp_path: Path) -> Non
     Index.update_from(write_docs(tmp_path / "docs", DOCS), tmp_path / "idx", stores=[chunks], workers=1)
     index = Index.open(tmp_path / "idx")
     counter = Counter()
-    compute_pairs(index, "chunks", progress=counter)
+    compute_pairs(index, "chunks", progress=counter)  # the set methods' product counts documents
+    assert (counter.total, counter.unit, counter.done) == (3, "documents", 3)
+    counter = Counter()
+    compute_pairs(index, "identity5", progress=counter)  # the block path counts blocks
     assert (counter.total, counter.unit, counter.done) == (1, "blocks", 1)
     # block_count says how many blocks plan_blocks cuts, for any budget
     store = index.store(chunks.name)
