@@ -1,21 +1,53 @@
-"""The index writer: a store written by ranges and merged equals the in-memory inversion."""
+"""The index writer: a store written by ranges and merged by key range equals the in-memory
+inversion, byte for byte, whatever the range sizes."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from coderiv.index.postings import from_forward
-from coderiv.index.writer import Run, Sources, write_store
+from coderiv.index.counts import OVER_AT_FILE, OVER_VAL_FILE
+from coderiv.index.postings import ARRAY_NAMES, from_forward, narrow
+from coderiv.index.writer import NpyWriter, Run, Sources, write_store
+
+
+def _sources(per_doc: list[tuple[np.ndarray, np.ndarray]], numbers: np.ndarray) -> Sources:
+    """One spilled run whose row i holds the document numbered ``numbers[i]``."""
+    rows = [per_doc[int(number)] for number in numbers]
+    doc_ptr = np.zeros(len(rows) + 1, np.int64)
+    np.cumsum([len(k) for k, _ in rows], out=doc_ptr[1:])
+    keys = np.concatenate([k for k, _ in rows]) if rows else np.empty(0, np.uint64)
+    vals = np.concatenate([v for _, v in rows]) if rows else np.empty(0, np.int32)
+    run = Run([f"d{i}" for i in range(len(rows))], {"terms": (doc_ptr, keys.astype(np.uint64), vals.astype(np.uint32))})
+    return Sources([run], [numbers.astype(np.int64)], {}, np.empty(0, np.int64))
+
+
+def _same_files_as_in_memory(per_doc: list[tuple[np.ndarray, np.ndarray]], folder: Path, written: Path) -> None:
+    """Every file of the written store has the bytes ``np.save`` gives the in-memory inversion's
+    arrays (the side table of large values narrowed even when empty, as the writer has always
+    written it)."""
+    expected = from_forward(per_doc)
+    expected.save(folder / "expected")
+    np.save(folder / "expected" / OVER_AT_FILE, narrow(np.asarray(expected.vals.over_at)))
+    np.save(folder / "expected" / OVER_VAL_FILE, narrow(np.asarray(expected.vals.over_val)))
+    names = sorted(p.name for p in (folder / "expected").iterdir())
+    assert sorted(p.name for p in written.iterdir()) == names
+    assert {f"{name}.npy" for name in ARRAY_NAMES} < set(names)  # the side table of large values too
+    for name in names:
+        assert (written / name).read_bytes() == (folder / "expected" / name).read_bytes(), name
 
 
 @pytest.mark.parametrize("shuffled", [False, True])
 def test_merged_store_equals_the_in_memory_inversion(tmp_path: Path, shuffled: bool) -> None:
     """140,000 documents (document numbers past two 65,536 boundaries, so keys have several
-    runs of high bits) cut into many ranges and segments: every array, the runs included,
-    equals :func:`from_forward`'s."""
+    runs of high bits) cut into many ranges and segments, merged in many key ranges: every
+    file, the runs included, has the bytes of :func:`from_forward`'s arrays saved."""
     rng = np.random.default_rng(3)
     n = 140_000
     per_doc = []
@@ -23,19 +55,53 @@ def test_merged_store_equals_the_in_memory_inversion(tmp_path: Path, shuffled: b
         keys = np.unique(rng.choice(np.array([5, 17, 2**40, 2**63 + 9], np.uint64), rng.integers(1, 4)))
         per_doc.append((keys, rng.integers(1, 300, len(keys)).astype(np.int32)))
     numbers = rng.permutation(n) if shuffled else np.arange(n)
-    rows = [per_doc[int(number)] for number in numbers]  # run row i holds the document numbered numbers[i]
-    doc_ptr = np.zeros(n + 1, np.int64)
-    np.cumsum([len(k) for k, _ in rows], out=doc_ptr[1:])
-    run = Run([f"d{i}" for i in range(n)], {"terms": (
-        doc_ptr, np.concatenate([k for k, _ in rows]), np.concatenate([v for _, v in rows]).astype(np.uint32))})
-    sources = Sources([run], [numbers.astype(np.int64)], {}, np.empty(0, np.int64))
     weights = np.array([len(k) for k, _ in per_doc], np.int64)
-    written = write_store(sources, "terms", n, weights, tmp_path / "out", tmp_path, range_postings=30_000, workers=1)
-    expected = from_forward(per_doc)
-    for name in ("keys", "ptr", "vals", "maxvals"):
-        assert np.array_equal(getattr(written, name), getattr(expected, name)), name
-        assert getattr(written, name).dtype == getattr(expected, name).dtype, name
-    for name in ("low", "run_at", "run_high"):
-        got, want = getattr(written.docs, name), getattr(expected.docs, name)
-        assert got.dtype == want.dtype and np.array_equal(got, want), name
+    written = write_store(_sources(per_doc, numbers), "terms", n, weights, tmp_path / "out", tmp_path,
+                          range_postings=30_000, workers=1, merge_entries=7)
     assert len(written.docs.run_high) > len(written.keys)  # some keys do have several runs
+    _same_files_as_in_memory(per_doc, tmp_path, tmp_path / "out")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(1, 120),
+    pool=st.integers(1, 400),
+    top=st.sampled_from([1, 200, 255, 256, 70_000, 2**32 - 1]),
+    range_postings=st.integers(1, 60),
+    merge_entries=st.integers(1, 60),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_any_range_and_merge_size_gives_the_same_bytes(
+    n: int, pool: int, top: int, range_postings: int, merge_entries: int, seed: int
+) -> None:
+    """Random collections (empty documents, keys shared or not, values needing 1 to 4 bytes),
+    any document range size and any merge budget: the same bytes as the in-memory inversion."""
+    rng = np.random.default_rng(seed)
+    keys_pool = rng.integers(0, 2**64 - 1, pool, dtype=np.uint64, endpoint=True)
+    per_doc = []
+    for _ in range(n):
+        keys = np.unique(rng.choice(keys_pool, int(rng.integers(0, 12))))
+        per_doc.append((keys, rng.integers(1, top, len(keys), endpoint=True).astype(np.int64)))
+    weights = np.array([len(k) for k, _ in per_doc], np.int64)
+    folder = Path(tempfile.mkdtemp())
+    try:
+        write_store(_sources(per_doc, rng.permutation(n)), "terms", n, weights, folder / "out", folder,
+                    range_postings=range_postings, workers=1, merge_entries=merge_entries)
+        _same_files_as_in_memory(per_doc, folder, folder / "out")
+        assert sorted(p.name for p in folder.iterdir()) == ["expected", "out"]  # no segment left behind
+    finally:
+        shutil.rmtree(folder)
+
+
+def test_npy_writer_writes_what_np_save_writes(tmp_path: Path) -> None:
+    """Pieces appended (none, empty, several) give the bytes of one ``np.save``."""
+    for dtype in (np.uint8, np.uint16, np.int64, np.uint64):
+        pieces = [np.arange(5), np.empty(0), np.arange(7, 1000)]
+        for count in range(len(pieces) + 1):
+            writer = NpyWriter(tmp_path / "w.npy", np.dtype(dtype))
+            for piece in pieces[:count]:
+                writer.append(piece)
+            writer.close()
+            whole = np.concatenate([np.empty(0), *pieces[:count]]).astype(dtype)
+            np.save(tmp_path / "s.npy", whole)
+            assert (tmp_path / "w.npy").read_bytes() == (tmp_path / "s.npy").read_bytes()

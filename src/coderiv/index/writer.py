@@ -19,7 +19,6 @@ Peak memory is a few times ``range_postings`` × 8 bytes, whatever the collectio
 from __future__ import annotations
 
 import multiprocessing
-import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -27,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numpy.lib.format import open_memmap
+from numpy.lib.format import dtype_to_descr, write_array_header_1_0
 
 from coderiv.index.analysis_workers import AnalyzedBatch, default_workers
 from coderiv.index.child_processes import stop_pool, worker_pool
-from coderiv.index.counts import encode_file
+from coderiv.index.counts import ESCAPE, OVER_AT_FILE, OVER_VAL_FILE
 from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, narrow
 from coderiv.keys.kinds import StoreSpec
 from coderiv.weights import document_norms, idf_weight, tf_weight
@@ -169,7 +168,24 @@ def _ranges(weights: np.ndarray, budget: int) -> list[tuple[int, int]]:
     return list(zip(cuts[:-1], cuts[1:]))
 
 
-Segment = tuple[np.ndarray, np.ndarray, np.ndarray, Path]
+@dataclass
+class Segment:
+    """One document range's postings sorted by (key, document), as raw files in ``folder``:
+    ``keys`` (uint64, unique), ``counts`` (uint32, postings per key), ``max`` (uint32, largest
+    value per key), ``docs`` and ``vals`` (uint32, one per posting). Only these few numbers travel
+    between processes; the merge reads the files a block at a time."""
+
+    folder: Path
+    n_keys: int
+    n_postings: int
+    max_val: int
+
+    def read(self, name: str, start: int, count: int) -> np.ndarray:
+        """``count`` entries of file ``name`` from entry ``start``, read (not mapped, so they
+        leave the process's resident set when dropped)."""
+        dtype = np.dtype(np.uint64 if name == "keys" else np.uint32)
+        return np.fromfile(self.folder / f"{name}.bin", dtype=dtype, count=count, offset=start * dtype.itemsize)
+
 
 #: The sources of the store being written, for range workers forked from this process (a
 #: forked child shares the parent's memory maps; nothing large is pickled).
@@ -181,9 +197,10 @@ def _invert_range(sources: Sources, name: str, lo: int, hi: int, folder: Path) -
     docs, keys, vals = sources.range_postings(name, lo, hi)
     seg_keys, seg_counts, docs, vals, seg_max = group_by_key(keys, docs, vals)
     folder.mkdir(parents=True)
-    np.save(folder / "docs.npy", docs.astype(np.uint32))
-    np.save(folder / "vals.npy", vals)
-    return seg_keys, seg_counts, seg_max, folder
+    arrays = {"keys": seg_keys.astype(np.uint64), "counts": seg_counts, "max": seg_max, "docs": docs, "vals": vals}
+    for label, array in arrays.items():
+        array.astype(np.uint64 if label == "keys" else np.uint32).tofile(folder / f"{label}.bin")
+    return Segment(folder, len(seg_keys), len(docs), int(np.max(seg_max, initial=0)))
 
 
 def _invert_range_forked(name: str, lo: int, hi: int, folder: Path) -> Segment:
@@ -218,57 +235,154 @@ def _invert_ranges(
 
 def write_store(
     sources: Sources, name: str, n_docs: int, weights: np.ndarray, out: Path, scratch: Path,
-    range_postings: int | None = None, workers: int | None = None,
+    range_postings: int | None = None, workers: int | None = None, merge_entries: int | None = None,
 ) -> Postings:
-    """Invert one store by document range and merge the segments into ``out`` (steps 3–4)."""
-    ranges = _ranges(weights, range_postings or RANGE_POSTINGS)
-    segments = _invert_ranges(sources, name, ranges, scratch, workers)
+    """Invert one store by document range and merge the segments into ``out`` (steps 3–4).
 
-    all_keys = np.unique(np.concatenate([s[0] for s in segments])) if segments else np.empty(0, np.uint64)
-    counts = np.zeros(len(all_keys), np.int64)
-    maxvals = np.zeros(len(all_keys), np.uint32)
-    for seg_keys, seg_counts, seg_max, _ in segments:
-        pos = np.searchsorted(all_keys, seg_keys)
-        counts[pos] += seg_counts
-        np.maximum.at(maxvals, pos, seg_max)
-    ptr = np.zeros(len(all_keys) + 1, np.int64)
-    np.cumsum(counts, out=ptr[1:])
-    out.mkdir(parents=True, exist_ok=True)
-    val_dtype = narrow(maxvals).dtype
-    out_low = preallocated_memmap(out / "docs.npy", np.dtype(np.uint16), int(ptr[-1]))
-    out_vals = preallocated_memmap(out / "vals.npy", val_dtype, int(ptr[-1]))
-    runs = _DocRuns(len(all_keys))
-    filled = ptr[:-1].copy()
-    for seg_keys, seg_counts, _, folder in segments:
-        pos = np.searchsorted(all_keys, seg_keys)
-        offsets = np.cumsum(seg_counts) - seg_counts
-        dest = np.arange(int(seg_counts.sum()), dtype=np.int64) + np.repeat(filled[pos] - offsets, seg_counts)
-        seg_docs = np.load(folder / "docs.npy")
-        runs.add(seg_docs, pos, offsets, dest)
-        out_low[dest] = seg_docs.astype(np.uint16)  # the low 16 bits
-        out_vals[dest] = np.load(folder / "vals.npy").astype(val_dtype)
-        filled[pos] += seg_counts
-        shutil.rmtree(folder)
-    out_vals.flush()
-    out_low.flush()
-    del out_vals, out_low
-    run_at, run_high = runs.arrays(int(ptr[-1]))
-    np.save(out / "doc_run_at.npy", run_at)
-    np.save(out / "doc_run_high.npy", run_high)
-    np.save(out / "keys.npy", all_keys)
-    np.save(out / "ptr.npy", ptr)
-    np.save(out / "maxvals.npy", narrow(maxvals))
-    encode_file(out)  # values in one byte a posting, the rare large ones aside
+    ``range_postings`` bounds a document range's postings; ``merge_entries`` (default an eighth
+    of it) bounds the segment keys and the postings of one key range of the merge."""
+    range_postings = range_postings or RANGE_POSTINGS
+    segments = _invert_ranges(sources, name, _ranges(weights, range_postings), scratch, workers)
+    try:
+        merge_segments(segments, out, merge_entries or max(1, range_postings // 8))
+    finally:
+        for segment in segments:
+            shutil.rmtree(segment.folder, ignore_errors=True)
     return Postings.load(out, n_docs)
+
+
+def merge_segments(segments: list[Segment], out: Path, budget: int) -> None:
+    """Merge sorted segments (in document order) into a store's ``.npy`` files, one key range at
+    a time (:func:`_key_ranges`): each range's keys are unique-merged, its postings placed by
+    key and written in order, so memory holds one key range, whatever the number of keys.
+    Values are written as :mod:`~coderiv.index.counts` stores them (one byte a posting, the
+    values of 255 and more aside when any exceeds 255) on the way, with no pass afterwards."""
+    n_postings = sum(s.n_postings for s in segments)
+    top = max((s.max_val for s in segments), default=0)
+    out.mkdir(parents=True, exist_ok=True)
+    files = {
+        "keys": NpyWriter(out / "keys.npy", np.dtype(np.uint64)),
+        "ptr": NpyWriter(out / "ptr.npy", np.dtype(np.int64)),
+        "maxvals": NpyWriter(out / "maxvals.npy", narrow(np.array([top])).dtype),
+        "docs": NpyWriter(out / "docs.npy", np.dtype(np.uint16)),
+        "vals": NpyWriter(out / "vals.npy", np.dtype(np.uint8)),
+        "doc_run_at": NpyWriter(out / "doc_run_at.npy", narrow(np.array([n_postings])).dtype),
+        "doc_run_high": NpyWriter(out / "doc_run_high.npy", np.dtype(np.uint16)),
+    }
+    over: tuple[list[np.ndarray], list[np.ndarray]] | None = ([], []) if top > ESCAPE else None
+    try:
+        files["ptr"].append(np.zeros(1, np.int64))
+        written = 0
+        for blocks in _key_ranges(segments, budget):
+            written = _merge_key_range(blocks, written, files, over)
+        files["doc_run_at"].append(np.array([n_postings]))
+    finally:
+        for writer in files.values():
+            writer.close()
+    over_at, over_val = over or ([], [])
+    np.save(out / OVER_AT_FILE, narrow(np.concatenate([np.empty(0, np.int64), *over_at])), allow_pickle=False)
+    np.save(out / OVER_VAL_FILE, narrow(np.concatenate([np.empty(0, np.uint32), *over_val])), allow_pickle=False)
+
+
+@dataclass
+class _Block:
+    """The keys of one segment inside one key range, with their counts and largest values, and
+    where their postings start in the segment."""
+
+    segment: Segment
+    keys: np.ndarray
+    counts: np.ndarray
+    maxima: np.ndarray
+    posting_at: int
+
+
+def _key_ranges(segments: list[Segment], budget: int) -> Iterator[list[_Block]]:
+    """Consecutive key ranges of the segments, each as one block per segment, read a block at a
+    time: every segment offers its next keys (at most ``budget / len(segments)`` keys or
+    postings, at least one key); the range ends at the smallest last offered key among the
+    segments that have more, so every key of the range is in the offered blocks. A range holds
+    at most ``budget`` segment keys, and postings of at most that many plus one key per segment."""
+    share = max(1, budget // max(1, len(segments)))
+    key_at = [0] * len(segments)
+    posting_at = [0] * len(segments)
+    while True:
+        live = [i for i, s in enumerate(segments) if key_at[i] < s.n_keys]
+        if not live:
+            return
+        offered = {}
+        for i in live:
+            segment = segments[i]
+            keys = segment.read("keys", key_at[i], min(share, segment.n_keys - key_at[i]))
+            counts = segment.read("counts", key_at[i], len(keys))
+            fits = max(1, int(np.searchsorted(np.cumsum(counts, dtype=np.int64), share, side="right")))
+            offered[i] = keys[:fits], counts[:fits]
+        more = [i for i in live if key_at[i] + len(offered[i][0]) < segments[i].n_keys]
+        limit = np.uint64(min(int(offered[i][0][-1]) for i in more)) if more else None
+        blocks = []
+        for i in live:
+            keys, counts = offered[i]
+            taken = len(keys) if limit is None else int(np.searchsorted(keys, limit, side="right"))
+            if taken:
+                maxima = segments[i].read("max", key_at[i], taken)
+                blocks.append(_Block(segments[i], keys[:taken], counts[:taken], maxima, posting_at[i]))
+                key_at[i] += taken
+                posting_at[i] += int(counts[:taken].sum(dtype=np.int64))
+        yield blocks
+
+
+def _merge_key_range(
+    blocks: list[_Block], written: int, files: dict[str, NpyWriter], over: tuple[list[np.ndarray], list[np.ndarray]] | None
+) -> int:
+    """Merge one key range's blocks (segments in document order) and append it to ``files``;
+    ``written`` postings precede it; values of ``ESCAPE`` and more go to ``over`` (positions,
+    values) when given. Returns the postings written with it."""
+    keys = np.unique(np.concatenate([b.keys for b in blocks]))
+    counts = np.zeros(len(keys), np.int64)
+    maxvals = np.zeros(len(keys), np.uint32)
+    positions = []
+    for block in blocks:
+        pos = np.searchsorted(keys, block.keys)  # a key is once in a segment: plain fancy updates
+        counts[pos] += block.counts
+        maxvals[pos] = np.maximum(maxvals[pos], block.maxima)
+        positions.append(pos)
+    ptr = np.cumsum(counts)
+    filled = ptr - counts  # next free place of each key, relative to the range's first posting
+    low = np.empty(int(ptr[-1]), np.uint16)
+    vals = np.empty(int(ptr[-1]), np.uint32)
+    runs = _DocRuns(len(keys))
+    for block, pos in zip(blocks, positions):
+        seg_counts = block.counts.astype(np.int64)
+        n = int(seg_counts.sum())
+        seg_docs = block.segment.read("docs", block.posting_at, n)
+        offsets = np.cumsum(seg_counts) - seg_counts
+        dest = np.arange(n, dtype=np.int64) + np.repeat(filled[pos] - offsets, seg_counts)
+        runs.add(seg_docs, pos, offsets, dest)
+        low[dest] = seg_docs.astype(np.uint16)  # the low 16 bits
+        vals[dest] = block.segment.read("vals", block.posting_at, n)
+        filled[pos] += seg_counts
+    run_at, run_high = runs.arrays()
+    files["keys"].append(keys)
+    files["ptr"].append(ptr + written)
+    files["maxvals"].append(maxvals)
+    files["docs"].append(low)
+    if over is not None:
+        large = np.flatnonzero(vals >= ESCAPE)
+        over[0].append(large + written)
+        over[1].append(vals[large])
+        np.minimum(vals, ESCAPE, out=vals)
+    files["vals"].append(vals)
+    files["doc_run_at"].append(run_at + written)
+    files["doc_run_high"].append(run_high)
+    return written + int(ptr[-1])
 
 
 class _DocRuns:
     """The runs of :class:`~coderiv.index.postings.DocNumbers` (a run starts at every key's
-    first posting and wherever a key's ``docs >> 16`` changes), found while the segments are
-    merged, so the merged numbers are never written in full nor read again. A key's postings
-    arrive segment by segment in document order; ``last_high`` carries each key's high bits
-    from one segment to the next. Equals :func:`~coderiv.index.postings.doc_runs` of the
-    merged numbers."""
+    first posting and wherever a key's ``docs >> 16`` changes), found while a key range's
+    segments are merged, so the merged numbers are never written in full nor read again. A
+    key's postings arrive segment by segment in document order; ``last_high`` carries each
+    key's high bits from one segment to the next. Equals :func:`~coderiv.index.postings.doc_runs`
+    of the merged numbers."""
 
     def __init__(self, n_keys: int) -> None:
         self.last_high = np.full(n_keys, -1, np.int64)
@@ -290,25 +404,43 @@ class _DocRuns:
         self.at.append(dest[at])
         self.high.append(high[at])
 
-    def arrays(self, n_postings: int) -> tuple[np.ndarray, np.ndarray]:
-        """(run_at, run_high) as stored."""
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(run starts, their high bits), ordered by position."""
         at = np.concatenate(self.at) if self.at else np.empty(0, np.int64)
         high = np.concatenate(self.high) if self.high else np.empty(0, np.int64)
         order = np.argsort(at, kind="stable")
-        return narrow(np.append(at[order], n_postings)), high[order].astype(np.uint16)
+        return at[order], high[order].astype(np.uint16)
 
 
-def preallocated_memmap(path: Path, dtype: np.dtype, length: int) -> np.memmap:
-    """A new ``.npy`` array file mapped for writing, its blocks reserved on disk first.
+class NpyWriter:
+    """A one-dimensional ``.npy`` file written front to back in pieces, its length filled in when
+    closed: the same bytes as ``np.save`` of the whole array, without holding it. The header
+    has a fixed size (numpy pads it for any length), which :meth:`close` checks. A full disk is
+    an ``OSError`` from a write, never a fault in a memory map."""
 
-    A store written through a memory map into a sparse file would meet a full disk as SIGBUS
-    (death without a message); ``posix_fallocate`` makes a full disk an ``OSError`` here.
-    """
-    array = open_memmap(path, mode="w+", dtype=dtype, shape=(length,))
-    if length and hasattr(os, "posix_fallocate"):
-        with open(path, "r+b") as handle:
-            os.posix_fallocate(handle.fileno(), 0, os.fstat(handle.fileno()).st_size)
-    return array
+    def __init__(self, path: Path, dtype: np.dtype) -> None:
+        self.path, self.dtype, self.length = path, np.dtype(dtype), 0
+        self.file = open(path, "wb")  # noqa: SIM115 - closed by close()
+        self.header_size = self._header()
+
+    def _header(self) -> int:
+        header = {"descr": dtype_to_descr(self.dtype), "fortran_order": False, "shape": (self.length,)}
+        write_array_header_1_0(self.file, header)
+        return self.file.tell()
+
+    def append(self, array: np.ndarray) -> None:
+        np.ascontiguousarray(array, dtype=self.dtype).tofile(self.file)
+        self.length += len(array)
+
+    def close(self) -> None:
+        if self.file.closed:
+            return
+        try:
+            self.file.seek(0)
+            if self._header() != self.header_size:
+                raise RuntimeError(f"npy header of {self.path} changed size")
+        finally:
+            self.file.close()
 
 
 def _cosine_components(
