@@ -12,9 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from coderiv.index import Index, writer
 from coderiv.index.counts import OVER_AT_FILE, OVER_VAL_FILE
 from coderiv.index.postings import ARRAY_NAMES, from_forward, narrow
 from coderiv.index.writer import NpyWriter, Run, Sources, write_store
+from coderiv.keys.kinds import StoreSpec
+from coderiv.text.collection import RawDocument
 
 
 def _sources(per_doc: list[tuple[np.ndarray, np.ndarray]], numbers: np.ndarray) -> Sources:
@@ -105,3 +108,39 @@ def test_npy_writer_writes_what_np_save_writes(tmp_path: Path) -> None:
             whole = np.concatenate([np.empty(0), *pieces[:count]]).astype(dtype)
             np.save(tmp_path / "s.npy", whole)
             assert (tmp_path / "w.npy").read_bytes() == (tmp_path / "s.npy").read_bytes()
+
+
+def _generation_bytes(root: Path) -> dict[str, bytes]:
+    """Every file of an index's generation but the manifest (which has the creation time)."""
+    generation = max(root.glob("gen-*"))
+    files = [p for p in sorted(generation.rglob("*")) if p.is_file() and p.name != "manifest.json"]
+    return {str(p.relative_to(generation)): p.read_bytes() for p in files}
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shuffled: bool) -> None:
+    """A fresh build whose runs are sorted while analysis goes on writes the bytes of the build
+    sorted by document range afterwards; documents not given in id order (their run numbers are
+    not 0, 1, …) fall back to the range sorts, with the same bytes."""
+    rng = np.random.default_rng(5)
+    words = [f"w{i}" for i in range(40)]
+    docs = [RawDocument(f"doc{i:04d}.txt", " ".join(rng.choice(words, int(rng.integers(1, 60)))).encode()) for i in range(300)]
+    if shuffled:
+        docs = [docs[i] for i in rng.permutation(len(docs))]
+    stores = [StoreSpec.create("chunks", n=4)]
+    monkeypatch.setattr("coderiv.index.writer.RUN_POSTINGS", 500)  # many runs
+    monkeypatch.setattr("coderiv.index.writer.RANGE_POSTINGS", 700)
+    ranged = []
+    invert_ranges = writer._invert_ranges
+
+    def counting(*args: object, **kwargs: object) -> list[writer.Segment]:
+        ranged.append(args[1])
+        return invert_ranges(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("coderiv.index.writer._invert_ranges", counting)
+    Index.update_from(docs, tmp_path / "presorted", stores=stores, workers=1)
+    assert ranged == (["terms", "chunks:bits=32,n=4"] if shuffled else [])
+    monkeypatch.setattr("coderiv.index.writer._presorted_segments", lambda sources, name: None)
+    Index.update_from(docs, tmp_path / "ranged", stores=stores, workers=2)
+    assert _generation_bytes(tmp_path / "presorted") == _generation_bytes(tmp_path / "ranged")
+    assert len(list((tmp_path / "presorted").rglob("tmp-*"))) == 0  # no scratch left behind

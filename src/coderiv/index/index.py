@@ -514,7 +514,7 @@ def _write(
         progress.start(total, "B")
     scratch = scratch_folder(root)
     try:
-        spill = Spill(scratch, [spec.name for spec in specs])
+        spill = Spill(scratch, [spec.name for spec in specs], presort=old is None)  # runs sorted during analysis (fresh builds)
         fresh_sha: dict[str, str] = {}
         fresh_length: dict[str, int] = {}
         for batch in analyze_documents(to_analyse(), settings, specs, workers, source_bytes=total):

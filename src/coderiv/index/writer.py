@@ -7,13 +7,16 @@
 3. **Invert by range.** Document numbers are cut into ranges of about ``range_postings``
    postings. Each range gathers its documents' postings — new ones from the runs, unchanged
    ones from the previous generation's inverted arrays — sorts them by (key, document) and is
-   written as a segment.
-4. **Merge.** Segments are merged key by key straight into the memory-mapped output arrays;
-   ranges are in document order, so each key's documents come out ascending. Document
-   numbers are written as their low 16 bits, and the runs of high bits are found segment by
-   segment on the way (:class:`_DocRuns`), with no further pass over the postings.
+   written as a segment: raw files of keys, counts and maxima per key, documents and values.
+4. **Merge by key range.** The segments are read a block at a time and merged one key range
+   at a time (:func:`_key_ranges`, at most ``range_postings / 8`` segment keys and postings);
+   ranges are in document order, so each key's documents come out ascending. Each output
+   ``.npy`` is appended to as the key ranges go (:class:`NpyWriter`). Document numbers are
+   written as their low 16 bits, and the runs of high bits are found segment by segment on
+   the way (:class:`_DocRuns`); values as one byte a posting with the large ones aside.
 
-Peak memory is a few times ``range_postings`` × 8 bytes, whatever the collection's size.
+Peak memory is a few times ``range_postings`` × 8 bytes, whatever the number of documents or
+keys: no array of the merge holds one entry per key of the store.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import multiprocessing
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,19 +45,22 @@ RUN_POSTINGS = 8_000_000
 
 @dataclass
 class Run:
-    """One spilled run: its documents and, per store, (doc_ptr, keys, vals) memory-mapped."""
+    """One spilled run: its documents and, per store, (doc_ptr, keys, vals) memory-mapped; and
+    its segments being sorted while analysis goes on (:class:`Presort`), if any."""
 
     ids: list[str]
     stores: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
+    presort: Presort | None = None
 
 
 class Spill:
     """Collects analysed batches into runs on disk (see the module docstring, step 1)."""
 
-    def __init__(self, folder: Path, names: list[str], run_postings: int | None = None) -> None:
+    def __init__(self, folder: Path, names: list[str], run_postings: int | None = None, presort: bool = True) -> None:
         self.folder = folder
         self.names = names
         self.run_postings = run_postings or RUN_POSTINGS
+        self.presort = presort
         self.runs: list[Run] = []
         self._pending: list[AnalyzedBatch] = []
         self._size = 0
@@ -72,7 +79,7 @@ class Spill:
         folder = self.folder / f"run-{len(self.runs):05d}"
         folder.mkdir(parents=True)
         ids = [doc_id for b in self._pending for doc_id in b.ids]
-        stores = {}
+        stores, postings = {}, {}
         for name in self.names:
             counts = np.concatenate([b.stores[name][0] for b in self._pending])
             doc_ptr = np.zeros(len(counts) + 1, np.int64)
@@ -85,8 +92,43 @@ class Spill:
             for label, array in arrays.items():
                 np.save(folder / f"{_safe(name)}.{label}.npy", array)
             stores[name] = tuple(np.load(folder / f"{_safe(name)}.{label}.npy", mmap_mode="r") for label in arrays)
-        self.runs.append(Run(ids, stores))
+            postings[name] = counts, arrays["keys"], arrays["vals"]
+        if self.runs and self.runs[-1].presort is not None:
+            self.runs[-1].presort.join()  # one run sorted at a time: bounded memory
+        first = sum(len(run.ids) for run in self.runs)
+        presort = Presort(postings, first, folder) if self.presort else None
+        self.runs.append(Run(ids, stores, presort))
         self._pending, self._size = [], 0
+
+
+class Presort(threading.Thread):
+    """Sorts one run into a segment per store while analysis goes on (numpy's sorts and copies
+    release the GIL), with the document numbers ``first, first + 1, …`` that the run's
+    documents get when they arrive in id order and nothing is kept from a previous index — as
+    in a fresh build of a folder or tar. :func:`write_store` checks that before using them."""
+
+    def __init__(self, postings: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]], first: int, folder: Path) -> None:
+        super().__init__(daemon=True)
+        self.postings, self.first, self.folder = postings, first, folder
+        self.segments: dict[str, Segment] = {}
+        self.error: BaseException | None = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            for name, (counts, keys, vals) in self.postings.items():
+                docs = np.repeat(np.arange(self.first, self.first + len(counts), dtype=np.int64), counts)
+                self.segments[name] = _write_segment(self.folder / f"{_safe(name)}-sorted", keys, docs, vals)
+        except BaseException as exc:  # re-raised by result() in the writing thread
+            self.error = exc
+        finally:
+            self.postings = {}
+
+    def result(self) -> dict[str, Segment]:
+        self.join()
+        if self.error is not None:
+            raise self.error
+        return self.segments
 
 
 def _safe(name: str) -> str:
@@ -195,6 +237,11 @@ _FORK_SOURCES: Sources | None = None
 def _invert_range(sources: Sources, name: str, lo: int, hi: int, folder: Path) -> Segment:
     """Sort one document range's postings by (key, document) and write them as a segment."""
     docs, keys, vals = sources.range_postings(name, lo, hi)
+    return _write_segment(folder, keys, docs, vals)
+
+
+def _write_segment(folder: Path, keys: np.ndarray, docs: np.ndarray, vals: np.ndarray) -> Segment:
+    """Postings in any order sorted by (key, document) and written as a segment."""
     seg_keys, seg_counts, docs, vals, seg_max = group_by_key(keys, docs, vals)
     folder.mkdir(parents=True)
     arrays = {"keys": seg_keys.astype(np.uint64), "counts": seg_counts, "max": seg_max, "docs": docs, "vals": vals}
@@ -242,13 +289,32 @@ def write_store(
     ``range_postings`` bounds a document range's postings; ``merge_entries`` (default an eighth
     of it) bounds the segment keys and the postings of one key range of the merge."""
     range_postings = range_postings or RANGE_POSTINGS
-    segments = _invert_ranges(sources, name, _ranges(weights, range_postings), scratch, workers)
+    segments = _presorted_segments(sources, name)
+    if segments is None:
+        segments = _invert_ranges(sources, name, _ranges(weights, range_postings), scratch, workers)
     try:
         merge_segments(segments, out, merge_entries or max(1, range_postings // 8))
     finally:
         for segment in segments:
             shutil.rmtree(segment.folder, ignore_errors=True)
     return Postings.load(out, n_docs)
+
+
+def _presorted_segments(sources: Sources, name: str) -> list[Segment] | None:
+    """The runs' own segments of store ``name`` (:class:`Presort`) when they hold the right
+    document numbers: every run presorted, nothing kept from a previous index, and the runs'
+    documents numbered 0, 1, … in run order. Otherwise None (after the sorts have finished, so
+    that no thread runs when range workers are forked)."""
+    presorts = [run.presort for run in sources.runs]
+    results = [p.result() for p in presorts if p is not None]
+    if not presorts or None in presorts or sources.old:
+        return None
+    first = 0
+    for numbers in sources.run_numbers:
+        if not np.array_equal(numbers, np.arange(first, first + len(numbers))):
+            return None
+        first += len(numbers)
+    return [result[name] for result in results]
 
 
 def merge_segments(segments: list[Segment], out: Path, budget: int) -> None:
