@@ -21,7 +21,7 @@ from coderiv import Index, Searcher
 from coderiv.index import cosine_bounds
 from coderiv.index.cosine_bounds import N_CLASSES, NORMS_FILE, class_limits, class_norms, class_of
 from coderiv.index.shards import ShardedIndex, build_sharded
-from coderiv.ranking import pruning
+from coderiv.ranking import compiled_probes, pruning
 from coderiv.ranking.kernel import PreparedQuery, all_scores, top_k
 from coderiv.ranking.measures import get_measure
 from coderiv.ranking.sharded import ShardedMeasureSearcher
@@ -39,7 +39,23 @@ texts_strategy = st.lists(words.map(" ".join), min_size=3, max_size=25)
 @contextmanager
 def small_rounds() -> Iterator[None]:
     """Read a few postings a round, so that tiny collections go through every pruning step."""
-    with mock.patch.object(pruning, "_FIRST_READ", 3), mock.patch.object(pruning, "_PROBE_VS_SCAN", 0.01):
+    with mock.patch.object(pruning, "_FIRST_READ", 3), mock.patch.object(pruning, "_PROBE_VS_SCAN", 0.01), \
+            mock.patch.object(pruning, "_COMPILED_PROBE_VS_SCAN", 0.01):
+        yield
+
+
+def passes_kinds() -> list[type[pruning._NumpyPasses]]:
+    """The numpy passes, and the compiled ones where numba is installed."""
+    kinds: list[type[pruning._NumpyPasses]] = [pruning._NumpyPasses]
+    if compiled_probes.available() and compiled_probes.load():
+        kinds.append(pruning._CompiledPasses)
+    return kinds
+
+
+@contextmanager
+def forced(kind: type[pruning._NumpyPasses]) -> Iterator[None]:
+    """Take these passes whatever the process has loaded (numpy: as without numba)."""
+    with mock.patch.object(pruning, "_passes", kind):
         yield
 
 
@@ -62,10 +78,11 @@ def full_top(index: Index, prepared: PreparedQuery, k: int | None, floor: float)
 def assert_pruned_equals_full(index: Index, query: str, k: int | None, floor: float) -> None:
     prepared = Searcher(index).prepare(query)
     expected = full_top(index, prepared, k, floor)
-    with small_rounds():
-        got = pruning.pruned_top_k(index, prepared, COSINE, k, floor)
-    assert got[0].tolist() == expected[0].tolist()
-    np.testing.assert_allclose(got[1], expected[1], rtol=1e-12)
+    for kind in passes_kinds():
+        with small_rounds(), forced(kind):
+            got = pruning.pruned_top_k(index, prepared, COSINE, k, floor)
+        assert got[0].tolist() == expected[0].tolist(), kind.__name__
+        np.testing.assert_allclose(got[1], expected[1], rtol=1e-12)
 
 
 def share_table(index: Index) -> np.ndarray:
@@ -219,11 +236,12 @@ def test_shards_use_the_collection_s_statistics_and_prune_exactly() -> None:
             rows = [one.doc_numbers[d] for d in shard.doc_ids]
             np.testing.assert_array_equal(shard.cosine_classes[0], one.cosine_classes[0][:, rows])
         for query in ("w0 w1 w2 w5 w9", docs["d04.txt"], docs["d17.txt"]):
-            with small_rounds():
-                pruned = ShardedMeasureSearcher(sharded, "cosine").rank(ShardedMeasureSearcher(sharded, "cosine").prepare(query), 4)
             full = Searcher(one).rank(Searcher(one).prepare(query), "cosine", top=4, prune=False)
-            assert [m.doc_id for m in pruned.matches] == [m.doc_id for m in full.matches]
-            assert [m.score for m in pruned.matches] == pytest.approx([m.score for m in full.matches], rel=1e-9)
+            for kind in passes_kinds():
+                with small_rounds(), forced(kind):
+                    pruned = ShardedMeasureSearcher(sharded, "cosine").rank(ShardedMeasureSearcher(sharded, "cosine").prepare(query), 4)
+                assert [m.doc_id for m in pruned.matches] == [m.doc_id for m in full.matches]
+                assert [m.score for m in pruned.matches] == pytest.approx([m.score for m in full.matches], rel=1e-9)
 
 
 def test_class_norms_reads_a_large_store_in_key_ranges() -> None:

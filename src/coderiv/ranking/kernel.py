@@ -73,18 +73,27 @@ def store_contributions(
     value up: one table lookup per posting instead of several float passes.
     """
     docs, vals, lengths = store.slices(positions)
+    table, offsets = contribution_table(store, positions, f_qt, f_t, n_docs, measure)
+    return docs, table[np.repeat(offsets, lengths) + vals]
+
+
+def contribution_table(
+    store: Postings, positions: np.ndarray, f_qt: np.ndarray, f_t: np.ndarray, n_docs: int, measure: Measure
+) -> tuple[np.ndarray, np.ndarray]:
+    """(table, offsets): the term part of query term i with a document's count f_dt is
+    ``table[offsets[i] + f_dt]``, for every f_dt up to the key's largest (``maxvals``)."""
     top = np.asarray(store.maxvals[positions], np.int64)
-    offsets = np.concatenate(([0], np.cumsum(top + 1)[:-1]))
+    offsets = np.concatenate(([0], np.cumsum(top + 1)[:-1])).astype(np.int64)
     width = int(top.sum() + len(top))
     row = np.repeat(np.arange(len(positions)), top + 1)
     f_dt = np.arange(width) - offsets[row]
-    table = measure.term(
+    table: np.ndarray = measure.term(
         np.maximum(f_dt, 1).astype(np.float64),
         np.asarray(f_qt)[row].astype(np.float64),
         np.asarray(f_t)[row].astype(np.float64),
         float(n_docs),
     )
-    return docs, table[np.repeat(offsets, lengths) + vals]
+    return table, offsets
 
 
 def all_scores(index: Index, prepared: PreparedQuery, measure: Measure) -> np.ndarray:

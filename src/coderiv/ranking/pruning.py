@@ -20,7 +20,8 @@ import numpy as np
 from coderiv.index.cosine_bounds import SCALE, class_of
 from coderiv.index.index import Index
 from coderiv.index.postings import Postings
-from coderiv.ranking.kernel import PreparedQuery, all_scores, term_contributions, top_k
+from coderiv.ranking import compiled_probes
+from coderiv.ranking.kernel import PreparedQuery, all_scores, contribution_table, term_contributions, top_k
 from coderiv.ranking.measures import Measure
 
 #: Relative slack so that floating-point rounding never prunes a document tied with the k-th.
@@ -151,6 +152,9 @@ _SPREAD = 4096
 #: A probe (one compiled binary search) costs about this many postings read; set on the 20K and
 #: 100K synthetic benchmarks. It changes speed only, never the answer.
 _PROBE_VS_SCAN = 16.0
+#: The same for the compiled loops (:mod:`coderiv.ranking.compiled_probes`): a galloping search
+#: against a read of ~1.6 ns a posting.
+_COMPILED_PROBE_VS_SCAN = 16.0
 #: From this many documents on, probes loop over terms with compiled searches (a fixed cost per
 #: term, less per document) instead of one vectorized binary search over every pair.
 _LOOP_FROM = 100
@@ -216,6 +220,74 @@ def _probe_sums(index: Index, prepared: PreparedQuery, measure: Measure, docs: n
     return sums
 
 
+class _NumpyPasses:
+    """Reading, probing and bounding with numpy (no compiled code needed)."""
+
+    @property
+    def probe_cost(self) -> float:
+        """What a probe costs, in postings read."""
+        return _PROBE_VS_SCAN
+
+    def __init__(self, index: Index, prepared: PreparedQuery, measure: Measure) -> None:
+        self.index, self.prepared, self.measure = index, prepared, measure
+
+    def read(self, terms: np.ndarray, partial: np.ndarray) -> None:
+        """Add the contributions of every posting of query terms ``terms`` to ``partial``."""
+        docs, contributions = term_contributions(self.index, self.prepared, self.measure, terms)
+        partial += np.bincount(docs, weights=contributions, minlength=len(partial))
+
+    def probe(self, docs: np.ndarray, terms: np.ndarray) -> np.ndarray:
+        """Σ over query terms ``terms`` of each document's contribution (``docs`` ascending)."""
+        return _probe_sums(self.index, self.prepared, self.measure, docs, terms)
+
+    def above(self, lower: np.ndarray, constant: float, table: np.ndarray, weights: np.ndarray, theta: float, step: int) -> np.ndarray:
+        """Documents (every ``step``-th) with lower + constant + Σ_c weights[c]·table[c] ≥ θ."""
+        upper = _document_bounds(slice(0, len(lower), step), lower, constant, table, weights)
+        return np.flatnonzero(upper >= theta) * step
+
+
+class _CompiledPasses(_NumpyPasses):
+    """The same passes in compiled loops (:mod:`coderiv.ranking.compiled_probes`)."""
+
+    @property
+    def probe_cost(self) -> float:
+        return _COMPILED_PROBE_VS_SCAN
+
+    def __init__(self, index: Index, prepared: PreparedQuery, measure: Measure) -> None:
+        super().__init__(index, prepared, measure)
+        store = index.terms
+        ptr = np.asarray(store.ptr)
+        self.starts = ptr[prepared.positions].astype(np.int64)
+        self.ends = ptr[prepared.positions + 1].astype(np.int64)
+        self.table, self.offsets = contribution_table(store, prepared.positions, prepared.f_qt, prepared.f_t, index.n_docs, measure)
+        numbers, values = store.docs, store.vals
+        self.arrays = (
+            np.asarray(numbers.low), np.asarray(numbers.run_at), np.asarray(numbers.run_high), np.asarray(values.low),
+            np.asarray(values.over_at, np.int64), np.asarray(values.over_val, np.int64),
+        )
+
+    def read(self, terms: np.ndarray, partial: np.ndarray) -> None:
+        compiled_probes.accumulate(*self.arrays, self.starts[terms], self.ends[terms], self.offsets[terms], self.table, partial)
+
+    def probe(self, docs: np.ndarray, terms: np.ndarray) -> np.ndarray:
+        sums = np.zeros(len(docs))
+        if len(docs) and len(terms):
+            compiled_probes.probe(
+                *self.arrays, self.starts[terms], self.ends[terms], self.offsets[terms], self.table, np.asarray(docs, np.int64), sums
+            )
+        return sums
+
+    def above(self, lower: np.ndarray, constant: float, table: np.ndarray, weights: np.ndarray, theta: float, step: int) -> np.ndarray:
+        return compiled_probes.above(lower, constant, np.asarray(table), weights, theta, step)
+
+
+def _passes(index: Index, prepared: PreparedQuery, measure: Measure) -> _NumpyPasses:
+    """The compiled passes when they are loaded (or worth loading now), else numpy's."""
+    if compiled_probes.loaded() or compiled_probes.note_numpy_work(int(prepared.f_t.sum())):
+        return _CompiledPasses(index, prepared, measure)
+    return _NumpyPasses(index, prepared, measure)
+
+
 def _norm_class_top_k(
     index: Index,
     prepared: PreparedQuery,
@@ -235,6 +307,7 @@ def _norm_class_top_k(
     """
     table, limits = classes
     n = index.n_docs
+    passes = _passes(index, prepared, measure)
     f_t = prepared.f_t.astype(np.float64)
     f_qt = prepared.f_qt.astype(np.float64)
     x_q2 = measure.term(f_qt, f_qt, f_t, float(n))  # x_qt²: the term part with d := q
@@ -251,47 +324,46 @@ def _norm_class_top_k(
         end = int(np.searchsorted(read_after, read_after[done] + budget, side="right")) - 1
         batch = order[done : max(end, done + 1)]
         if len(batch):
-            docs, contributions = term_contributions(index, prepared, measure, batch)
-            partial += np.bincount(docs, weights=contributions, minlength=n)
+            passes.read(batch, partial)
             done += len(batch)
             budget *= _GROWTH
         rest = order[done:]
         lower = partial * factor
         if k is not None and len(rest):
             sample = np.setdiff1d(_best(lower, _SAMPLE * k), scored)  # sorted
-            exact = np.concatenate((exact, (partial[sample] + _probe_sums(index, prepared, measure, sample, rest)) * factor[sample]))
+            exact = np.concatenate((exact, (partial[sample] + passes.probe(sample, rest)) * factor[sample]))
             scored = np.concatenate((scored, sample))
             theta = max(theta, _kth_largest(exact, k))
         classed = rest[row[rest] >= 0]
         norms_q = np.sqrt(np.bincount(row[classed], weights=x_q2[classed], minlength=len(table)))
         weights = norms_q / SCALE
-        base = lower + float(bounds[rest[row[rest] < 0]].sum())  # + unread terms of no class
+        constant = float(bounds[rest[row[rest] < 0]].sum())  # unread terms of no class
+        reach = theta * (1 - _SLACK)
 
-        # Probing a document costs about _PROBE_VS_SCAN postings per unread term. Stop when
+        # Probing a document costs about ``probe_cost`` postings per unread term. Stop when
         # probing now costs less than the next round's reading (which would shrink the set).
         left = float(read_after[-1] - read_after[done])
-        affordable = min(left, budget) / (max(len(rest), 1) * _PROBE_VS_SCAN)
+        affordable = min(left, budget) / (max(len(rest), 1) * passes.probe_cost)
         if len(rest):
             # the bounds of evenly spread documents first: when far too many reach θ, read on
             step = max(1, n // _SPREAD)
-            above = np.count_nonzero(_document_bounds(slice(0, n, step), base, table, weights) >= theta * (1 - _SLACK))
+            above = len(passes.above(lower, constant, table, weights, reach, step))
             if above * step > 2 * affordable + _SPREAD / 64:
                 continue
-        upper = _document_bounds(slice(0, n), base, table, weights)
-        must = np.flatnonzero(upper >= theta * (1 - _SLACK))
+        must = passes.above(lower, constant, table, weights, reach, 1)
         if not len(rest) or len(must) <= affordable:
             break
     scores = np.zeros(n)
-    scores[must] = (partial[must] + _probe_sums(index, prepared, measure, must, rest)) * factor[must]
+    scores[must] = (partial[must] + passes.probe(must, rest)) * factor[must]
     scores[scores < floor] = 0.0
     ranked = top_k(scores, k)
     return ranked, scores[ranked]
 
 
-def _document_bounds(docs: slice, base: np.ndarray, table: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """base + Σ_c weights[c] · table[c] for ``docs``, one class row at a time (no float copy of
-    the whole table)."""
-    upper: np.ndarray = base[docs].copy()
+def _document_bounds(docs: slice, lower: np.ndarray, constant: float, table: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """lower + constant + Σ_c weights[c] · table[c] for ``docs``, one class row at a time (no
+    float copy of the whole table)."""
+    upper: np.ndarray = lower[docs] + constant
     for c in np.flatnonzero(weights).tolist():
         upper += weights[c] * table[c, docs]
     return upper

@@ -1,0 +1,264 @@
+"""The inner loops of the cosine top-k (:mod:`coderiv.ranking.pruning`) in compiled code (numba),
+when ``coderiv[fast]`` is installed: reading postings into partial sums, probing documents in
+postings, and the per-document bounds, each in one pass.
+
+The numpy passes they replace touch every posting several times (decode the document number,
+decode the count, a table index, a gather, a ``bincount`` into an array of every document),
+and a probe is one binary search per (term, document) costing several numpy calls. Here:
+
+- :func:`accumulate` adds ``table[offset_i + f_dt]`` to ``partial[d]`` for every posting
+  (d, f_dt) of the given keys, decoding the run-split document numbers
+  (:class:`~coderiv.index.postings.DocNumbers`) and the escaped counts
+  (:class:`~coderiv.index.counts.CountValues`) on the way;
+- :func:`probe` adds the same contributions for an ascending list of documents, found by
+  galloping search in each key's postings (the documents ascend, so each search starts where
+  the last one ended);
+- :func:`above` lists the documents whose bound ``partial·factor + constant + Σ_c w_c·table_c``
+  reaches θ (or counts them, on every ``step``-th document).
+
+The contribution of a posting is looked up in the same per-(term, f_dt) table the numpy pass
+uses (:func:`coderiv.ranking.kernel.contribution_table`), so only the order of the additions
+differs: the sums agree to rounding, and the ranking's 12-digit ties absorb that
+(property-tested against the full pass in ``tests/test_compiled_probes.py``).
+
+numba is optional and costs about 0.25 s of CPU to import and load the cached loops (compiled
+once per machine, cached on disk by numba), about what these loops save on 5–10 whole-document
+queries of a 100K-document index. So :mod:`coderiv.ranking.pruning` loads them only once a
+process has spent that much in the numpy passes (:func:`note_numpy_work`), or when asked by
+:func:`load` (a long-lived process: the server, a benchmark). Without numba, the numpy passes
+answer, the same answers.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+#: Postings a process reads through the numpy passes before it loads the compiled loops: the
+#: import (~0.25 s of CPU) is then paid for, whatever the number of queries still to come
+#: (a rent-or-buy rule; ~7 ns a posting in numpy, ~2 with the loops).
+LOAD_AFTER_POSTINGS = 50_000_000
+
+_KERNELS: dict[str, Callable[..., Any]] = {}
+_FAILED = False
+_SPENT = 0
+
+
+def _run_of(run_at: np.ndarray, position: int) -> int:
+    """The run holding posting ``position``: the last r with run_at[r] ≤ position."""
+    lo, hi = 0, run_at.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if int(run_at[mid]) <= position:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
+def _escaped(over_at: np.ndarray, over_val: np.ndarray, position: int) -> int:
+    """f_dt of posting ``position``, whose byte is the escape: the side table's value."""
+    lo, hi = 0, over_at.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if int(over_at[mid]) < position:
+            lo = mid + 1
+        else:
+            hi = mid
+    return int(over_val[lo])
+
+
+def _accumulate(
+    low: np.ndarray,
+    run_at: np.ndarray,
+    run_high: np.ndarray,
+    vals: np.ndarray,
+    over_at: np.ndarray,
+    over_val: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    offsets: np.ndarray,
+    table: np.ndarray,
+    partial: np.ndarray,
+) -> None:
+    """partial[d] += table[offsets[i] + f_dt] for every posting (d, f_dt) of ``starts[i]:ends[i]``."""
+    escapes = over_at.shape[0] > 0
+    for i in range(starts.shape[0]):
+        position, end, offset = int(starts[i]), int(ends[i]), int(offsets[i])
+        if position >= end:
+            continue
+        run = _run_of(run_at, position)
+        while position < end:
+            stop = min(int(run_at[run + 1]), end)
+            high = int(run_high[run]) << 16
+            for p in range(position, stop):
+                value = int(vals[p])
+                if value == 255 and escapes:
+                    value = _escaped(over_at, over_val, p)
+                partial[high | int(low[p])] += table[offset + value]
+            position = stop
+            run += 1
+
+
+def _probe(
+    low: np.ndarray,
+    run_at: np.ndarray,
+    run_high: np.ndarray,
+    vals: np.ndarray,
+    over_at: np.ndarray,
+    over_val: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    offsets: np.ndarray,
+    table: np.ndarray,
+    docs: np.ndarray,
+    sums: np.ndarray,
+) -> None:
+    """sums[j] += table[offsets[i] + f_dt] wherever document ``docs[j]`` (ascending) has a
+    posting (docs[j], f_dt) in ``starts[i]:ends[i]``: a galloping search per (key, document),
+    each starting where the previous one ended."""
+    n_docs, escapes = docs.shape[0], over_at.shape[0] > 0
+    for i in range(starts.shape[0]):
+        position, end, offset = int(starts[i]), int(ends[i]), int(offsets[i])
+        if position >= end or n_docs == 0:
+            continue
+        run = _run_of(run_at, position)
+        j = 0
+        while position < end and j < n_docs:
+            stop = min(int(run_at[run + 1]), end)
+            high = int(run_high[run])
+            while j < n_docs and (int(docs[j]) >> 16) < high:
+                j += 1
+            while j < n_docs and position < stop and (int(docs[j]) >> 16) == high:
+                target = int(docs[j]) & 0xFFFF
+                if int(low[position]) < target:
+                    # gallop: low[position] < target; double the step until it is passed
+                    step = 1
+                    while position + step < stop and int(low[position + step]) < target:
+                        position += step
+                        step <<= 1
+                    lo, hi = position + 1, min(position + step, stop)
+                    while lo < hi:
+                        mid = (lo + hi) >> 1
+                        if int(low[mid]) < target:
+                            lo = mid + 1
+                        else:
+                            hi = mid
+                    position = lo
+                if position < stop and int(low[position]) == target:
+                    value = int(vals[position])
+                    if value == 255 and escapes:
+                        value = _escaped(over_at, over_val, position)
+                    sums[j] += table[offset + value]
+                    position += 1
+                j += 1
+            position = stop
+            run += 1
+
+
+def _above(
+    lower: np.ndarray,
+    constant: float,
+    table: np.ndarray,
+    weights: np.ndarray,
+    theta: float,
+    step: int,
+    out: np.ndarray,
+) -> int:
+    """Write into ``out`` the documents d (every ``step``-th) whose bound
+    lower[d] + constant + Σ_c weights[c]·table[c, d] is ≥ θ; return how many."""
+    classes = np.flatnonzero(weights)
+    count = 0
+    for d in range(0, lower.shape[0], step):
+        upper = lower[d] + constant
+        for c in classes:
+            upper += weights[c] * table[c, d]
+        if upper >= theta:
+            out[count] = d
+            count += 1
+    return count
+
+
+def available() -> bool:
+    """Whether numba is installed (``coderiv[fast]``)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def load() -> bool:
+    """Import numba and compile (or load from numba's cache) the loops; False when numba is
+    missing or fails (the numpy passes then answer)."""
+    global _FAILED, _run_of, _escaped
+    if _KERNELS or _FAILED:
+        return bool(_KERNELS)
+    # numba's CPU target imports scipy.linalg to look for BLAS (a second or so of start-up);
+    # the loops use no BLAS, so scipy is hidden from it unless something already imported it
+    hide = "scipy" not in sys.modules
+    if hide:
+        sys.modules["scipy"] = None  # type: ignore[assignment]
+    try:
+        import numba
+
+        jit = numba.njit(cache=True, nogil=True)
+        # the helpers first: the loops call them by their module names, now compiled
+        _run_of, _escaped = jit(_run_of), jit(_escaped)
+        kernels: dict[str, Callable[..., Any]] = {"accumulate": jit(_accumulate), "probe": jit(_probe), "above": jit(_above)}
+        _warm_up(kernels)
+    except Exception:  # noqa: BLE001 - an accelerator that cannot load is simply not used
+        _FAILED = True
+        return False
+    finally:
+        if hide:
+            del sys.modules["scipy"]
+    _KERNELS.update(kernels)
+    return True
+
+
+def _warm_up(kernels: dict[str, Callable[..., Any]]) -> None:
+    """Compile (or load from the cache) the loops for the array types of a usual index: one key
+    of two postings (documents 1 and 70,000, in two runs)."""
+    low, run_at, run_high = np.array([1, 4464], np.uint16), np.array([0, 1, 2], np.uint32), np.array([0, 1], np.uint16)
+    vals, none = np.array([1, 2], np.uint8), np.zeros(0, np.int64)
+    keys, table = (np.zeros(1, np.int64), np.full(1, 2, np.int64), np.zeros(1, np.int64)), np.ones(3)
+    kernels["accumulate"](low, run_at, run_high, vals, none, none, *keys, table, np.zeros(70_001))
+    kernels["probe"](low, run_at, run_high, vals, none, none, *keys, table, np.array([1, 70_000]), np.zeros(2))
+    kernels["above"](np.zeros(2), 0.0, np.ones((2, 2), np.uint8), np.ones(2), 1.0, 1, np.zeros(2, np.int64))
+
+
+def loaded() -> bool:
+    """Whether the compiled loops are ready in this process."""
+    return bool(_KERNELS)
+
+
+def note_numpy_work(postings: int) -> bool:
+    """Count postings handled by the numpy passes; once :data:`LOAD_AFTER_POSTINGS` have been,
+    load the loops (if numba is installed). Returns whether they are loaded."""
+    global _SPENT
+    if _KERNELS:
+        return True
+    if _FAILED:
+        return False
+    _SPENT += postings
+    if _SPENT >= LOAD_AFTER_POSTINGS and available():
+        return load()
+    return False
+
+
+def accumulate(*arrays: Any) -> None:
+    """:func:`_accumulate`, compiled (needs :func:`load` first)."""
+    _KERNELS["accumulate"](*arrays)
+
+
+def probe(*arrays: Any) -> None:
+    """:func:`_probe`, compiled (needs :func:`load` first)."""
+    _KERNELS["probe"](*arrays)
+
+
+def above(lower: np.ndarray, constant: float, table: np.ndarray, weights: np.ndarray, theta: float, step: int) -> np.ndarray:
+    """Documents (every ``step``-th) whose bound reaches θ, ascending (needs :func:`load`)."""
+    out = np.empty((lower.shape[0] + step - 1) // step, np.int64)
+    count = _KERNELS["above"](lower, constant, table, weights, theta, step, out)
+    return out[:count]
