@@ -23,6 +23,8 @@ absolutes, on a shared machine; the load average is printed before and after.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
 import json
 import os
 import re
@@ -82,6 +84,8 @@ def run_coderiv(tar: Path, out: Path, queries: dict[str, str], threads: int) -> 
     own, children = peak_rss_mb()
     index = Index.open(out)
     searcher = Searcher(index)
+    with contextlib.suppress(ImportError):  # a tree with compiled query loops: loaded as a long-lived process would
+        importlib.import_module("coderiv.ranking.compiled_probes").load()
     rows = {}
     for measure in ("identity5", "cosine"):
         prepared = {qid: searcher.prepare(text) for qid, text in queries.items()}

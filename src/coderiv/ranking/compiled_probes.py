@@ -19,14 +19,16 @@ and a probe is one binary search per (term, document) costing several numpy call
 The contribution of a posting is looked up in the same per-(term, f_dt) table the numpy pass
 uses (:func:`coderiv.ranking.kernel.contribution_table`), so only the order of the additions
 differs: the sums agree to rounding, and the ranking's 12-digit ties absorb that
-(property-tested against the full pass in ``tests/test_compiled_probes.py``).
+(``tests/test_compiled_probes.py`` checks the sums, ``tests/test_pruning_cosine.py`` the rankings
+of both paths against the full pass).
 
-numba is optional and costs about 0.25 s of CPU to import and load the cached loops (compiled
-once per machine, cached on disk by numba), about what these loops save on 5–10 whole-document
-queries of a 100K-document index. So :mod:`coderiv.ranking.pruning` loads them only once a
-process has spent that much in the numpy passes (:func:`note_numpy_work`), or when asked by
-:func:`load` (a long-lived process: the server, a benchmark). Without numba, the numpy passes
-answer, the same answers.
+numba is optional. Importing it and loading the loops from numba's disk cache costs about 0.4 s
+of CPU (0.2 s when numba is already imported),
+what these loops save on 5–10 whole-document queries of a 100K-document index. So
+:mod:`coderiv.ranking.pruning` loads them only once a process has handled that much work in the
+numpy passes (:func:`note_numpy_work`), or when asked by :func:`load` (a long-lived process: the
+server, a benchmark). The very first load on a machine (or after an upgrade) compiles them,
+5–10 s, once. Without numba, the numpy passes answer, with the same answers.
 """
 
 from __future__ import annotations
@@ -38,9 +40,10 @@ from typing import Any
 
 import numpy as np
 
-#: Postings a process reads through the numpy passes before it loads the compiled loops: the
-#: import (~0.25 s of CPU) is then paid for, whatever the number of queries still to come
-#: (a rent-or-buy rule; ~7 ns a posting in numpy, ~2 with the loops).
+#: Postings of cosine queries (Σ f_t of their terms) a process handles through the numpy passes
+#: before it loads the compiled loops: ~6–9 ns of numpy CPU each (~60 ms for a whole-document
+#: query at 100K documents, of which the loops save ~45), so by then the numpy passes have cost
+#: about what the import costs (a rent-or-buy rule, whatever the number of queries still to come).
 LOAD_AFTER_POSTINGS = 50_000_000
 
 _KERNELS: dict[str, Callable[..., Any]] = {}

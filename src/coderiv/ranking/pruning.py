@@ -261,8 +261,11 @@ class _CompiledPasses(_NumpyPasses):
         self.ends = ptr[prepared.positions + 1].astype(np.int64)
         self.table, self.offsets = contribution_table(store, prepared.positions, prepared.f_qt, prepared.f_t, index.n_docs, measure)
         numbers, values = store.docs, store.vals
+        run_at = np.asarray(numbers.run_at)
+        if run_at.dtype.itemsize < 4:  # a small index: the loops' usual type, not a compilation of their own
+            run_at = run_at.astype(np.uint32)
         self.arrays = (
-            np.asarray(numbers.low), np.asarray(numbers.run_at), np.asarray(numbers.run_high), np.asarray(values.low),
+            np.asarray(numbers.low), run_at, np.asarray(numbers.run_high), np.asarray(values.low),
             np.asarray(values.over_at, np.int64), np.asarray(values.over_val, np.int64),
         )
 
