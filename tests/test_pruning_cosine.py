@@ -267,3 +267,20 @@ def test_counts_past_255_are_probed_exactly() -> None:
         for query in ("kiwi mango", docs["d03.txt"], docs["d10.txt"]):
             for k in (1, 3, None):
                 assert_pruned_equals_full(index, query, k, 0.0 if k else 0.01)
+
+
+def test_without_numba_cosine_prunes_with_numpy() -> None:
+    """numba missing (and nothing loaded): the numpy passes answer, whatever the work done."""
+    docs = {f"d{i:02d}.txt": " ".join(VOCABULARY[(i * j) % 23] for j in range(4 + i)) for i in range(30)}
+    with folder() as root, mock.patch.object(compiled_probes, "_KERNELS", {}), \
+            mock.patch.object(compiled_probes, "_SPENT", 10 * compiled_probes.LOAD_AFTER_POSTINGS), \
+            mock.patch.object(compiled_probes, "available", lambda: False):
+        write_docs(root / "c", docs)
+        Index.update_from(root / "c", root / "i", workers=1)
+        index = Index.open(root / "i")
+        prepared = Searcher(index).prepare(docs["d12.txt"])
+        passes = pruning._passes(index, prepared, COSINE)
+        assert type(passes) is pruning._NumpyPasses
+        got = pruning.pruned_top_k(index, prepared, COSINE, 5)
+        assert got[0].tolist() == full_top(index, prepared, 5, 0.0)[0].tolist()
+        assert not compiled_probes.loaded()

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -49,6 +50,7 @@ LOAD_AFTER_POSTINGS = 50_000_000
 _KERNELS: dict[str, Callable[..., Any]] = {}
 _FAILED = False
 _SPENT = 0
+_LOADING = threading.Lock()  # a server's threads may reach the rule together
 
 
 def _run_of(run_at: np.ndarray, position: int) -> int:
@@ -194,6 +196,11 @@ def available() -> bool:
 def load() -> bool:
     """Import numba and compile (or load from numba's cache) the loops; False when numba is
     missing or fails (the numpy passes then answer)."""
+    with _LOADING:
+        return _load()
+
+
+def _load() -> bool:
     global _FAILED, _run_of, _escaped
     if _KERNELS or _FAILED:
         return bool(_KERNELS)
