@@ -81,7 +81,12 @@ def run_loops(compiled: bool, store: Postings, keys: np.ndarray, table: np.ndarr
     partial, sums = np.zeros(store.n_docs), np.zeros(len(docs))
     accumulate = compiled_probes.accumulate if compiled else compiled_probes._accumulate
     probe = compiled_probes.probe if compiled else compiled_probes._probe
-    accumulate(*arrays(store), starts, ends, offsets_of(store, keys), table, partial)
+    touched = np.zeros(store.n_docs, bool)
+    accumulate(*arrays(store), starts, ends, offsets_of(store, keys), table, partial, touched)
+    assert touched.tolist() == np.isin(np.arange(store.n_docs), store.slices(keys)[0]).tolist()
+    again = np.zeros(store.n_docs)
+    accumulate(*arrays(store), starts, ends, offsets_of(store, keys), table, again, np.zeros(0, bool))
+    assert again.tolist() == partial.tolist()
     probe(*arrays(store), starts, ends, offsets_of(store, keys), table, docs, sums)
     return partial, sums
 
@@ -141,19 +146,19 @@ def test_above_lists_the_documents_whose_bound_reaches_theta() -> None:
     assert compiled_probes.above(lower, 0.2, table, weights, 5.0, 1).tolist() == []
 
 
-def test_the_loops_load_once_the_numpy_passes_have_read_enough() -> None:
-    """Rent or buy: numba is imported only after LOAD_AFTER_POSTINGS postings through numpy."""
+def test_the_loops_load_once_the_numpy_passes_have_cost_as_much() -> None:
+    """Rent or buy: numba is imported only after LOAD_AFTER_SECONDS of CPU in the numpy passes."""
     with mock.patch.object(compiled_probes, "_KERNELS", {}), mock.patch.object(compiled_probes, "_FAILED", False), \
-            mock.patch.object(compiled_probes, "_SPENT", 0), mock.patch.object(compiled_probes, "available", lambda: True), \
+            mock.patch.object(compiled_probes, "_SPENT", 0.0), mock.patch.object(compiled_probes, "available", lambda: True), \
             mock.patch.object(compiled_probes, "load", return_value=True) as load:
-        assert not compiled_probes.note_numpy_work(compiled_probes.LOAD_AFTER_POSTINGS - 10)
+        assert not compiled_probes.note_numpy_work(compiled_probes.LOAD_AFTER_SECONDS * 0.75)
         load.assert_not_called()
-        assert compiled_probes.note_numpy_work(10)
+        assert compiled_probes.note_numpy_work(compiled_probes.LOAD_AFTER_SECONDS * 0.25)
         load.assert_called_once()
 
 
 def test_without_numba_the_numpy_passes_stay() -> None:
     with mock.patch.object(compiled_probes, "_KERNELS", {}), mock.patch.object(compiled_probes, "_FAILED", False), \
-            mock.patch.object(compiled_probes, "_SPENT", 0), mock.patch.object(compiled_probes, "available", lambda: False):
-        assert not compiled_probes.note_numpy_work(10 * compiled_probes.LOAD_AFTER_POSTINGS)
+            mock.patch.object(compiled_probes, "_SPENT", 0.0), mock.patch.object(compiled_probes, "available", lambda: False):
+        assert not compiled_probes.note_numpy_work(10 * compiled_probes.LOAD_AFTER_SECONDS)
         assert not compiled_probes.loaded()

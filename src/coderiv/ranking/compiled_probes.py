@@ -1,13 +1,13 @@
-"""The inner loops of the cosine top-k (:mod:`coderiv.ranking.pruning`) in compiled code (numba),
-when ``coderiv[fast]`` is installed: reading postings into partial sums, probing documents in
-postings, and the per-document bounds, each in one pass.
+"""The inner loops of exact top-k pruning (:mod:`coderiv.ranking.pruning`) in compiled code
+(numba), when ``coderiv[fast]`` is installed: reading postings into partial sums, probing
+documents in postings, and cosine's per-document bounds, each in one pass.
 
 The numpy passes they replace touch every posting several times (decode the document number,
 decode the count, a table index, a gather, a ``bincount`` into an array of every document),
 and a probe is one binary search per (term, document) costing several numpy calls. Here:
 
 - :func:`accumulate` adds ``table[offset_i + f_dt]`` to ``partial[d]`` for every posting
-  (d, f_dt) of the given keys, decoding the run-split document numbers
+  (d, f_dt) of the given keys (and marks d as seen, for the per-term bounds' pruning), decoding the run-split document numbers
   (:class:`~coderiv.index.postings.DocNumbers`) and the escaped counts
   (:class:`~coderiv.index.counts.CountValues`) on the way;
 - :func:`probe` adds the same contributions for an ascending list of documents, found by
@@ -23,11 +23,11 @@ differs: the sums agree to rounding, and the ranking's 12-digit ties absorb that
 of both paths against the full pass).
 
 numba is optional. Importing it and loading the loops from numba's disk cache costs about 0.4 s
-of CPU (0.2 s when numba is already imported),
-what these loops save on 5–10 whole-document queries of a 100K-document index. So
-:mod:`coderiv.ranking.pruning` loads them only once a process has handled that much work in the
-numpy passes (:func:`note_numpy_work`), or when asked by :func:`load` (a long-lived process: the
-server, a benchmark). The very first load on a machine (or after an upgrade) compiles them,
+of CPU (0.2 s when numba is already imported): what the loops save on 5–10 whole-document
+cosine queries of a 100K-document index. So :mod:`coderiv.ranking.pruning` loads them only once
+the process has spent as much CPU time in the numpy passes (:func:`note_numpy_work`: a single
+short query never pays for the import), or when asked by :func:`load` (a long-lived process:
+the server, a benchmark). The very first load on a machine (or after an upgrade) compiles them,
 5–10 s, once. Without numba, the numpy passes answer, with the same answers.
 """
 
@@ -41,15 +41,14 @@ from typing import Any
 
 import numpy as np
 
-#: Postings of cosine queries (Σ f_t of their terms) a process handles through the numpy passes
-#: before it loads the compiled loops: ~6–9 ns of numpy CPU each (~60 ms for a whole-document
-#: query at 100K documents, of which the loops save ~45), so by then the numpy passes have cost
-#: about what the import costs (a rent-or-buy rule, whatever the number of queries still to come).
-LOAD_AFTER_POSTINGS = 50_000_000
+#: CPU seconds a process spends in the numpy passes of pruned queries before it loads the
+#: compiled loops: about what loading them costs, so that whatever the number of queries still
+#: to come, the process never spends more than twice the best choice's time (rent or buy).
+LOAD_AFTER_SECONDS = 0.4
 
 _KERNELS: dict[str, Callable[..., Any]] = {}
 _FAILED = False
-_SPENT = 0
+_SPENT = 0.0
 _LOADING = threading.Lock()  # a server's threads may reach the rule together
 
 
@@ -89,9 +88,11 @@ def _accumulate(
     offsets: np.ndarray,
     table: np.ndarray,
     partial: np.ndarray,
+    touched: np.ndarray,
 ) -> None:
-    """partial[d] += table[offsets[i] + f_dt] for every posting (d, f_dt) of ``starts[i]:ends[i]``."""
-    escapes = over_at.shape[0] > 0
+    """partial[d] += table[offsets[i] + f_dt] for every posting (d, f_dt) of ``starts[i]:ends[i]``,
+    and touched[d] = True unless ``touched`` is empty."""
+    escapes, mark = over_at.shape[0] > 0, touched.shape[0] > 0
     for i in range(starts.shape[0]):
         position, end, offset = int(starts[i]), int(ends[i]), int(offsets[i])
         if position >= end:
@@ -104,7 +105,10 @@ def _accumulate(
                 value = int(vals[p])
                 if value == 255 and escapes:
                     value = _escaped(over_at, over_val, p)
-                partial[high | int(low[p])] += table[offset + value]
+                doc = high | int(low[p])
+                partial[doc] += table[offset + value]
+                if mark:
+                    touched[doc] = True
             position = stop
             run += 1
 
@@ -233,7 +237,8 @@ def _warm_up(kernels: dict[str, Callable[..., Any]]) -> None:
     low, run_at, run_high = np.array([1, 4464], np.uint16), np.array([0, 1, 2], np.uint32), np.array([0, 1], np.uint16)
     vals, none = np.array([1, 2], np.uint8), np.zeros(0, np.int64)
     keys, table = (np.zeros(1, np.int64), np.full(1, 2, np.int64), np.zeros(1, np.int64)), np.ones(3)
-    kernels["accumulate"](low, run_at, run_high, vals, none, none, *keys, table, np.zeros(70_001))
+    kernels["accumulate"](low, run_at, run_high, vals, none, none, *keys, table, np.zeros(70_001), np.zeros(0, np.bool_))
+    kernels["accumulate"](low, run_at, run_high, vals, none, none, *keys, table, np.zeros(70_001), np.zeros(70_001, np.bool_))
     kernels["probe"](low, run_at, run_high, vals, none, none, *keys, table, np.array([1, 70_000]), np.zeros(2))
     kernels["above"](np.zeros(2), 0.0, np.ones((2, 2), np.uint8), np.ones(2), 1.0, 1, np.zeros(2, np.int64))
 
@@ -243,16 +248,16 @@ def loaded() -> bool:
     return bool(_KERNELS)
 
 
-def note_numpy_work(postings: int) -> bool:
-    """Count postings handled by the numpy passes; once :data:`LOAD_AFTER_POSTINGS` have been,
+def note_numpy_work(seconds: float) -> bool:
+    """Count CPU seconds spent in the numpy passes; once :data:`LOAD_AFTER_SECONDS` have been,
     load the loops (if numba is installed). Returns whether they are loaded."""
     global _SPENT
     if _KERNELS:
         return True
     if _FAILED:
         return False
-    _SPENT += postings
-    if _SPENT >= LOAD_AFTER_POSTINGS and available():
+    _SPENT += seconds
+    if _SPENT >= LOAD_AFTER_SECONDS and available():
         return load()
     return False
 

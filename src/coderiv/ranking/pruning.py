@@ -15,6 +15,8 @@ times (partial score + remaining bounds) falls below θ.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from coderiv.index.cosine_bounds import SCALE, class_of
@@ -56,14 +58,32 @@ def pruned_top_k(
     max_unit = np.asarray(index.term_max_unit[prepared.positions], np.float64)
     bounds = measure.final_bound(f_qt, f_t, float(n), maxvals, max_unit) if len(prepared.positions) else None
     classes = getattr(index, "cosine_classes", None)
-    if bounds is not None and measure.norm_classes and classes is not None and (k is not None or floor > 0):
-        return _norm_class_top_k(index, prepared, measure, k, floor, bounds, classes)
+    by_class = bounds is not None and measure.norm_classes and classes is not None
     if bounds is None or (k is None and floor <= 0):
         scores = all_scores(index, prepared, measure)
         scores[scores < floor] = 0.0
         ranked = top_k(scores, k)
         return ranked, scores[ranked]
+    passes = _passes(index, prepared, measure)
+    start = time.process_time()
+    if by_class:
+        assert classes is not None
+        found = _norm_class_top_k(passes, k, floor, bounds, classes)
+    else:
+        found = _term_bound_top_k(passes, k, floor, bounds)
+    if not isinstance(passes, _CompiledPasses):
+        compiled_probes.note_numpy_work(time.process_time() - start)
+    return found
 
+
+def _term_bound_top_k(passes: _NumpyPasses, k: int | None, floor: float, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact top k by per-term bounds (the module's docstring)."""
+    index, prepared, measure = passes.index, passes.prepared, passes.measure
+    n = index.n_docs
+    store = index.terms
+    f_t = prepared.f_t.astype(np.float64)
+    f_qt = prepared.f_qt.astype(np.float64)
+    maxvals = np.asarray(store.maxvals[prepared.positions], np.float64)
     # A candidate's bound is the smaller of its exact document factor × (partial + the term
     # parts' bounds) and partial × factor + the whole contributions' bounds.
     term_bounds = measure.bound(f_qt, f_t, float(n), maxvals)
@@ -88,9 +108,7 @@ def pruned_top_k(
             break
         end = int(np.searchsorted(lengths_read, lengths_read[done] + budget, side="right")) - 1
         batch = order[done : min(needed, max(end, done + 1))]
-        docs, contributions = term_contributions(index, prepared, measure, batch)
-        partial += np.bincount(docs, weights=contributions, minlength=n)
-        touched[docs] = True
+        passes.read(batch, partial, touched)
         done += len(batch)
         budget *= 2
         seen = np.flatnonzero(touched)
@@ -100,8 +118,8 @@ def pruned_top_k(
     candidates = np.flatnonzero(touched)
     factor = measure.doc(lengths[candidates], f_q, norms[candidates])
     # Phase 2: probe the remaining (long, low-weight) postings for the surviving candidates, a
-    # group of terms at a time, with one vectorized binary search over every (term, candidate).
-    ptr, all_vals = np.asarray(store.ptr), store.vals
+    # group of terms at a time (numpy: one vectorized binary search over every pair).
+    ptr = np.asarray(store.ptr)
     i, group = done, 4
     while i < len(order) and len(candidates):
         upper = np.minimum(factor * (partial[candidates] + term_tail[i]), factor * partial[candidates] + tail[i])
@@ -117,19 +135,9 @@ def pruned_top_k(
         searches = len(candidates) * len(terms) * max(1, int(np.log2(max(postings / len(terms), 2))))
         if searches > _SEARCH_VS_SCAN * postings:
             # loose bounds left many candidates: streaming these postings is cheaper than probing
-            docs, contributions = term_contributions(index, prepared, measure, terms)
-            partial += np.bincount(docs, weights=contributions, minlength=n)
+            passes.read(terms, partial)
         else:
-            pair_term = np.repeat(np.arange(len(terms)), len(candidates))
-            pair_doc = np.tile(candidates, len(terms))
-            at = store.docs.search(ptr[positions], ptr[positions + 1], pair_doc, pair_term)
-            hit = np.flatnonzero(at >= 0)
-            if not len(hit):
-                continue
-            term = terms[pair_term[hit]]
-            contributions = measure.term(np.asarray(all_vals.take(at[hit]), np.float64), f_qt[term], f_t[term], float(n))
-            local = np.tile(np.arange(len(candidates)), len(terms))[hit]
-            partial[candidates] += np.bincount(local, weights=contributions, minlength=len(candidates))
+            partial[candidates] += passes.probe_many(candidates, terms)
         theta = max(theta, _kth_largest(partial[candidates] * factor, k))
     scores = np.zeros(n)
     scores[candidates] = partial[candidates] * factor
@@ -231,14 +239,35 @@ class _NumpyPasses:
     def __init__(self, index: Index, prepared: PreparedQuery, measure: Measure) -> None:
         self.index, self.prepared, self.measure = index, prepared, measure
 
-    def read(self, terms: np.ndarray, partial: np.ndarray) -> None:
-        """Add the contributions of every posting of query terms ``terms`` to ``partial``."""
+    def read(self, terms: np.ndarray, partial: np.ndarray, touched: np.ndarray | None = None) -> None:
+        """Add the contributions of every posting of query terms ``terms`` to ``partial`` (and
+        mark its document in ``touched``)."""
         docs, contributions = term_contributions(self.index, self.prepared, self.measure, terms)
         partial += np.bincount(docs, weights=contributions, minlength=len(partial))
+        if touched is not None:
+            touched[docs] = True
 
     def probe(self, docs: np.ndarray, terms: np.ndarray) -> np.ndarray:
         """Σ over query terms ``terms`` of each document's contribution (``docs`` ascending)."""
         return _probe_sums(self.index, self.prepared, self.measure, docs, terms)
+
+    def probe_many(self, docs: np.ndarray, terms: np.ndarray) -> np.ndarray:
+        """:meth:`probe` for many documents (thousands) in a few terms: numpy's one vectorized
+        binary search over every (term, document) pair."""
+        store, prepared = self.index.terms, self.prepared
+        ptr = np.asarray(store.ptr)
+        positions = prepared.positions[terms]
+        pair_term = np.repeat(np.arange(len(terms)), len(docs))
+        at = store.docs.search(ptr[positions], ptr[positions + 1], np.tile(docs, len(terms)), pair_term)
+        hit = np.flatnonzero(at >= 0)
+        if not len(hit):
+            return np.zeros(len(docs))
+        term = terms[pair_term[hit]]
+        f_dt = np.asarray(store.vals.take(at[hit]), np.float64)
+        f_qt, f_t = prepared.f_qt[term].astype(np.float64), prepared.f_t[term].astype(np.float64)
+        contributions = self.measure.term(f_dt, f_qt, f_t, float(self.index.n_docs))
+        sums: np.ndarray = np.bincount(hit % len(docs), weights=contributions, minlength=len(docs))
+        return sums
 
     def above(self, lower: np.ndarray, constant: float, table: np.ndarray, weights: np.ndarray, theta: float, step: int) -> np.ndarray:
         """Documents (every ``step``-th) with lower + constant + Σ_c weights[c]·table[c] ≥ θ."""
@@ -269,8 +298,13 @@ class _CompiledPasses(_NumpyPasses):
             np.asarray(values.over_at, np.int64), np.asarray(values.over_val, np.int64),
         )
 
-    def read(self, terms: np.ndarray, partial: np.ndarray) -> None:
-        compiled_probes.accumulate(*self.arrays, self.starts[terms], self.ends[terms], self.offsets[terms], self.table, partial)
+    def read(self, terms: np.ndarray, partial: np.ndarray, touched: np.ndarray | None = None) -> None:
+        # summed apart, then added, in the order of numpy's bincount: the same bits as numpy's
+        # passes, so that a score never depends on whether this process loaded the loops
+        sums = np.zeros(len(partial))
+        mark = np.zeros(0, bool) if touched is None else touched
+        compiled_probes.accumulate(*self.arrays, self.starts[terms], self.ends[terms], self.offsets[terms], self.table, sums, mark)
+        partial += sums
 
     def probe(self, docs: np.ndarray, terms: np.ndarray) -> np.ndarray:
         sums = np.zeros(len(docs))
@@ -280,25 +314,23 @@ class _CompiledPasses(_NumpyPasses):
             )
         return sums
 
+    def probe_many(self, docs: np.ndarray, terms: np.ndarray) -> np.ndarray:
+        return self.probe(docs, terms)
+
     def above(self, lower: np.ndarray, constant: float, table: np.ndarray, weights: np.ndarray, theta: float, step: int) -> np.ndarray:
         return compiled_probes.above(lower, constant, np.asarray(table), weights, theta, step)
 
 
 def _passes(index: Index, prepared: PreparedQuery, measure: Measure) -> _NumpyPasses:
-    """The compiled passes when they are loaded (or worth loading now), else numpy's."""
-    if compiled_probes.loaded() or compiled_probes.note_numpy_work(int(prepared.f_t.sum())):
+    """The compiled passes once they are loaded (see :func:`compiled_probes.note_numpy_work`),
+    else numpy's."""
+    if compiled_probes.loaded():
         return _CompiledPasses(index, prepared, measure)
     return _NumpyPasses(index, prepared, measure)
 
 
 def _norm_class_top_k(
-    index: Index,
-    prepared: PreparedQuery,
-    measure: Measure,
-    k: int | None,
-    floor: float,
-    bounds: np.ndarray,
-    classes: tuple[np.ndarray, np.ndarray],
+    passes: _NumpyPasses, k: int | None, floor: float, bounds: np.ndarray, classes: tuple[np.ndarray, np.ndarray]
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact top k for cosine with per-document bounds (:mod:`coderiv.index.cosine_bounds`).
 
@@ -308,9 +340,9 @@ def _norm_class_top_k(
     documents (probed). Once probing the documents whose bound reaches θ costs less than
     reading the rest, they are probed and the rest of the postings is never read.
     """
+    index, prepared, measure = passes.index, passes.prepared, passes.measure
     table, limits = classes
     n = index.n_docs
-    passes = _passes(index, prepared, measure)
     f_t = prepared.f_t.astype(np.float64)
     f_qt = prepared.f_qt.astype(np.float64)
     x_q2 = measure.term(f_qt, f_qt, f_t, float(n))  # x_qt²: the term part with d := q
