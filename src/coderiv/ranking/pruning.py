@@ -90,9 +90,8 @@ def _term_bound_top_k(passes: _NumpyPasses, k: int | None, floor: float, bounds:
     order = np.argsort(-bounds, kind="stable")
     tail = np.concatenate((np.cumsum(bounds[order][::-1])[::-1], [0.0]))  # tail[i] = Σ bounds[order[i:]]
     term_tail = np.concatenate((np.cumsum(term_bounds[order][::-1])[::-1], [0.0]))
-    lengths = np.asarray(index.doc_lengths, np.float64)
-    norms = np.asarray(index.doc_norms)
-    f_q = float(prepared.f_q)
+    # every document's factor once (a document's bound needs it each round)
+    factors = measure.doc(np.asarray(index.doc_lengths, np.float64), float(prepared.f_q), np.asarray(index.doc_norms))
 
     partial = np.zeros(n)
     touched = np.zeros(n, bool)
@@ -111,12 +110,11 @@ def _term_bound_top_k(passes: _NumpyPasses, k: int | None, floor: float, bounds:
         passes.read(batch, partial, touched)
         done += len(batch)
         budget *= 2
-        seen = np.flatnonzero(touched)
-        lower = partial[seen] * measure.doc(lengths[seen], f_q, norms[seen])
-        theta = max(floor, _kth_largest(lower, k))
+        # the k-th best certain score (untouched documents: 0, which changes no k-th best ≥ 0)
+        theta = max(floor, _kth_largest(partial * factors, k))
 
     candidates = np.flatnonzero(touched)
-    factor = measure.doc(lengths[candidates], f_q, norms[candidates])
+    factor = factors[candidates]
     # Phase 2: probe the remaining (long, low-weight) postings for the surviving candidates, a
     # group of terms at a time (numpy: one vectorized binary search over every pair).
     ptr = np.asarray(store.ptr)
