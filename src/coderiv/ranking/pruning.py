@@ -1,7 +1,10 @@
 """Exact top-k by MaxScore-style pruning: the same answer as the full pass, less work.
 
 (Cosine, on an index with per-document norm classes, takes :func:`_norm_class_top_k` instead:
-bounds per document by Cauchy–Schwarz, see docs/measures.md "Exact top-k".)
+bounds per document by Cauchy–Schwarz, see docs/measures.md "Exact top-k". Both read, probe and
+bound through a passes object: numpy's, or the compiled loops of
+:mod:`coderiv.ranking.compiled_probes` once the process has loaded them — the same scores, bit
+for bit.)
 
 Every query term's contribution to any document's final score has an upper bound
 (``Measure.final_bound``: for the identity measures the term's weight, since
