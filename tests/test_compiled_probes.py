@@ -5,6 +5,9 @@ loops' logic is checked where numba is missing; and loaded only once worth it.""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -13,8 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coderiv.index.counts import CountValues
+from coderiv.index.index import Index
 from coderiv.index.postings import DocNumbers, Postings, group_by_key, narrow
 from coderiv.ranking import compiled_probes
+from coderiv.ranking.batch import Limits, query_documents
+from coderiv.ranking.search import MeasureSearcher
+from conftest import write_docs
 
 PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -157,8 +164,59 @@ def test_the_loops_load_once_the_numpy_passes_have_cost_as_much() -> None:
         load.assert_called_once()
 
 
+@contextmanager
+def fresh_rule() -> Iterator[mock.MagicMock]:
+    """The load rule's state as in a new process with numba installed; ``load`` recorded."""
+    with mock.patch.object(compiled_probes, "_KERNELS", {}), mock.patch.object(compiled_probes, "_FAILED", False), \
+            mock.patch.object(compiled_probes, "_SPENT", 0.0), mock.patch.object(compiled_probes, "_PLANNED", None), \
+            mock.patch.object(compiled_probes, "_HOLD", 0), mock.patch.object(compiled_probes, "available", lambda: True), \
+            mock.patch.object(compiled_probes, "load", return_value=True) as load:
+        yield load
+
+
+def test_a_batch_that_repays_the_load_loads_at_its_first_query() -> None:
+    """20 queries of 0.05 s each: the 19 left would cost 0.95 s in numpy, of which the loops
+    save 0.6 · 0.95 = 0.57 s > 0.4 s: load at once."""
+    with fresh_rule() as load:
+        compiled_probes.expect_queries(20)
+        assert compiled_probes.note_numpy_work(0.05)
+        load.assert_called_once()
+
+
+def test_a_batch_too_small_to_repay_the_load_never_loads() -> None:
+    """10 queries of 0.05 s: 0.6 · 9 · 0.05 = 0.27 s < 0.4 s, so no load, even after the
+    rent-or-buy threshold is passed within the batch; after the batch the rule applies again."""
+    with fresh_rule() as load:
+        compiled_probes.expect_queries(10)
+        assert not any(compiled_probes.note_numpy_work(0.05) for _ in range(10))
+        load.assert_not_called()
+        assert compiled_probes._SPENT >= compiled_probes.LOAD_AFTER_SECONDS
+        assert compiled_probes.note_numpy_work(0.05)  # an 11th query: no plan covers it
+        load.assert_called_once()
+
+
+def test_a_batch_of_unknown_size_rents_then_buys() -> None:
+    with fresh_rule() as load:
+        compiled_probes.expect_queries(None)
+        assert not compiled_probes.note_numpy_work(0.3)
+        assert compiled_probes.note_numpy_work(0.1)
+        load.assert_called_once()
+
+
 def test_without_numba_the_numpy_passes_stay() -> None:
     with mock.patch.object(compiled_probes, "_KERNELS", {}), mock.patch.object(compiled_probes, "_FAILED", False), \
             mock.patch.object(compiled_probes, "_SPENT", 0.0), mock.patch.object(compiled_probes, "available", lambda: False):
         assert not compiled_probes.note_numpy_work(10 * compiled_probes.LOAD_AFTER_SECONDS)
         assert not compiled_probes.loaded()
+
+
+def test_coderiv_query_announces_its_batch(tmp_path: Path) -> None:
+    """query_documents tells the load rule how many queries follow: three files and one id."""
+    write_docs(tmp_path / "docs", {"a.txt": "kiwi mango lemon", "b.txt": "kiwi lime", "c.txt": "lemon lime"})
+    Index.update_from(tmp_path / "docs", tmp_path / "idx", workers=1)
+    index = Index.open(tmp_path / "idx")
+    paths = [str(tmp_path / "docs" / name) for name in ("a.txt", "b.txt", "c.txt")]
+    with mock.patch.object(compiled_probes, "expect_queries") as expect:
+        items = list(query_documents(index, MeasureSearcher(index, "cosine"), paths, ["b.txt"], Limits(2, 0.0)))
+    expect.assert_called_once_with(4)
+    assert len(items) == 4

@@ -30,6 +30,7 @@ from coderiv.errors import CoderivError
 from coderiv.index.index import Index
 from coderiv.output import json_percent
 from coderiv.progress import Progress
+from coderiv.ranking import compiled_probes
 from coderiv.ranking.protocol import DocumentSearcher
 from coderiv.ranking.results import Match, QueryResult
 from coderiv.text.reading import QueryDocument, SkippedQuery, count_queries, is_batch, iter_queries
@@ -191,6 +192,7 @@ def query_documents(
     no words is an error; a document of a folder, archive or pattern without words is skipped
     and said so."""
     total = count_queries(paths)
+    compiled_probes.expect_queries(None if total is None else total + len(doc_ids))  # compiled pruning only if it pays
     queries: Iterable[QueryDocument | SkippedQuery | str] = chain(iter_queries(paths), doc_ids)
     batch = is_batch(paths)
     for item in check_batch(

@@ -26,8 +26,9 @@ numba is optional. Importing it and loading the loops from numba's disk cache co
 of CPU (0.2 s when numba is already imported): what the loops save on 5–10 whole-document
 cosine queries of a 100K-document index. So :mod:`coderiv.ranking.pruning` loads them only once
 the process has spent as much CPU time in the numpy passes (:func:`note_numpy_work`: a single
-short query never pays for the import), or when asked by :func:`load` (a long-lived process:
-the server, a benchmark). The very first load on a machine (or after an upgrade) compiles them,
+short query never pays for the import); a batch of known size (:func:`expect_queries`, from
+``coderiv query FOLDER``) decides at its first query whether the rest repays the load; and a
+long-lived process (a benchmark) may call :func:`load`. The very first load on a machine (or after an upgrade) compiles them,
 5–10 s, once. Without numba, the numpy passes answer, with the same answers.
 """
 
@@ -46,9 +47,15 @@ import numpy as np
 #: to come, the process never spends more than twice the best choice's time (rent or buy).
 LOAD_AFTER_SECONDS = 0.4
 
+#: The share of the numpy passes' time the loops save (0.5–0.8 on the 20K and 100K benchmarks):
+#: what a batch of known size weighs against the load.
+SAVED_SHARE = 0.6
+
 _KERNELS: dict[str, Callable[..., Any]] = {}
 _FAILED = False
 _SPENT = 0.0
+_PLANNED: int | None = None  # queries announced by a batch, not begun yet
+_HOLD = 0  # pruned queries still to run before the rent-or-buy rule may load
 _LOADING = threading.Lock()  # a server's threads may reach the rule together
 
 
@@ -248,15 +255,34 @@ def loaded() -> bool:
     return bool(_KERNELS)
 
 
+def expect_queries(count: int | None) -> None:
+    """A batch of ``count`` queries begins (None: unknown). At its first pruned query the process
+    then knows what the rest would cost in numpy, and loads the loops at once if they would save
+    more than loading costs, or else not during the batch (the rent-or-buy rule's worst case is
+    a batch that ends just after the load)."""
+    global _PLANNED
+    _PLANNED = count
+
+
 def note_numpy_work(seconds: float) -> bool:
-    """Count CPU seconds spent in the numpy passes; once :data:`LOAD_AFTER_SECONDS` have been,
-    load the loops (if numba is installed). Returns whether they are loaded."""
-    global _SPENT
+    """Count CPU seconds spent in the numpy passes by one pruned query; load the loops (if numba
+    is installed) when a batch announced by :func:`expect_queries` will repay them, or, without
+    such a plan, once :data:`LOAD_AFTER_SECONDS` have been spent. Returns whether they are loaded."""
+    global _SPENT, _PLANNED, _HOLD
     if _KERNELS:
         return True
     if _FAILED:
         return False
     _SPENT += seconds
+    if _PLANNED is not None:  # a batch's first query: decide for the whole batch
+        rest, _PLANNED = _PLANNED - 1, None
+        if seconds * rest * SAVED_SHARE >= LOAD_AFTER_SECONDS and available():
+            return load()
+        _HOLD = rest
+        return False
+    if _HOLD > 0:
+        _HOLD -= 1
+        return False
     if _SPENT >= LOAD_AFTER_SECONDS and available():
         return load()
     return False
