@@ -171,6 +171,8 @@ def test_set_methods_equal_brute_force(tmp_path_factory, monkeypatch, seed, meth
 
     monkeypatch.setattr(pairs, "ROW_ENTRIES", 7)  # rows ranked in several ranges
     monkeypatch.setattr(pairs, "POSTINGS_STEP", 30)  # whole-store passes in several steps
+    # the scipy product's ranges (the compiled loop of a full run holds no range of entries)
+    monkeypatch.setattr("coderiv.pairs.compiled.load", lambda: False)
     monkeypatch.setattr(pairs, "MIN_RANGE_PAIRS", 1)  # the budget is all for pairs here
     monkeypatch.setattr("coderiv.pairs.run.fixed_bytes", lambda *args: 0)
     tmp = tmp_path_factory.mktemp("bf")
@@ -245,6 +247,8 @@ def test_a_memory_budget_computes_rows_by_document_range_with_identical_results(
     from coderiv.pairs import engine as pairs
 
     monkeypatch.setattr(pairs, "POSTINGS_STEP", 30)  # whole-store passes in several steps
+    # the scipy product's ranges (the compiled loop of a full run holds no range of entries)
+    monkeypatch.setattr("coderiv.pairs.compiled.load", lambda: False)
     monkeypatch.setattr(pairs, "MIN_RANGE_PAIRS", 1)  # the budget is all for pairs here
     monkeypatch.setattr("coderiv.pairs.run.fixed_bytes", lambda *args: 0)
     ranges: list[list[tuple[int, int]]] = []

@@ -271,6 +271,15 @@ def incidence(store: Postings, eligible: np.ndarray, f: np.ndarray) -> tuple[spa
     the number of eligible keys a and b share: scipy computes it row by row in compiled code
     with a dense accumulator (Gustavson's algorithm), the per-document count the block sorts
     reach by sorting pair codes. Memory: about 16 bytes per posting of an eligible key."""
+    indptr, docs = eligible_postings(store, eligible, f)
+    keys_docs = sparse.csr_matrix((np.ones(len(docs), np.int32), docs, indptr), shape=(len(indptr) - 1, store.n_docs))
+    return keys_docs, keys_docs.T.tocsr()
+
+
+def eligible_postings(store: Postings, eligible: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The postings of the ``eligible`` keys (mask over keys; ``f``: every key's frequency) as
+    CSR lists: (key_ptr int64, docs int32), key i's documents ``docs[key_ptr[i]:key_ptr[i+1]]``
+    ascending. Read a step of the store at a time (:func:`key_ranges`)."""
     pieces = []
     ptr = np.asarray(store.ptr)
     for a, b in key_ranges(store):
@@ -281,8 +290,7 @@ def incidence(store: Postings, eligible: np.ndarray, f: np.ndarray) -> tuple[spa
     lens = f[eligible]
     indptr = np.zeros(len(lens) + 1, np.int64)
     np.cumsum(lens, out=indptr[1:])
-    keys_docs = sparse.csr_matrix((np.ones(len(docs), np.int32), docs, indptr), shape=(len(lens), store.n_docs))
-    return keys_docs, keys_docs.T.tocsr()
+    return indptr, docs
 
 
 def product_ranges(docs_keys: sparse.csr_matrix, f_eligible: np.ndarray, budget: int | None = None) -> list[tuple[int, int]]:

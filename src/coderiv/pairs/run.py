@@ -15,6 +15,7 @@ from coderiv.index.postings import Postings
 from coderiv.index.shard_view import ShardView, with_store
 from coderiv.index.shards import is_sharded
 from coderiv.keys.kinds import StoreSpec
+from coderiv.pairs import compiled
 from coderiv.pairs.engine import (
     DEFAULT_METHOD,
     DEFAULT_TOP,
@@ -29,6 +30,7 @@ from coderiv.pairs.engine import (
     default_max_df,
     directed_values,
     document_ranges,
+    eligible_postings,
     fixed_bytes,
     get_method,
     incidence,
@@ -158,6 +160,8 @@ def _rows_by_product(
     key-document incidence (:func:`~coderiv.pairs.engine.incidence`), a range of rows at a time;
     (row ranges, shared pairs). Each document's row is counted once, whatever the budget: the
     budget only sets how many entries a range of rows holds."""
+    if plan is None and compiled.load():
+        return _rows_compiled(store, f, eligible, pm, view, top, built, progress)
     n = store.n_docs
     f_eligible = f[eligible]
     fixed = fixed_bytes(store, n, top, len(f_eligible), int(f_eligible.sum()))
@@ -177,6 +181,43 @@ def _rows_by_product(
         if progress is not None:
             progress.advance(r1 - r0)
     return len(ranges), shared_pairs
+
+
+#: Rows the compiled loop ranks per call (between calls the progress advances).
+COMPILED_STEPS = 200
+
+
+def _rows_compiled(
+    store: Postings, f: np.ndarray, eligible: np.ndarray, pm: PairMethod, view: KeyView,
+    top: int, built: RowBuilder, progress: Progress | None,
+) -> tuple[int, int]:
+    """Rows of a set method in a full run through the compiled loop
+    (:mod:`~coderiv.pairs.compiled`): the same rows as :func:`_rows_by_product`, each ranked as
+    it is counted, so nothing but the kept entries and one accumulator of one int32 per document
+    is held beside the eligible postings (both ways, 8 bytes a posting); (calls, shared pairs)."""
+    n = store.n_docs
+    key_ptr, key_docs = eligible_postings(store, eligible, f)
+    doc_ptr, doc_keys = compiled.by_document(key_ptr, key_docs, n)
+    acc = np.zeros(n, np.int32)
+    partners = np.empty(n, np.int32)
+    cand_val = np.empty(n, np.float64)
+    sizes = np.asarray(view.sizes, np.int64)
+    if progress is not None:
+        progress.start(n, "documents")
+    step = max(1, -(-n // COMPILED_STEPS))
+    calls = shared_pairs = 0
+    for r0 in range(0, n, step):
+        r1 = min(n, r0 + step)
+        entries, pairs = compiled.top_rows(
+            key_ptr, key_docs, doc_ptr, doc_keys, sizes, pm.name == "resemblance", r0, r1, top,
+            acc, partners, cand_val, built.row_ptr, built.targets, built.values, built.truncated, built.entries,
+        )
+        built.rows, built.entries = r1, entries
+        calls += 1
+        shared_pairs += pairs
+        if progress is not None:
+            progress.advance(r1 - r0)
+    return calls, shared_pairs
 
 
 def _documents(n: int, d0: int, d1: int) -> np.ndarray:

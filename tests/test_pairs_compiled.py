@@ -1,0 +1,93 @@
+"""The compiled top-k loop of the set methods (pairs/compiled.py): hand-worked rows, and the
+same tables, byte for byte, as the scipy product and the block path that sorts pair codes."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from coderiv.pairs import compiled
+from coderiv.pairs import run as pairs_run
+from coderiv.pairs.engine import Engine, RowBuilder, serial_engine
+from coderiv.pairs.run import compute_pairs
+from test_pairs import _random_docs, build
+
+pytestmark = pytest.mark.skipif(not compiled.load(), reason="numba (coderiv[fast]) is not installed")
+
+ARRAYS = ("row_ptr", "targets", "values", "truncated")
+
+
+def _hand_lists():
+    # eligible keys: 0 in documents 0, 1, 2; 1 in documents 1, 2; 2 in documents 2, 3
+    key_ptr = np.array([0, 3, 5, 7], np.int64)
+    key_docs = np.array([0, 1, 2, 1, 2, 2, 3], np.int32)
+    return key_ptr, key_docs
+
+
+def test_by_document_transposes_the_key_lists():
+    doc_ptr, doc_keys = compiled.by_document(*_hand_lists(), 5)
+    assert doc_ptr.tolist() == [0, 1, 3, 6, 7, 7]  # document 4 holds no eligible key
+    assert doc_keys.tolist() == [0, 0, 1, 0, 1, 2, 2]
+
+
+@pytest.mark.parametrize("resemblance", [True, False])
+def test_top_rows_by_hand(resemblance):
+    key_ptr, key_docs = _hand_lists()
+    doc_ptr, doc_keys = compiled.by_document(key_ptr, key_docs, 5)
+    sizes = np.array([2, 2, 4, 1, 3], np.int64)  # sizes count skipped and single keys as well
+    n, top = 5, 2
+    acc = np.zeros(n, np.int32)
+    built = RowBuilder(n, top)
+    args = (key_ptr, key_docs, doc_ptr, doc_keys, sizes, resemblance)
+    buffers = (acc, np.empty(n, np.int32), np.empty(n, np.float64))
+    out = (built.row_ptr, built.targets, built.values, built.truncated)
+    entries, pairs = compiled.top_rows(*args, 0, 3, top, *buffers, *out, 0)
+    entries, more = compiled.top_rows(*args, 3, 5, top, *buffers, *out, entries)
+    built.rows, built.entries = 5, entries
+    row_ptr, targets, values, truncated = built.result()
+    # shared: (0,1) 1, (0,2) 1, (1,2) 2, (2,3) 1: four pairs, three with the smaller end in 0..2
+    assert (pairs, more) == (4, 0)
+    assert not acc.any()  # the accumulator is left all zero
+    assert row_ptr.tolist() == [0, 2, 4, 6, 7, 7]
+    if resemblance:  # |A∩B| / (|A| + |B| − |A∩B|): document 2's partners 1 (50%), 3 (25%), 0 (20%)
+        assert targets.tolist() == [1, 2, 2, 0, 1, 3, 2]
+        want = [100 / 3, 20.0, 50.0, 100 / 3, 50.0, 25.0, 25.0]
+    else:  # |A∩B| / |A|: document 2's partners 1 (50%), then 0 and 3 tie (25%): 0 first
+        assert targets.tolist() == [1, 2, 2, 0, 1, 0, 2]
+        want = [50.0, 50.0, 100.0, 50.0, 50.0, 25.0, 100.0]
+    assert values.tolist() == want
+    # document 2 has three partners (0, 1, 3) for a top of 2; ties broken by document number
+    assert truncated.tolist() == [False, False, True, False, False]
+
+
+def _block_path(tasks):  # another engine object: compute_pairs takes the block path with it
+    return serial_engine(tasks)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    seed=st.integers(0, 10_000),
+    method=st.sampled_from(["chunks", "resemblance"]),
+    max_df=st.sampled_from([None, 3, 4]),
+    top=st.sampled_from([1, 3, 50]),
+    steps=st.sampled_from([1, 3, 200]),
+)
+def test_compiled_gives_the_products_and_the_blocks_tables(tmp_path_factory, monkeypatch, seed, method, max_df, top, steps):
+    monkeypatch.setattr(pairs_run, "COMPILED_STEPS", steps)
+    tmp = tmp_path_factory.mktemp("comp")
+    index = build(tmp / "c", _random_docs(random.Random(seed), 20, vocab=12, length=24), tmp)
+    blocks_engine: Engine = _block_path
+    by_blocks, blocks_report = compute_pairs(index, method, top=top, max_df=max_df, engine=blocks_engine)
+    by_compiled, compiled_report = compute_pairs(index, method, top=top, max_df=max_df)
+    with monkeypatch.context() as patch:
+        patch.setattr(compiled, "load", lambda: False)  # the scipy product
+        by_product, product_report = compute_pairs(index, method, top=top, max_df=max_df)
+    assert compiled_report.shared_pairs == product_report.shared_pairs == blocks_report.shared_pairs
+    for name in ARRAYS:
+        for other in (by_product, by_blocks):
+            a, b = other.arrays[name], by_compiled.arrays[name]
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), name
