@@ -91,3 +91,4 @@ def test_compiled_gives_the_products_and_the_blocks_tables(tmp_path_factory, mon
         for other in (by_product, by_blocks):
             a, b = other.arrays[name], by_compiled.arrays[name]
             assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), name
+

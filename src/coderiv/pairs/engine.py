@@ -36,6 +36,7 @@ pair). The result equals a full recomputation (``tests/test_pairs.py`` checks it
 from __future__ import annotations
 
 import math
+import mmap
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -333,12 +334,35 @@ class KeyView:
 POSTINGS_STEP = 8_000_000
 
 
+def release_pages(store: Postings) -> None:
+    """Drop the store's memory-mapped pages from this process's resident set.
+
+    The store's files are mapped read-only, and a pass over the whole store (or the open's
+    sampled checks, whose read-around maps most of each file) leaves every page it touched
+    counted in the process's resident set: at 1M documents the 4-shingle store is 3.9 GB, more
+    than the run's own memory. The pages are clean copies of the files, so ``MADV_DONTNEED``
+    only unmaps them (the kernel's page cache keeps them; a later read maps them again).
+    Arrays that are not memory-mapped (an in-memory store) are left alone."""
+    arrays = [getattr(part, name, None) for part in (store, store.docs, store.vals) for name in vars(part)]
+    for array in arrays:
+        base = array
+        while isinstance(base, np.ndarray):
+            base = base.base
+        if isinstance(base, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+            base.madvise(mmap.MADV_DONTNEED)
+
+
 def key_ranges(store: Postings, step: int | None = None) -> Iterator[tuple[int, int]]:
-    """Consecutive key ranges of about ``step`` postings each (default POSTINGS_STEP)."""
+    """Consecutive key ranges of about ``step`` postings each (default POSTINGS_STEP). The
+    store's mapped pages are released after each (:func:`release_pages`), so that a pass over
+    the store holds one step's pages, not the whole store's."""
     ptr = np.asarray(store.ptr)
     cuts = np.searchsorted(ptr, np.arange(0, int(ptr[-1]), step or POSTINGS_STEP), side="right") - 1
     bounds = np.unique(np.concatenate((cuts, [len(ptr) - 1])))
-    yield from ((int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]))
+    del ptr
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        yield a, b
+        release_pages(store)
 
 
 def key_freqs(store: Postings) -> np.ndarray:
@@ -351,6 +375,7 @@ def key_freqs(store: Postings) -> np.ndarray:
     for a in range(0, len(f), step):
         b = min(len(f), a + step)
         f[a:b] = np.diff(np.asarray(ptr[a : b + 1]))
+        release_pages(store)
     return f
 
 
@@ -391,7 +416,9 @@ def key_view(store: Postings, max_df: int, measure: str | None, f: np.ndarray | 
     f = key_freqs(store) if f is None else f
     used = f <= max_df
     sizes = np.zeros(store.n_docs, np.int64)
+    skipped_keys = []
     for a, b in key_ranges(store):
+        skipped_keys.append(np.asarray(store.keys[a:b])[~used[a:b]])
         keep = np.repeat(used[a:b], f[a:b])
         lo, hi = int(store.ptr[a]), int(store.ptr[b])
         docs = np.asarray(store.docs[lo:hi])[keep]
@@ -400,8 +427,8 @@ def key_view(store: Postings, max_df: int, measure: str | None, f: np.ndarray | 
         else:
             vals = np.asarray(store.vals[lo:hi])[keep]
             np.add.at(sizes, docs, key_weights(measure, vals, vals, np.repeat(f[a:b], f[a:b])[keep]))
-    skipped = ~used
-    return KeyView(max_df, used, sizes, np.asarray(store.keys)[skipped], int(f[skipped].sum()))
+    skipped = np.concatenate(skipped_keys) if skipped_keys else np.empty(0, np.asarray(store.keys).dtype)
+    return KeyView(max_df, used, sizes, skipped, int(f[~used].sum()))
 
 
 def document_ranges(

@@ -41,6 +41,7 @@ from coderiv.pairs.engine import (
     product_ranges,
     product_rows,
     range_pairs,
+    release_pages,
     row_ranges,
     select_top_grouped,
     serial_engine,
@@ -78,6 +79,7 @@ def compute_pairs(
     store = index.store(pm.store.name)
     n = index.n_docs
     m = max_df if max_df is not None else default_max_df(n)
+    release_pages(store)  # what the open's checks mapped (the passes below hold a step's pages)
     f = key_freqs(store)
     view = key_view(store, m, pm.measure, f)
     lengths = np.asarray(index.doc_lengths) if pm.measure else None
