@@ -30,6 +30,7 @@ import numpy as np
 
 from coderiv import Index
 from coderiv.evaluation.synthetic import SyntheticCollection
+from coderiv.pairs import compiled
 from coderiv.pairs.engine import METHODS
 from coderiv.pairs.groups import find_groups
 from coderiv.pairs.run import compute_pairs, run_pairs
@@ -70,7 +71,7 @@ def phase_pairs(args: argparse.Namespace, n_docs: int) -> dict:
         "engine": engine_name, "seconds": seconds, "rss_mb": peak_rss_mb()[0], "mode": report.mode,
         "recomputed_rows": report.recomputed_rows, "blocks": report.blocks, "shared_pairs": report.shared_pairs,
         "max_df": report.max_df, "skipped_keys": report.skipped_keys, "skipped_postings": report.skipped_postings,
-        "entries": int(table.manifest["entries"]), "digest": digest,
+        "entries": int(table.manifest["entries"]), "digest": digest, "compiled": compiled.loaded(),
     }
     if args.engine == "timed":
         result["cpu_seconds"] = cpu_seconds
@@ -165,7 +166,8 @@ def compare_lsh(args: argparse.Namespace) -> None:
         print(f"index build (terms + resemblance store, 2 workers): {b['seconds']:.1f} s, peak RSS {b['rss_mb']:.0f} MB")
     exact = run_phase(args, "pairs", args.docs, "timed")
     lsh = run_phase(args, "lsh", args.docs)
-    print(f"coderiv pairs --method resemblance (exact, top {args.top}): {exact['seconds']:.1f} s wall, "
+    loop = "compiled loop" if exact["compiled"] else "scipy product, no numba"
+    print(f"coderiv pairs --method resemblance (exact, top {args.top}, {loop}): {exact['seconds']:.1f} s wall, "
           f"{exact['cpu_seconds']:.1f} s CPU, peak RSS {exact['rss_mb']:.0f} MB, {exact['shared_pairs']} sharing pairs")
     print(f"datasketch MinHash-128 + LSH(0.5) (approximate): {lsh['seconds']:.1f} s wall, {lsh['cpu_seconds']:.1f} s CPU, "
           f"peak RSS {lsh['rss_mb']:.0f} MB, {lsh['candidates']} candidate pairs")

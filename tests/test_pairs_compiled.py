@@ -29,24 +29,32 @@ def _hand_lists():
 
 
 def test_by_document_transposes_the_key_lists():
-    doc_ptr, doc_keys = compiled.by_document(*_hand_lists(), 5)
+    key_ptr, key_docs = _hand_lists()
+    key_vals = np.array([1, 2, 3, 4, 5, 6, 7], np.uint8)
+    doc_ptr, doc_keys, doc_vals = compiled.by_document(key_ptr, key_docs, key_vals, 5)
     assert doc_ptr.tolist() == [0, 1, 3, 6, 7, 7]  # document 4 holds no eligible key
     assert doc_keys.tolist() == [0, 0, 1, 0, 1, 2, 2]
+    assert doc_vals.tolist() == [1, 2, 4, 3, 5, 6, 7]
+    _, _, no_vals = compiled.by_document(key_ptr, key_docs, np.empty(0, np.uint8), 5)
+    assert len(no_vals) == 0
 
 
 @pytest.mark.parametrize("resemblance", [True, False])
 def test_top_rows_by_hand(resemblance):
     key_ptr, key_docs = _hand_lists()
-    doc_ptr, doc_keys = compiled.by_document(key_ptr, key_docs, 5)
+    no_vals = np.empty(0, np.uint8)
+    doc_ptr, doc_keys, doc_vals = compiled.by_document(key_ptr, key_docs, no_vals, 5)
     sizes = np.array([2, 2, 4, 1, 3], np.int64)  # sizes count skipped and single keys as well
     n, top = 5, 2
     acc = np.zeros(n, np.int32)
     built = RowBuilder(n, top)
-    args = (key_ptr, key_docs, doc_ptr, doc_keys, sizes, resemblance)
+    lists = (key_ptr, key_docs, no_vals, doc_ptr, doc_keys, doc_vals, sizes)
+    kind = compiled.RESEMBLANCE if resemblance else compiled.CONTAINMENT
+    tables = (np.zeros((1, 1), np.int64), np.ones(1), np.zeros(0, np.int64))
     buffers = (acc, np.empty(n, np.int32), np.empty(n, np.float64))
     out = (built.row_ptr, built.targets, built.values, built.truncated)
-    entries, pairs = compiled.top_rows(*args, 0, 3, top, *buffers, *out, 0)
-    entries, more = compiled.top_rows(*args, 3, 5, top, *buffers, *out, entries)
+    entries, pairs = compiled.top_rows(lists, kind, *tables, 0, 3, top, *buffers, out, 0)
+    entries, more = compiled.top_rows(lists, kind, *tables, 3, 5, top, *buffers, out, entries)
     built.rows, built.entries = 5, entries
     row_ptr, targets, values, truncated = built.result()
     # shared: (0,1) 1, (0,2) 1, (1,2) 2, (2,3) 1: four pairs, three with the smaller end in 0..2
@@ -71,7 +79,7 @@ def _block_path(tasks):  # another engine object: compute_pairs takes the block 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     seed=st.integers(0, 10_000),
-    method=st.sampled_from(["chunks", "resemblance"]),
+    method=st.sampled_from(["chunks", "resemblance", "identity5"]),
     max_df=st.sampled_from([None, 3, 4]),
     top=st.sampled_from([1, 3, 50]),
     steps=st.sampled_from([1, 3, 200]),
@@ -84,8 +92,9 @@ def test_compiled_gives_the_products_and_the_blocks_tables(tmp_path_factory, mon
     by_blocks, blocks_report = compute_pairs(index, method, top=top, max_df=max_df, engine=blocks_engine)
     by_compiled, compiled_report = compute_pairs(index, method, top=top, max_df=max_df)
     with monkeypatch.context() as patch:
-        patch.setattr(compiled, "load", lambda: False)  # the scipy product
+        patch.setattr(compiled, "load", lambda: False)  # the scipy product (identity5: the blocks)
         by_product, product_report = compute_pairs(index, method, top=top, max_df=max_df)
+    assert compiled_report.blocks == min(steps, index.n_docs)  # the compiled loop did run
     assert compiled_report.shared_pairs == product_report.shared_pairs == blocks_report.shared_pairs
     for name in ARRAYS:
         for other in (by_product, by_blocks):

@@ -132,6 +132,7 @@ def test_identity5_and_dask_keep_the_block_path(tmp_path: Path, monkeypatch):
     calls: list[str] = []
     from coderiv.pairs import run as pairs_run
 
+    monkeypatch.setattr("coderiv.pairs.compiled.load", lambda: False)  # no compiled loop
     original = pairs_run._rows_by_blocks
     monkeypatch.setattr(pairs_run, "_rows_by_blocks", lambda *a, **kw: calls.append("blocks") or original(*a, **kw))
     index = build(tmp_path / "c", _random_docs(random.Random(3), 8), tmp_path)

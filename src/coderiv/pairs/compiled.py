@@ -31,10 +31,15 @@ import numpy as np
 _KERNELS: dict[str, Callable[..., Any]] = {}
 _FAILED = False
 
+#: What a shared key adds and how a count becomes a percentage (``kind`` of :func:`_top_rows`).
+RESEMBLANCE, CONTAINMENT, WEIGHTED = 0, 1, 2
 
-def _by_document(key_ptr: np.ndarray, key_docs: np.ndarray, n_docs: int) -> tuple[np.ndarray, np.ndarray]:
-    """The transpose of the key → documents lists: (doc_ptr, doc_keys), each document's keys
-    ascending (a counting sort, linear in the postings)."""
+
+def _by_document(
+    key_ptr: np.ndarray, key_docs: np.ndarray, key_vals: np.ndarray, n_docs: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The transpose of the key → documents lists: (doc_ptr, doc_keys, doc_vals), each
+    document's keys ascending with its values (a counting sort, linear in the postings)."""
     doc_ptr = np.zeros(n_docs + 1, np.int64)
     for i in range(key_docs.shape[0]):
         doc_ptr[key_docs[i] + 1] += 1
@@ -42,48 +47,58 @@ def _by_document(key_ptr: np.ndarray, key_docs: np.ndarray, n_docs: int) -> tupl
         doc_ptr[d + 1] += doc_ptr[d]
     fill = doc_ptr[:-1].copy()
     doc_keys = np.empty(key_docs.shape[0], np.int32)
+    doc_vals = np.empty(key_vals.shape[0], key_vals.dtype)
     for t in range(key_ptr.shape[0] - 1):
         for i in range(key_ptr[t], key_ptr[t + 1]):
             d = key_docs[i]
             doc_keys[fill[d]] = t
+            if key_vals.shape[0]:
+                doc_vals[fill[d]] = key_vals[i]
             fill[d] += 1
-    return doc_ptr, doc_keys
+    return doc_ptr, doc_keys, doc_vals
 
 
 def _top_rows(
-    key_ptr: np.ndarray,
-    key_docs: np.ndarray,
-    doc_ptr: np.ndarray,
-    doc_keys: np.ndarray,
-    sizes: np.ndarray,
-    resemblance: bool,
+    lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    kind: int,
+    weights: np.ndarray,
+    length_factor: np.ndarray,
+    lengths: np.ndarray,
     r0: int,
     r1: int,
     top: int,
     acc: np.ndarray,
     partners: np.ndarray,
     cand_val: np.ndarray,
-    row_ptr: np.ndarray,
-    targets: np.ndarray,
-    values: np.ndarray,
-    truncated: np.ndarray,
+    out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     e0: int,
 ) -> tuple[int, int]:
-    """Rows r0…r1−1 written at entry ``e0`` of (row_ptr, targets, values, truncated); returns
-    (entries written after them, shared pairs whose smaller document is in the range).
-    ``acc`` (int32, one per document) must be all zero, and is left so."""
+    """Rows r0…r1−1 written at entry ``e0`` of ``out`` (row_ptr, targets, values, truncated);
+    returns (entries written after them, shared pairs whose smaller document is in the range).
+
+    ``lists`` = (key_ptr, key_docs, key_vals, doc_ptr, doc_keys, doc_vals, sizes). ``kind``:
+    :data:`RESEMBLANCE` or :data:`CONTAINMENT` (each shared key adds 1) or :data:`WEIGHTED`
+    (a key in f documents adds ``weights[f, |f_dt − f_qt|]``, and the percentage is the
+    self-score rule's, with ``length_factor[|L_d − L_q|]`` the document part). ``acc`` (one slot per
+    document) must be all zero, and is left so."""
+    key_ptr, key_docs, key_vals, doc_ptr, doc_keys, doc_vals, sizes = lists
+    row_ptr, targets, values, truncated = out
     e = e0
     pairs = 0
     for r in range(r0, r1):
         m = 0
         for j in range(doc_ptr[r], doc_ptr[r + 1]):
             t = doc_keys[j]
-            for i in range(key_ptr[t], key_ptr[t + 1]):
+            lo, hi = key_ptr[t], key_ptr[t + 1]
+            for i in range(lo, hi):
                 d = key_docs[i]
                 if acc[d] == 0:
                     partners[m] = d
                     m += 1
-                acc[d] += 1
+                if kind == WEIGHTED:
+                    acc[d] += weights[hi - lo, abs(np.int64(key_vals[i]) - np.int64(doc_vals[j]))]
+                else:
+                    acc[d] += 1
         s1 = np.float64(sizes[r])
         count = 0
         for i in range(m):
@@ -94,10 +109,12 @@ def _top_rows(
                 continue
             if d > r:
                 pairs += 1
-            if resemblance:
+            if kind == RESEMBLANCE:
                 v = 100.0 * c / (s1 + np.float64(sizes[d]) - c)
-            else:
+            elif kind == CONTAINMENT:
                 v = 100.0 * c / s1
+            else:
+                v = 100.0 * c * length_factor[abs(lengths[d] - lengths[r])] / (s1 * length_factor[0])
             partners[count] = d
             cand_val[count] = v
             count += 1
@@ -150,9 +167,16 @@ def load() -> bool:
     return True
 
 
-def by_document(key_ptr: np.ndarray, key_docs: np.ndarray, n_docs: int) -> tuple[np.ndarray, np.ndarray]:
-    """Compiled :func:`_by_document` (needs :func:`load`)."""
-    result: tuple[np.ndarray, np.ndarray] = _KERNELS["by_document"](key_ptr, key_docs, n_docs)
+def loaded() -> bool:
+    """Whether the compiled loops are ready in this process (see :func:`load`)."""
+    return bool(_KERNELS)
+
+
+def by_document(
+    key_ptr: np.ndarray, key_docs: np.ndarray, key_vals: np.ndarray, n_docs: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Compiled :func:`_by_document` (needs :func:`load`); ``key_vals`` may be empty (set methods)."""
+    result: tuple[np.ndarray, np.ndarray, np.ndarray] = _KERNELS["by_document"](key_ptr, key_docs, key_vals, n_docs)
     return result
 
 

@@ -281,17 +281,31 @@ def eligible_postings(store: Postings, eligible: np.ndarray, f: np.ndarray) -> t
     """The postings of the ``eligible`` keys (mask over keys; ``f``: every key's frequency) as
     CSR lists: (key_ptr int64, docs int32), key i's documents ``docs[key_ptr[i]:key_ptr[i+1]]``
     ascending. Read a step of the store at a time (:func:`key_ranges`)."""
-    pieces = []
+    key_ptr, docs, _ = eligible_lists(store, eligible, f, False)
+    return key_ptr, docs
+
+
+def eligible_lists(
+    store: Postings, eligible: np.ndarray, f: np.ndarray, values: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`eligible_postings` and, with ``values``, the postings' values (f_dt) aligned with
+    the documents (else an empty array)."""
+    docs_pieces, vals_pieces = [], []
     ptr = np.asarray(store.ptr)
     for a, b in key_ranges(store):
         keep = np.repeat(eligible[a:b], f[a:b])
-        pieces.append(np.asarray(store.docs[int(ptr[a]) : int(ptr[b])])[keep].astype(np.int32))
-    docs = np.concatenate(pieces) if pieces else np.empty(0, np.int32)
-    del pieces
+        lo, hi = int(ptr[a]), int(ptr[b])
+        docs_pieces.append(np.asarray(store.docs[lo:hi])[keep].astype(np.int32))
+        if values:
+            vals_pieces.append(np.asarray(store.vals[lo:hi])[keep])
+    docs = np.concatenate(docs_pieces) if docs_pieces else np.empty(0, np.int32)
+    del docs_pieces
+    vals = np.concatenate(vals_pieces) if vals_pieces else np.empty(0, np.uint8)
+    del vals_pieces
     lens = f[eligible]
     indptr = np.zeros(len(lens) + 1, np.int64)
     np.cumsum(lens, out=indptr[1:])
-    return indptr, docs
+    return indptr, docs, vals
 
 
 def product_ranges(docs_keys: sparse.csr_matrix, f_eligible: np.ndarray, budget: int | None = None) -> list[tuple[int, int]]:

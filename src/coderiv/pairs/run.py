@@ -30,12 +30,13 @@ from coderiv.pairs.engine import (
     default_max_df,
     directed_values,
     document_ranges,
-    eligible_postings,
+    eligible_lists,
     fixed_bytes,
     get_method,
     incidence,
     key_freqs,
     key_view,
+    key_weights,
     keys_holding,
     plan_blocks,
     product_ranges,
@@ -49,6 +50,7 @@ from coderiv.pairs.engine import (
 )
 from coderiv.pairs.table import PairTable
 from coderiv.progress import Progress
+from coderiv.ranking.measures import get_measure
 
 
 def compute_pairs(
@@ -95,7 +97,12 @@ def compute_pairs(
     if rows is not None:  # only keys holding a recomputed document
         eligible &= keys_holding(store, rows)
     built = RowBuilder(n, top)
-    if pm.measure is None and engine is serial_engine:
+    done = None
+    if plan is None and engine is serial_engine and compiled.load():
+        done = _rows_compiled(store, f, eligible, pm, view, top, built, progress, lengths)
+    if done is not None:
+        blocks, shared_pairs = done
+    elif pm.measure is None and engine is serial_engine:
         blocks, shared_pairs = _rows_by_product(store, f, eligible, pm, view, plan, top, memory, built, progress)
     else:
         blocks, shared_pairs = _rows_by_blocks(store, f, eligible, pm, view, plan, top, memory, built, engine, progress, lengths)
@@ -162,8 +169,6 @@ def _rows_by_product(
     key-document incidence (:func:`~coderiv.pairs.engine.incidence`), a range of rows at a time;
     (row ranges, shared pairs). Each document's row is counted once, whatever the budget: the
     budget only sets how many entries a range of rows holds."""
-    if plan is None and compiled.load():
-        return _rows_compiled(store, f, eligible, pm, view, top, built, progress)
     n = store.n_docs
     f_eligible = f[eligible]
     fixed = fixed_bytes(store, n, top, len(f_eligible), int(f_eligible.sum()))
@@ -187,23 +192,71 @@ def _rows_by_product(
 
 #: Rows the compiled loop ranks per call (between calls the progress advances).
 COMPILED_STEPS = 200
+#: Largest table of identity5 weights (one per key frequency and count difference) the compiled
+#: loop reads; a store with larger counts takes the block path.
+WEIGHT_TABLE_ENTRIES = 1 << 24
+
+
+def _compiled_kind(pm: PairMethod) -> int | None:
+    """What the compiled loop computes for ``pm`` (None: it cannot, the other paths run)."""
+    if pm.name == "resemblance":
+        return compiled.RESEMBLANCE
+    if pm.measure is None:
+        return compiled.CONTAINMENT
+    return compiled.WEIGHTED if pm.measure == "identity5" else None
+
+
+def _weight_tables(
+    pm: PairMethod, f_eligible: np.ndarray, key_vals: np.ndarray, lengths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """identity5's fixed-point weights ``w[f, |f_dt − f_qt|]`` for every key frequency f and
+    count difference of the eligible postings, and its document part ``L[|L_d − L_q|]`` for
+    every length difference, computed by the measure's own functions (:func:`key_weights`,
+    ``measure.doc``): its term depends on the counts only through their difference, its length
+    factor on the lengths only through theirs. None when the weights table would be too large."""
+    f_max = int(f_eligible.max()) if len(f_eligible) else 1
+    d_max = int(key_vals.max()) if len(key_vals) else 0
+    if (f_max + 1) * (d_max + 1) > WEIGHT_TABLE_ENTRIES:
+        return None
+    assert pm.measure is not None
+    f_grid, d_grid = np.meshgrid(np.arange(1, f_max + 1), np.arange(d_max + 1), indexing="ij")
+    weights = np.zeros((f_max + 1, d_max + 1), np.int64)
+    weights[1:] = key_weights(pm.measure, d_grid.ravel(), np.zeros(d_grid.size), f_grid.ravel()).reshape(f_grid.shape)
+    span = np.arange(int(lengths.max()) + 1 if len(lengths) else 1, dtype=np.float64)
+    length_factor = np.asarray(get_measure(pm.measure).doc(span, 0.0, np.ones_like(span)), np.float64)
+    return weights, length_factor
 
 
 def _rows_compiled(
     store: Postings, f: np.ndarray, eligible: np.ndarray, pm: PairMethod, view: KeyView,
-    top: int, built: RowBuilder, progress: Progress | None,
-) -> tuple[int, int]:
-    """Rows of a set method in a full run through the compiled loop
-    (:mod:`~coderiv.pairs.compiled`): the same rows as :func:`_rows_by_product`, each ranked as
-    it is counted, so nothing but the kept entries and one accumulator of one int32 per document
-    is held beside the eligible postings (both ways, 8 bytes a posting); (calls, shared pairs)."""
+    top: int, built: RowBuilder, progress: Progress | None, lengths: np.ndarray | None,
+) -> tuple[int, int] | None:
+    """Rows of a full run through the compiled loop (:mod:`~coderiv.pairs.compiled`): the same
+    rows as :func:`_rows_by_product` (set methods) and :func:`_rows_by_blocks` (identity5), each
+    ranked as it is counted, so nothing but the kept entries and one accumulator of one slot per
+    document is held beside the eligible postings both ways (8 bytes a posting, 10 with
+    identity5's counts); (calls, shared pairs), or None when the loop cannot run this method."""
+    kind = _compiled_kind(pm)
+    if kind is None:
+        return None
     n = store.n_docs
-    key_ptr, key_docs = eligible_postings(store, eligible, f)
-    doc_ptr, doc_keys = compiled.by_document(key_ptr, key_docs, n)
-    acc = np.zeros(n, np.int32)
+    weighted = kind == compiled.WEIGHTED
+    key_ptr, key_docs, key_vals = eligible_lists(store, eligible, f, weighted)
+    weights, length_factor = np.zeros((1, 1), np.int64), np.ones(1)
+    doc_lengths = np.zeros(0, np.int64)
+    if weighted:
+        assert lengths is not None
+        doc_lengths = np.asarray(lengths).astype(np.int64)
+        tables = _weight_tables(pm, f[eligible], key_vals, doc_lengths)
+        if tables is None:
+            return None
+        weights, length_factor = tables
+    doc_ptr, doc_keys, doc_vals = compiled.by_document(key_ptr, key_docs, key_vals, n)
+    lists = (key_ptr, key_docs, key_vals, doc_ptr, doc_keys, doc_vals, np.asarray(view.sizes, np.int64))
+    acc = np.zeros(n, np.int64 if weighted else np.int32)
     partners = np.empty(n, np.int32)
     cand_val = np.empty(n, np.float64)
-    sizes = np.asarray(view.sizes, np.int64)
+    out = (built.row_ptr, built.targets, built.values, built.truncated)
     if progress is not None:
         progress.start(n, "documents")
     step = max(1, -(-n // COMPILED_STEPS))
@@ -211,8 +264,7 @@ def _rows_compiled(
     for r0 in range(0, n, step):
         r1 = min(n, r0 + step)
         entries, pairs = compiled.top_rows(
-            key_ptr, key_docs, doc_ptr, doc_keys, sizes, pm.name == "resemblance", r0, r1, top,
-            acc, partners, cand_val, built.row_ptr, built.targets, built.values, built.truncated, built.entries,
+            lists, kind, weights, length_factor, doc_lengths, r0, r1, top, acc, partners, cand_val, out, built.entries
         )
         built.rows, built.entries = r1, entries
         calls += 1
