@@ -81,7 +81,10 @@ def compute_pairs(
     store = index.store(pm.store.name)
     n = index.n_docs
     m = max_df if max_df is not None else default_max_df(n)
-    release_pages(store)  # what the open's checks mapped (the passes below hold a step's pages)
+    # what the open's checks mapped, in every store (the passes below hold a step's pages); a
+    # sharded index's stores are merged in memory, on first use
+    for name in index.specs if isinstance(index, Index) else (pm.store.name,):
+        release_pages(index.store(name))
     f = key_freqs(store)
     view = key_view(store, m, pm.measure, f)
     lengths = np.asarray(index.doc_lengths) if pm.measure else None
