@@ -5,6 +5,8 @@ or term) of the index's postings emits the pairs of documents it contains, the p
 per block of keys, the blocks' counts are summed, and each document keeps its top k. For the set
 methods in one process the counting is a sparse product instead (:func:`incidence`,
 :func:`product_rows`): row by row in compiled code, the same counts without sorting pair codes.
+With numba (``coderiv[fast]``) a full run in one process counts and ranks each row in one
+compiled loop (:mod:`coderiv.pairs.compiled`, every method): the same tables again.
 
 Methods (:data:`METHODS`):
 

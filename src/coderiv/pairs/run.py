@@ -65,10 +65,12 @@ def compute_pairs(
 ) -> tuple[PairTable, RunReport]:
     """The pair table of ``index`` (incrementally from ``previous`` when it can be reused).
 
-    Set methods (``chunks``, ``resemblance``) in one process count shared keys by a sparse
-    product of the key-document incidence, a range of rows at a time (:func:`_rows_by_product`);
-    identity5, whose weights depend on both documents' counts, and any other ``engine`` (Dask)
-    sort pair codes per block of keys (:func:`_rows_by_blocks`). Both give the same table.
+    A full run in one process with numba (``coderiv[fast]``) counts and ranks each row in one
+    compiled loop (:func:`_rows_compiled`, every method). Otherwise set methods (``chunks``,
+    ``resemblance``) in one process count shared keys by a sparse product of the key-document
+    incidence, a range of rows at a time (:func:`_rows_by_product`); identity5, whose weights
+    depend on both documents' counts, and any other ``engine`` (Dask) sort pair codes per block
+    of keys (:func:`_rows_by_blocks`). All give the same table.
 
     ``memory`` (bytes, default :data:`~coderiv.pairs.engine.PAIRS_MEMORY`) bounds the run: what
     it holds apart from the shared pairs (:func:`~coderiv.pairs.engine.fixed_bytes`) is taken
