@@ -76,7 +76,7 @@ def _block_path(tasks):  # another engine object: compute_pairs takes the block 
     return serial_engine(tasks)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     seed=st.integers(0, 10_000),
     method=st.sampled_from(["chunks", "resemblance", "identity5"]),
@@ -101,3 +101,30 @@ def test_compiled_gives_the_products_and_the_blocks_tables(tmp_path_factory, mon
             a, b = other.arrays[name], by_compiled.arrays[name]
             assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), name
 
+
+
+def test_identity5_with_large_counts_and_lengths(tmp_path, monkeypatch):
+    # counts past one byte (the values' side table) and very different document lengths: the
+    # weight and length-factor tables span them, and the rows equal the block path's
+    rng = random.Random(5)
+    docs = _random_docs(rng, 12, vocab=10, length=20)
+    docs["big.txt"] = " ".join(["w1x"] * 300 + ["w2x"] * 7 + ["w3x"] * 260)
+    docs["big2.txt"] = " ".join(["w1x"] * 280 + ["w3x"] * 2 + ["w4x"] * 40)
+    index = build(tmp_path / "c", docs, tmp_path)
+    assert int(np.asarray(index.store("terms").maxvals).max()) >= 300
+    blocks_engine: Engine = _block_path
+    by_blocks, _ = compute_pairs(index, "identity5", top=4, engine=blocks_engine)
+    by_compiled, report = compute_pairs(index, "identity5", top=4)
+    assert report.blocks > 0
+    for name in ARRAYS:
+        a, b = by_blocks.arrays[name], by_compiled.arrays[name]
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), name
+    # a weights table larger than the limit: the block path runs, the same table
+    monkeypatch.setattr(pairs_run, "WEIGHT_TABLE_ENTRIES", 10)
+    calls: list[str] = []
+    original = pairs_run._rows_by_blocks
+    monkeypatch.setattr(pairs_run, "_rows_by_blocks", lambda *a, **kw: calls.append("blocks") or original(*a, **kw))
+    fallback, _ = compute_pairs(index, "identity5", top=4)
+    assert calls == ["blocks"]
+    for name in ARRAYS:
+        assert fallback.arrays[name].tobytes() == by_compiled.arrays[name].tobytes(), name
