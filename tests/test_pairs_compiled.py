@@ -128,3 +128,20 @@ def test_identity5_with_large_counts_and_lengths(tmp_path, monkeypatch):
     assert calls == ["blocks"]
     for name in ARRAYS:
         assert fallback.arrays[name].tobytes() == by_compiled.arrays[name].tobytes(), name
+
+
+def test_load_compiles_without_a_cache_when_numba_has_no_place_for_one(monkeypatch):
+    import numba
+
+    real = numba.njit
+
+    def njit(*args, **options):
+        if options.get("cache"):
+            raise RuntimeError("cannot cache function: no locator available")
+        return real(*args, **options)
+
+    monkeypatch.setattr(numba, "njit", njit)
+    monkeypatch.setattr(compiled, "_KERNELS", {})
+    assert compiled.load() and compiled.loaded()
+    doc_ptr, _, _ = compiled.by_document(*_hand_lists(), np.empty(0, np.uint8), 5)
+    assert doc_ptr.tolist() == [0, 1, 3, 6, 7, 7]

@@ -157,14 +157,19 @@ def load() -> bool:
         return False
     try:
         import numba
-
-        by_document = numba.njit(cache=True, nogil=True)(_by_document)
-        top_rows = numba.njit(cache=True, nogil=True)(_top_rows)
     except Exception:  # noqa: BLE001 - an accelerator that cannot load is simply not used
         _FAILED = True
         return False
-    _KERNELS.update(by_document=by_document, top_rows=top_rows)
-    return True
+    for cache in (True, False):  # no cache where numba finds no writable place for one
+        try:
+            by_document = numba.njit(cache=cache, nogil=True)(_by_document)
+            top_rows = numba.njit(cache=cache, nogil=True)(_top_rows)
+        except Exception:  # noqa: BLE001
+            continue
+        _KERNELS.update(by_document=by_document, top_rows=top_rows)
+        return True
+    _FAILED = True
+    return False
 
 
 def loaded() -> bool:
