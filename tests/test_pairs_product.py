@@ -7,12 +7,11 @@ import random
 from pathlib import Path
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coderiv import Index
-from coderiv.index.postings import Postings, from_forward
+from coderiv.index.postings import from_forward
 from coderiv.pairs.engine import (
     Engine,
     incidence,
@@ -20,7 +19,6 @@ from coderiv.pairs.engine import (
     kth_largest,
     product_ranges,
     product_rows,
-    release_pages,
     select_top,
     select_top_grouped,
     serial_engine,
@@ -141,28 +139,3 @@ def test_identity5_and_dask_keep_the_block_path(tmp_path: Path, monkeypatch):
     compute_pairs(index, "chunks", top=3, engine=_block_path)
     assert calls == ["blocks", "blocks"]
 
-
-def _resident_kb(path: str) -> int:
-    """Resident kB of this process's mappings of ``path`` (/proc/self/smaps)."""
-    total, inside = 0, False
-    with open("/proc/self/smaps") as smaps:
-        for line in smaps:
-            if "-" in line.split(" ", 1)[0]:  # a mapping's header line
-                inside = line.rstrip().endswith(path)
-            elif inside and line.startswith("Rss:"):
-                total += int(line.split()[1])
-    return total
-
-
-@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="needs Linux's /proc/self/smaps")
-def test_release_pages_drops_a_mapped_stores_resident_pages(tmp_path):
-    docs = [(np.arange(i, i + 20_000, dtype=np.uint64) * 7, np.ones(20_000, np.int32)) for i in range(0, 200_000, 5_000)]
-    from_forward(docs).save(tmp_path / "s")
-    store = Postings.load(tmp_path / "s", len(docs))
-    keys_file = str(tmp_path / "s" / "keys.npy")
-    want = np.asarray(store.keys).copy()  # reads every page of keys.npy
-    assert _resident_kb(keys_file) > 500  # 220,000 keys of 8 bytes: about 1.7 MB
-    release_pages(store)
-    assert _resident_kb(keys_file) == 0
-    assert np.array_equal(np.asarray(store.keys), want)  # the data are read again from the file
-    release_pages(from_forward(docs))  # an in-memory store: nothing to release, no error

@@ -22,6 +22,7 @@ import numpy as np
 from coderiv.errors import CorruptIndexError
 from coderiv.index import counts
 from coderiv.index.counts import CountValues
+from coderiv.index.mapped_pages import release_store
 
 ARRAY_NAMES = ("keys", "ptr", "docs", "doc_run_at", "doc_run_high", "vals", "maxvals")
 
@@ -276,6 +277,7 @@ class Postings:
             raise CorruptIndexError(f"index values in {folder} are missing or damaged ({exc})") from exc
         postings = cls(n_docs=n_docs, docs=docs, vals=vals, **arrays)
         postings.check_shapes()
+        release_store(postings)  # the checks' read-around mapped most of every file (mapped_pages)
         return postings
 
     @staticmethod
