@@ -10,11 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from coderiv import Index
 from coderiv.pairs import compiled
 from coderiv.pairs import run as pairs_run
 from coderiv.pairs.engine import Engine, RowBuilder, serial_engine
-from coderiv.pairs.run import compute_pairs
-from test_pairs import _random_docs, build
+from coderiv.pairs.run import compute_pairs, run_pairs
+from coderiv.pairs.table import PairTable
+from test_pairs import ALL_STORES, _edit, _random_docs, build, rows_by_id
 
 pytestmark = pytest.mark.skipif(not compiled.load(), reason="numba (coderiv[fast]) is not installed")
 
@@ -100,6 +102,50 @@ def test_compiled_gives_the_products_and_the_blocks_tables(tmp_path_factory, mon
         for other in (by_product, by_blocks):
             a, b = other.arrays[name], by_compiled.arrays[name]
             assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), name
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    seed=st.integers(0, 10_000),
+    method=st.sampled_from(["chunks", "resemblance", "identity5"]),
+    max_df=st.sampled_from([None, 3, 4]),
+    top=st.sampled_from([1, 3, 50]),
+    row_entries=st.sampled_from([2, 15, 8_000_000]),
+)
+def test_compiled_incremental_runs_give_the_other_paths_tables(
+    tmp_path_factory, monkeypatch, seed, method, max_df, top, row_entries
+):
+    monkeypatch.setattr(pairs_run, "ROW_ENTRIES", row_entries)  # entries in several row ranges
+    tmp = tmp_path_factory.mktemp("inc")
+    rng = random.Random(seed)
+    index = build(tmp / "c", _random_docs(rng, 18, vocab=12, length=24), tmp)
+    run_pairs(index, method, top=top, max_df=max_df)
+    _edit(tmp / "c", rng)
+    Index.update_from(tmp / "c", tmp / "idx", stores=ALL_STORES, workers=1)
+    index = Index.open(tmp / "idx")
+    previous = PairTable.load_previous(index, method)
+    assert previous is not None
+    blocks_engine: Engine = _block_path
+    by_blocks, blocks_report = compute_pairs(index, method, top=top, max_df=max_df, previous=previous, engine=blocks_engine)
+    calls: list[int] = []
+    original = compiled.entries
+    with monkeypatch.context() as patch:
+        patch.setattr(compiled, "entries", lambda *a: calls.append(a[6]) or original(*a))  # r0 of each range
+        by_compiled, compiled_report = compute_pairs(index, method, top=top, max_df=max_df, previous=previous)
+    if compiled_report.mode == "incremental":
+        assert calls and calls[0] == 0 and len(calls) == compiled_report.blocks
+    with monkeypatch.context() as patch:
+        patch.setattr(compiled, "load", lambda: False)  # the scipy product (identity5: the blocks)
+        by_product, product_report = compute_pairs(index, method, top=top, max_df=max_df, previous=previous)
+    full, _ = compute_pairs(index, method, top=top, max_df=max_df)
+    assert compiled_report.mode == product_report.mode == blocks_report.mode
+    assert compiled_report.shared_pairs == product_report.shared_pairs == blocks_report.shared_pairs
+    for name in ARRAYS:
+        for other in (by_product, by_blocks):
+            a, b = other.arrays[name], by_compiled.arrays[name]
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), name
+    if compiled_report.mode == "incremental":  # and all equal a full recomputation
+        assert rows_by_id(by_compiled) == rows_by_id(full)
 
 
 

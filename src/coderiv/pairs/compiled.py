@@ -141,6 +141,64 @@ def _top_rows(
     return e, pairs
 
 
+def _entries(
+    lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    kind: int,
+    weights: np.ndarray,
+    length_factor: np.ndarray,
+    lengths: np.ndarray,
+    rows: np.ndarray,
+    r0: int,
+    r1: int,
+    acc: np.ndarray,
+    partners: np.ndarray,
+    out: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> tuple[int, int]:
+    """Every directed entry of rows r0…r1−1 with an end in ``rows`` (a mask over documents: the
+    rows an incremental run recomputes), written to ``out`` (src, dst, percent) in row order;
+    returns (entries, shared pairs among them read from their smaller document). The counts
+    and percentages are :func:`_top_rows`'s; what an incremental run merges with its kept
+    entries (``IncrementalPlan.merge``), as the scipy product's entries are."""
+    key_ptr, key_docs, key_vals, doc_ptr, doc_keys, doc_vals, sizes = lists
+    src, dst, val = out
+    e = 0
+    pairs = 0
+    for r in range(r0, r1):
+        m = 0
+        for j in range(doc_ptr[r], doc_ptr[r + 1]):
+            t = doc_keys[j]
+            lo, hi = key_ptr[t], key_ptr[t + 1]
+            for i in range(lo, hi):
+                d = key_docs[i]
+                if acc[d] == 0:
+                    partners[m] = d
+                    m += 1
+                if kind == WEIGHTED:
+                    acc[d] += weights[hi - lo, abs(np.int64(key_vals[i]) - np.int64(doc_vals[j]))]
+                else:
+                    acc[d] += 1
+        s1 = np.float64(sizes[r])
+        for i in range(m):
+            d = partners[i]
+            c = np.float64(acc[d])
+            acc[d] = 0
+            if d == r or not (rows[r] or rows[d]):
+                continue
+            if d > r:
+                pairs += 1
+            if kind == RESEMBLANCE:
+                v = 100.0 * c / (s1 + np.float64(sizes[d]) - c)
+            elif kind == CONTAINMENT:
+                v = 100.0 * c / s1
+            else:
+                v = 100.0 * c * length_factor[abs(lengths[d] - lengths[r])] / (s1 * length_factor[0])
+            src[e] = r
+            dst[e] = d
+            val[e] = v
+            e += 1
+    return e, pairs
+
+
 def available() -> bool:
     """Whether numba is installed (``coderiv[fast]``)."""
     return importlib.util.find_spec("numba") is not None
@@ -164,9 +222,10 @@ def load() -> bool:
         try:
             by_document = numba.njit(cache=cache, nogil=True)(_by_document)
             top_rows = numba.njit(cache=cache, nogil=True)(_top_rows)
+            entries = numba.njit(cache=cache, nogil=True)(_entries)
         except Exception:  # noqa: BLE001
             continue
-        _KERNELS.update(by_document=by_document, top_rows=top_rows)
+        _KERNELS.update(by_document=by_document, top_rows=top_rows, entries=entries)
         return True
     _FAILED = True
     return False
@@ -189,3 +248,9 @@ def top_rows(*args: Any) -> tuple[int, int]:
     """Compiled :func:`_top_rows` (needs :func:`load`)."""
     e, pairs = _KERNELS["top_rows"](*args)
     return int(e), int(pairs)
+
+
+def entries(*args: Any) -> tuple[int, int]:
+    """Compiled :func:`_entries` (needs :func:`load`)."""
+    count, pairs = _KERNELS["entries"](*args)
+    return int(count), int(pairs)

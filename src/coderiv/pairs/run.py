@@ -20,6 +20,7 @@ from coderiv.pairs.engine import (
     DEFAULT_METHOD,
     DEFAULT_TOP,
     PAIRS_MEMORY,
+    ROW_ENTRIES,
     Engine,
     IncrementalPlan,
     KeyView,
@@ -103,8 +104,8 @@ def compute_pairs(
         eligible &= keys_holding(store, rows)
     built = RowBuilder(n, top)
     done = None
-    if plan is None and engine is serial_engine and compiled.load():
-        done = _rows_compiled(store, f, eligible, pm, view, top, built, progress, lengths)
+    if engine is serial_engine and compiled.load():
+        done = _rows_compiled(store, f, eligible, pm, view, plan, top, memory, built, progress, lengths)
     if done is not None:
         blocks, shared_pairs = done
     elif pm.measure is None and engine is serial_engine:
@@ -233,14 +234,16 @@ def _weight_tables(
 
 
 def _rows_compiled(
-    store: Postings, f: np.ndarray, eligible: np.ndarray, pm: PairMethod, view: KeyView,
-    top: int, built: RowBuilder, progress: Progress | None, lengths: np.ndarray | None,
+    store: Postings, f: np.ndarray, eligible: np.ndarray, pm: PairMethod, view: KeyView, plan: IncrementalPlan | None,
+    top: int, memory: int | None, built: RowBuilder, progress: Progress | None, lengths: np.ndarray | None,
 ) -> tuple[int, int] | None:
-    """Rows of a full run through the compiled loop (:mod:`~coderiv.pairs.compiled`): the same
-    rows as :func:`_rows_by_product` (set methods) and :func:`_rows_by_blocks` (identity5), each
-    ranked as it is counted, so nothing but the kept entries and one accumulator of one slot per
-    document is held beside the eligible postings both ways (8 bytes a posting, 10 with
-    identity5's counts); (calls, shared pairs), or None when the loop cannot run this method."""
+    """Rows through the compiled loops (:mod:`~coderiv.pairs.compiled`): the same rows as
+    :func:`_rows_by_product` (set methods) and :func:`_rows_by_blocks` (identity5). A full run
+    ranks each row as it is counted, so nothing but the kept entries and one accumulator of one
+    slot per document is held beside the eligible postings both ways (8 bytes a posting, 10 with
+    identity5's counts); an incremental run gets each range's entries with an end in a
+    recomputed row and merges them with its kept entries (:func:`_merge_compiled`). Returns
+    (calls, shared pairs), or None when the loop cannot run this method."""
     kind = _compiled_kind(pm)
     if kind is None:
         return None
@@ -260,6 +263,9 @@ def _rows_compiled(
     lists = (key_ptr, key_docs, key_vals, doc_ptr, doc_keys, doc_vals, np.asarray(view.sizes, np.int64))
     acc = np.zeros(n, np.int64 if weighted else np.int32)
     partners = np.empty(n, np.int32)
+    measure_tables = (kind, weights, length_factor, doc_lengths)
+    if plan is not None:
+        return _merge_compiled(lists, measure_tables, f[eligible], plan, top, memory, store, built, acc, partners, progress)
     cand_val = np.empty(n, np.float64)
     out = (built.row_ptr, built.targets, built.values, built.truncated)
     if progress is not None:
@@ -277,6 +283,39 @@ def _rows_compiled(
         if progress is not None:
             progress.advance(r1 - r0)
     return calls, shared_pairs
+
+
+def _merge_compiled(
+    lists: tuple[np.ndarray, ...], tables: tuple[Any, ...], f_eligible: np.ndarray, plan: IncrementalPlan, top: int,
+    memory: int | None, store: Postings, built: RowBuilder, acc: np.ndarray, partners: np.ndarray,
+    progress: Progress | None,
+) -> tuple[int, int]:
+    """An incremental run's rows: row ranges of about as many entries as the scipy product's
+    (:func:`~coderiv.pairs.engine.product_ranges`' bound, 1 + Σ (f_t − 1) over a document's
+    eligible keys), each range's entries with an end in a recomputed row counted by the compiled
+    loop and merged with the kept entries; (row ranges, shared pairs)."""
+    n = store.n_docs
+    doc_ptr, doc_keys = lists[3], lists[4]
+    fixed = fixed_bytes(store, n, top, len(f_eligible), int(f_eligible.sum()))
+    budget = min(range_pairs(memory or PAIRS_MEMORY, fixed), ROW_ENTRIES)
+    owner = np.repeat(np.arange(n), np.diff(doc_ptr))
+    bound = np.bincount(owner, weights=f_eligible[doc_keys].astype(np.float64) - 1, minlength=n).astype(np.int64) + 1
+    del owner
+    ranges = row_ranges(bound, budget)
+    totals = np.add.reduceat(bound, [r0 for r0, _ in ranges]) if ranges else np.zeros(1, np.int64)
+    capacity = int(totals.max())
+    out = (np.empty(capacity, np.int64), np.empty(capacity, np.int32), np.empty(capacity, np.float64))
+    if progress is not None:
+        progress.start(n, "documents")
+    shared_pairs = 0
+    for r0, r1 in ranges:
+        count, pairs = compiled.entries(lists, *tables, plan.rows, r0, r1, acc, partners, out)
+        shared_pairs += pairs
+        src, dst, val = out[0][:count], out[1][:count].astype(np.uint32), out[2][:count]
+        built.add(plan.merge(src, dst, val, top, r0, r1))
+        if progress is not None:
+            progress.advance(r1 - r0)
+    return len(ranges), shared_pairs
 
 
 def _documents(n: int, d0: int, d1: int) -> np.ndarray:
