@@ -1,23 +1,27 @@
-"""Each document's top k of a set method in one compiled loop (numba), when ``coderiv[fast]`` is
-installed: the same rows as :func:`~coderiv.pairs.engine.product_rows` followed by
+"""Each document's top k in one compiled loop (numba), when ``coderiv[fast]`` is installed: the
+same rows as :func:`~coderiv.pairs.engine.product_rows` followed by
 :func:`~coderiv.pairs.engine.directed_values` and
-:func:`~coderiv.pairs.engine.select_top_grouped`, without materialising a range's entries.
+:func:`~coderiv.pairs.engine.select_top_grouped` (and, for identity5, as the block path's),
+without materialising a range's entries.
 
 The sparse product computes a range of rows as a CSR matrix (every document sharing an eligible
 key with each row, with the count), then numpy passes turn every entry into a percentage and
 rank each row. At 1M documents of ~200 words that is 4.7 billion directed entries, cut into
 thousands of ranges, each allocating and faulting in fresh arrays (scipy's dense accumulator
-has one slot per document). This loop keeps one accumulator (one int32 per document) and a few
-buffers for the whole run, and for each row: adds 1 per shared key to every partner document
-(Gustavson's dense accumulator, as scipy does), turns each partner's count into the percentage
+has one slot per document). :func:`_top_rows` keeps one accumulator (one slot per document)
+and a few buffers for the whole run, and for each row: adds each shared key's weight (1 for the
+set methods; identity5's fixed-point weight from a table) to every partner document
+(Gustavson's dense accumulator, as scipy does), turns each partner's sum into the percentage
 with the same float64 operations as ``directed_values``, keeps the candidates at least as
 large as the row's k-th largest, and ranks those by (percentage descending, document number
 ascending), as ``select_top`` does. Only the kept entries are written, straight into the
-:class:`~coderiv.pairs.engine.RowBuilder`'s arrays.
+:class:`~coderiv.pairs.engine.RowBuilder`'s arrays. An incremental run merges fresh entries
+with kept ones, so :func:`_entries` writes a range's entries themselves (those with an end in
+a recomputed row).
 
-numba is optional: without it (or when it fails to load) the scipy product runs; both give
-byte-identical tables (``tests/test_pairs_compiled.py``). The loop is cached on disk by numba
-(``cache=True``): only the first use on a machine compiles it (a few seconds).
+numba is optional: without it (or when it fails to load) the scipy product and the block path
+run; all give byte-identical tables (``tests/test_pairs_compiled.py``). The loops are cached on
+disk by numba (``cache=True``): only the first use on a machine compiles them (a few seconds).
 """
 
 from __future__ import annotations
