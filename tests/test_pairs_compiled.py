@@ -23,6 +23,12 @@ pytestmark = pytest.mark.skipif(not compiled.load(), reason="numba (coderiv[fast
 ARRAYS = ("row_ptr", "targets", "values", "truncated")
 
 
+@pytest.fixture(autouse=True)
+def _compile_small_runs(monkeypatch):
+    """The compiled loop for these small collections too (it starts at a million postings)."""
+    monkeypatch.setattr(pairs_run, "COMPILED_MIN_POSTINGS", 0)
+
+
 def _hand_lists():
     # eligible keys: 0 in documents 0, 1, 2; 1 in documents 1, 2; 2 in documents 2, 3
     key_ptr = np.array([0, 3, 5, 7], np.int64)
@@ -191,3 +197,16 @@ def test_load_compiles_without_a_cache_when_numba_has_no_place_for_one(monkeypat
     assert compiled.load() and compiled.loaded()
     doc_ptr, _, _ = compiled.by_document(*_hand_lists(), np.empty(0, np.uint8), 5)
     assert doc_ptr.tolist() == [0, 1, 3, 6, 7, 7]
+
+
+def test_small_runs_keep_the_other_paths(tmp_path, monkeypatch):
+    index = build(tmp_path / "c", _random_docs(random.Random(2), 10), tmp_path)
+    calls: list[int] = []
+    original = compiled.top_rows
+    monkeypatch.setattr(compiled, "top_rows", lambda *a: calls.append(1) or original(*a))
+    compute_pairs(index, "resemblance", top=3)
+    assert calls  # (the fixture: every size)
+    monkeypatch.setattr(pairs_run, "COMPILED_MIN_POSTINGS", 1_000_000)
+    calls.clear()
+    small, report = compute_pairs(index, "resemblance", top=3)
+    assert not calls and report.blocks >= 1  # fewer eligible postings: the scipy product ran

@@ -11,8 +11,7 @@ from coderiv.cli.options import TerminalBar
 from coderiv.evaluation.evaluate import Topics, evaluate_method
 from coderiv.index.index import Index
 from coderiv.keys.kinds import StoreSpec
-from coderiv.pairs import compiled
-from coderiv.pairs.engine import block_count, key_view, plan_blocks, serial_engine
+from coderiv.pairs.engine import block_count, key_view, plan_blocks
 from coderiv.pairs.run import compute_pairs
 from coderiv.progress import Counter
 from coderiv.text.collection import iter_collection, stored_size
@@ -55,12 +54,8 @@ def test_pairs_count_blocks_and_evaluation_counts_queries(tmp_path: Path) -> Non
     compute_pairs(index, "chunks", progress=counter)  # the set methods' product counts documents
     assert (counter.total, counter.unit, counter.done) == (3, "documents", 3)
     counter = Counter()
-    compute_pairs(index, "identity5", progress=counter)  # so does the compiled loop (numba)
-    want = (3, "documents", 3) if compiled.load() else (1, "blocks", 1)
-    assert (counter.total, counter.unit, counter.done) == want
-    counter = Counter()
-    compute_pairs(index, "identity5", progress=counter, engine=lambda tasks: serial_engine(tasks))
-    assert (counter.total, counter.unit, counter.done) == (1, "blocks", 1)  # the block path counts blocks
+    compute_pairs(index, "identity5", progress=counter)  # the block path counts blocks
+    assert (counter.total, counter.unit, counter.done) == (1, "blocks", 1)
     # block_count says how many blocks plan_blocks cuts, for any budget
     store = index.store(chunks.name)
     view = key_view(store, 100, None)

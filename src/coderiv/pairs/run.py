@@ -104,7 +104,7 @@ def compute_pairs(
         eligible &= keys_holding(store, rows)
     built = RowBuilder(n, top)
     done = None
-    if engine is serial_engine and compiled.load():
+    if engine is serial_engine and _worth_compiling(f, eligible) and compiled.load():
         done = _rows_compiled(store, f, eligible, pm, view, plan, top, memory, built, progress, lengths)
     if done is not None:
         blocks, shared_pairs = done
@@ -198,9 +198,18 @@ def _rows_by_product(
 
 #: Rows the compiled loop ranks per call (between calls the progress advances).
 COMPILED_STEPS = 200
+#: Eligible postings from which a run loads the compiled loop (numba's import and cache cost
+#: about 0.5 s, what the scipy product or the blocks take for about this many postings).
+COMPILED_MIN_POSTINGS = 1_000_000
 #: Largest table of identity5 weights (one per key frequency and count difference) the compiled
 #: loop reads; a store with larger counts takes the block path.
 WEIGHT_TABLE_ENTRIES = 1 << 24
+
+
+def _worth_compiling(f: np.ndarray, eligible: np.ndarray) -> bool:
+    """Whether the run is large enough for the compiled loop to pay for loading numba (about
+    0.5 s of CPU once compiled and cached): :data:`COMPILED_MIN_POSTINGS` eligible postings."""
+    return int(f[eligible].sum()) >= COMPILED_MIN_POSTINGS
 
 
 def _compiled_kind(pm: PairMethod) -> int | None:
