@@ -60,10 +60,14 @@ def test_top_rows_by_hand(resemblance):
     kind = compiled.RESEMBLANCE if resemblance else compiled.CONTAINMENT
     tables = (np.zeros((1, 1), np.int64), np.ones(1), np.zeros(0, np.int64))
     buffers = (acc, np.empty(n, np.int32), np.empty(n, np.float64))
-    out = (built.row_ptr, built.targets, built.values, built.truncated)
-    entries, pairs = compiled.top_rows(lists, kind, *tables, 0, 3, top, *buffers, out, 0)
-    entries, more = compiled.top_rows(lists, kind, *tables, 3, 5, top, *buffers, out, entries)
-    built.rows, built.entries = 5, entries
+    counted = []
+    for r0, r1 in ((0, 3), (3, 5)):  # two calls, each writing its own rows' CSR
+        out = (np.empty(r1 - r0 + 1, np.int64), np.empty((r1 - r0) * top, np.uint32),
+               np.empty((r1 - r0) * top, np.float64), np.empty(r1 - r0, bool))
+        entries, found = compiled.top_rows(lists, kind, *tables, r0, r1, top, *buffers, out)
+        built.add((out[0], out[1][:entries], out[2][:entries], out[3]))
+        counted.append(found)
+    pairs, more = counted
     row_ptr, targets, values, truncated = built.result()
     # shared: (0,1) 1, (0,2) 1, (1,2) 2, (2,3) 1: four pairs, three with the smaller end in 0..2
     assert (pairs, more) == (4, 0)
@@ -91,9 +95,13 @@ def _block_path(tasks):  # another engine object: compute_pairs takes the block 
     max_df=st.sampled_from([None, 3, 4]),
     top=st.sampled_from([1, 3, 50]),
     steps=st.sampled_from([1, 3, 200]),
+    threads=st.sampled_from([1, 2, 3]),
 )
-def test_compiled_gives_the_products_and_the_blocks_tables(tmp_path_factory, monkeypatch, seed, method, max_df, top, steps):
+def test_compiled_gives_the_products_and_the_blocks_tables(
+    tmp_path_factory, monkeypatch, seed, method, max_df, top, steps, threads
+):
     monkeypatch.setattr(pairs_run, "COMPILED_STEPS", steps)
+    monkeypatch.setattr(pairs_run, "PAIRS_THREADS", threads)
     tmp = tmp_path_factory.mktemp("comp")
     index = build(tmp / "c", _random_docs(random.Random(seed), 20, vocab=12, length=24), tmp)
     blocks_engine: Engine = _block_path

@@ -75,10 +75,10 @@ def _top_rows(
     partners: np.ndarray,
     cand_val: np.ndarray,
     out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    e0: int,
 ) -> tuple[int, int]:
-    """Rows r0…r1−1 written at entry ``e0`` of ``out`` (row_ptr, targets, values, truncated);
-    returns (entries written after them, shared pairs whose smaller document is in the range).
+    """Rows r0…r1−1 written to ``out`` (row_ptr, targets, values, truncated: the CSR rows of the
+    range, row_ptr[0] = 0, room for ``top`` entries a row); returns (entries written, shared
+    pairs whose smaller document is in the range).
 
     ``lists`` = (key_ptr, key_docs, key_vals, doc_ptr, doc_keys, doc_vals, sizes). ``kind``:
     :data:`RESEMBLANCE` or :data:`CONTAINMENT` (each shared key adds 1) or :data:`WEIGHTED`
@@ -87,7 +87,8 @@ def _top_rows(
     document) must be all zero, and is left so."""
     key_ptr, key_docs, key_vals, doc_ptr, doc_keys, doc_vals, sizes = lists
     row_ptr, targets, values, truncated = out
-    e = e0
+    row_ptr[0] = 0
+    e = 0
     pairs = 0
     for r in range(r0, r1):
         m = 0
@@ -122,7 +123,7 @@ def _top_rows(
             partners[count] = d
             cand_val[count] = v
             count += 1
-        truncated[r] = count > top
+        truncated[r - r0] = count > top
         if count > top:
             threshold = np.partition(cand_val[:count], count - top)[count - top]
             kept = 0
@@ -141,7 +142,7 @@ def _top_rows(
             targets[e + i] = cand_d[order[i]]
             values[e + i] = cand_v[order[i]]
         e += keep
-        row_ptr[r + 1] = e
+        row_ptr[r - r0 + 1] = e
     return e, pairs
 
 

@@ -4,7 +4,9 @@ one), store it, read a document's row; and open an index with the store a method
 from __future__ import annotations
 
 import os
+import queue
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -196,8 +198,11 @@ def _rows_by_product(
     return len(ranges), shared_pairs
 
 
-#: Rows the compiled loop ranks per call (between calls the progress advances).
+#: Calls of the compiled loop a full run is cut into (the progress advances between them).
 COMPILED_STEPS = 200
+#: Threads a full run's compiled loop runs on (each with its own accumulator; the table is the
+#: same for any number).
+PAIRS_THREADS = min(2, os.cpu_count() or 1)
 #: Eligible postings from which a run loads the compiled loop (numba's import and cache cost
 #: about 0.5 s, what the scipy product or the blocks take for about this many postings).
 COMPILED_MIN_POSTINGS = 1_000_000
@@ -275,22 +280,32 @@ def _rows_compiled(
     measure_tables = (kind, weights, length_factor, doc_lengths)
     if plan is not None:
         return _merge_compiled(lists, measure_tables, f[eligible], plan, top, memory, store, built, acc, partners, progress)
-    cand_val = np.empty(n, np.float64)
-    out = (built.row_ptr, built.targets, built.values, built.truncated)
     if progress is not None:
         progress.start(n, "documents")
     step = max(1, -(-n // COMPILED_STEPS))
-    calls = shared_pairs = 0
-    for r0 in range(0, n, step):
+    threads = max(1, min(PAIRS_THREADS, n // step))
+    buffers: queue.SimpleQueue[tuple[np.ndarray, ...]] = queue.SimpleQueue()
+    buffers.put((acc, partners, np.empty(n, np.float64)))
+    for _ in range(threads - 1):
+        buffers.put((np.zeros_like(acc), np.empty_like(partners), np.empty(n, np.float64)))
+
+    def rank(r0: int) -> tuple[tuple[np.ndarray, ...], int]:
         r1 = min(n, r0 + step)
-        entries, pairs = compiled.top_rows(
-            lists, kind, weights, length_factor, doc_lengths, r0, r1, top, acc, partners, cand_val, out, built.entries
-        )
-        built.rows, built.entries = r1, entries
-        calls += 1
-        shared_pairs += pairs
-        if progress is not None:
-            progress.advance(r1 - r0)
+        own = buffers.get()  # an accumulator and scratch of this thread's own
+        out = (np.empty(r1 - r0 + 1, np.int64), np.empty((r1 - r0) * top, np.uint32),
+               np.empty((r1 - r0) * top, np.float64), np.empty(r1 - r0, bool))
+        entries, pairs = compiled.top_rows(lists, *measure_tables, r0, r1, top, *own, out)
+        buffers.put(own)
+        return (out[0], out[1][:entries], out[2][:entries], out[3]), pairs
+
+    calls = shared_pairs = 0
+    with ThreadPoolExecutor(threads) as pool:  # the loop releases the GIL; rows come back in order
+        for piece, pairs in pool.map(rank, range(0, n, step)):
+            built.add(piece)
+            calls += 1
+            shared_pairs += pairs
+            if progress is not None:
+                progress.advance(len(piece[3]))
     return calls, shared_pairs
 
 
