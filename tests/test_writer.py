@@ -16,6 +16,7 @@ from coderiv.index import Index, writer
 from coderiv.index.counts import OVER_AT_FILE, OVER_VAL_FILE
 from coderiv.index.postings import ARRAY_NAMES, from_forward, narrow
 from coderiv.index.writer import NpyWriter, Run, Sources, write_store
+from coderiv.keys import compiled_terms
 from coderiv.keys.kinds import StoreSpec
 from coderiv.text.collection import RawDocument
 
@@ -117,29 +118,40 @@ def _generation_bytes(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(generation)): p.read_bytes() for p in files}
 
 
-@pytest.mark.parametrize("shuffled", [False, True])
-def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shuffled: bool) -> None:
+@pytest.mark.parametrize("order", ["ids", "shuffled", "late"])
+def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: str) -> None:
     """A fresh build whose runs are sorted while analysis goes on writes the bytes of the build
-    sorted by document range afterwards; documents not given in id order (their run numbers are
-    not 0, 1, …) fall back to the range sorts, with the same bytes."""
+    sorted by document range afterwards, and writes no forward files for its runs. Documents not
+    given in id order (their run numbers are not 0, 1, …) fall back to the range sorts, with the
+    same bytes; when the order breaks late (``late``), the runs already sorted get their forward
+    files back from their segments."""
     rng = np.random.default_rng(5)
     words = [f"w{i}" for i in range(40)]
     docs = [RawDocument(f"doc{i:04d}.txt", " ".join(rng.choice(words, int(rng.integers(1, 60)))).encode()) for i in range(300)]
-    if shuffled:
+    if order == "shuffled":
         docs = [docs[i] for i in rng.permutation(len(docs))]
+    elif order == "late":
+        docs = docs[:280] + docs[280:][::-1]
+        compiled_terms.load()  # the runs grouped by the compiled loop (coderiv[fast]), when installed
     stores = [StoreSpec.create("chunks", n=4)]
     monkeypatch.setattr("coderiv.index.writer.RUN_POSTINGS", 500)  # many runs
     monkeypatch.setattr("coderiv.index.writer.RANGE_POSTINGS", 700)
-    ranged = []
-    invert_ranges = writer._invert_ranges
+    ranged, forward = [], []
+    invert_ranges, save_forward = writer._invert_ranges, writer._save_forward
 
     def counting(*args: object, **kwargs: object) -> list[writer.Segment]:
         ranged.append(args[1])
         return invert_ranges(*args, **kwargs)  # type: ignore[arg-type]
 
+    def saving(*args: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        forward.append(args[1])
+        return save_forward(*args)  # type: ignore[arg-type]
+
     monkeypatch.setattr("coderiv.index.writer._invert_ranges", counting)
+    monkeypatch.setattr("coderiv.index.writer._save_forward", saving)
     Index.update_from(docs, tmp_path / "presorted", stores=stores, workers=1)
-    assert ranged == (["terms", "chunks:bits=32,n=4"] if shuffled else [])
+    assert ranged == ([] if order == "ids" else ["terms", "chunks:bits=32,n=4"])
+    assert (len(forward) == 0) == (order == "ids")
     monkeypatch.setattr("coderiv.index.writer._presorted_segments", lambda sources, name: None)
     Index.update_from(docs, tmp_path / "ranged", stores=stores, workers=2)
     assert _generation_bytes(tmp_path / "presorted") == _generation_bytes(tmp_path / "ranged")

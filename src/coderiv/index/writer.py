@@ -34,27 +34,46 @@ from numpy.lib.format import dtype_to_descr, write_array_header_1_0
 
 from coderiv.index.analysis_workers import AnalyzedBatch, default_workers
 from coderiv.index.child_processes import stop_pool, worker_pool
+from coderiv.index.compiled_sort import group_run
 from coderiv.index.counts import ESCAPE, OVER_AT_FILE, OVER_VAL_FILE
 from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, narrow
 from coderiv.keys.kinds import StoreSpec
 from coderiv.weights import document_norms, idf_weight, tf_weight
 
 RANGE_POSTINGS = 16_000_000
-RUN_POSTINGS = 8_000_000
+RUN_POSTINGS = 2_000_000
 
 
-@dataclass
 class Run:
     """One spilled run: its documents and, per store, (doc_ptr, keys, vals) memory-mapped; and
-    its segments being sorted while analysis goes on (:class:`Presort`), if any."""
+    its segments being sorted while analysis goes on (:class:`Presort`), if any. A presorted
+    run has no forward files unless they are needed (:attr:`stores`)."""
 
-    ids: list[str]
-    stores: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
-    presort: Presort | None = None
+    def __init__(
+        self, ids: list[str], stores: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
+        presort: Presort | None = None,
+    ) -> None:
+        if stores is None and presort is None:
+            raise ValueError("a run needs its forward arrays or its presort")
+        self.ids, self._stores, self.presort = ids, stores, presort
+
+    @property
+    def stores(self) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Per store, (doc_ptr, keys, vals): a presorted run's are rebuilt from its segments the
+        first time they are asked for (documents that did not come in id order)."""
+        if self._stores is None:
+            assert self.presort is not None
+            self._stores = self.presort.forward()
+        return self._stores
 
 
 class Spill:
-    """Collects analysed batches into runs on disk (see the module docstring, step 1)."""
+    """Collects analysed batches into runs on disk (see the module docstring, step 1).
+
+    With ``presort``, runs are sorted into segments while analysis goes on (:class:`Presort`)
+    for as long as the documents come in id order (then a fresh build numbers them 0, 1, … in
+    run order); a presorted run writes no forward files. Once a document comes out of order,
+    the later runs are written as forward files only."""
 
     def __init__(self, folder: Path, names: list[str], run_postings: int | None = None, presort: bool = True) -> None:
         self.folder = folder
@@ -64,10 +83,19 @@ class Spill:
         self.runs: list[Run] = []
         self._pending: list[AnalyzedBatch] = []
         self._size = 0
+        self._last_id: str | None = None
 
     def add(self, batch: AnalyzedBatch) -> None:
         if not batch.ids:
             return
+        if self.presort:
+            previous = self._last_id
+            for doc_id in batch.ids:
+                if previous is not None and doc_id <= previous:
+                    self.presort = False  # out of id order: numbers will not follow run order
+                    break
+                previous = doc_id
+            self._last_id = batch.ids[-1]
         self._pending.append(batch)
         self._size += batch.n_postings
         if self._size >= self.run_postings:
@@ -79,56 +107,84 @@ class Spill:
         folder = self.folder / f"run-{len(self.runs):05d}"
         folder.mkdir(parents=True)
         ids = [doc_id for b in self._pending for doc_id in b.ids]
-        stores, postings = {}, {}
-        for name in self.names:
-            counts = np.concatenate([b.stores[name][0] for b in self._pending])
-            doc_ptr = np.zeros(len(counts) + 1, np.int64)
-            np.cumsum(counts, out=doc_ptr[1:])
-            arrays = {
-                "doc_ptr": doc_ptr,
-                "keys": np.concatenate([b.stores[name][1] for b in self._pending]),
-                "vals": np.concatenate([b.stores[name][2] for b in self._pending]),
-            }
-            for label, array in arrays.items():
-                np.save(folder / f"{_safe(name)}.{label}.npy", array)
-            stores[name] = tuple(np.load(folder / f"{_safe(name)}.{label}.npy", mmap_mode="r") for label in arrays)
-            postings[name] = counts, arrays["keys"], arrays["vals"]
         if self.runs and self.runs[-1].presort is not None:
             self.runs[-1].presort.join()  # one run sorted at a time: bounded memory
-        first = sum(len(run.ids) for run in self.runs)
-        presort = Presort(postings, first, folder) if self.presort else None
-        self.runs.append(Run(ids, stores, presort))
+        if self.presort:
+            first = sum(len(run.ids) for run in self.runs)
+            self.runs.append(Run(ids, presort=Presort(self._pending, self.names, first, folder)))
+        else:
+            stores = {}
+            for name in self.names:
+                counts, keys, vals = _concatenated(self._pending, name)
+                stores[name] = _save_forward(folder, name, counts, keys, vals)
+            self.runs.append(Run(ids, stores))
         self._pending, self._size = [], 0
 
 
-class Presort(threading.Thread):
-    """Sorts one run into a segment per store while analysis goes on (numpy's sorts and copies
-    release the GIL), with the document numbers ``first, first + 1, …`` that the run's
-    documents get when they arrive in id order and nothing is kept from a previous index — as
-    in a fresh build of a folder or tar. :func:`write_store` checks that before using them."""
+def _concatenated(batches: list[AnalyzedBatch], name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(postings per document, keys, values) of store ``name`` over the batches."""
+    parts = [b.stores[name] for b in batches]
+    return tuple(np.concatenate([part[i] for part in parts]) for i in range(3))  # type: ignore[return-value]
 
-    def __init__(self, postings: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]], first: int, folder: Path) -> None:
+
+def _save_forward(
+    folder: Path, name: str, counts: np.ndarray, keys: np.ndarray, vals: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Write a run's forward arrays of store ``name`` and map them: (doc_ptr, keys, vals)."""
+    doc_ptr = np.zeros(len(counts) + 1, np.int64)
+    np.cumsum(counts, out=doc_ptr[1:])
+    arrays = {"doc_ptr": doc_ptr, "keys": keys, "vals": vals}
+    for label, array in arrays.items():
+        np.save(folder / f"{_safe(name)}.{label}.npy", array)
+    return tuple(np.load(folder / f"{_safe(name)}.{label}.npy", mmap_mode="r") for label in arrays)
+
+
+class Presort(threading.Thread):
+    """Sorts one run into a segment per store while analysis goes on (the concatenation, the
+    grouping by key of :func:`~coderiv.index.compiled_sort.group_run` and the writes release
+    the GIL), with the document numbers ``first, first + 1, …`` that the run's documents get
+    when they arrive in id order and nothing is kept from a previous index — as in a fresh
+    build of a folder or tar. :func:`write_store` checks that before using them."""
+
+    def __init__(self, batches: list[AnalyzedBatch], names: list[str], first: int, folder: Path) -> None:
         super().__init__(daemon=True)
-        self.postings, self.first, self.folder = postings, first, folder
+        self.batches, self.names, self.first, self.folder = batches, names, first, folder
         self.segments: dict[str, Segment] = {}
+        self.n_docs = sum(len(b.ids) for b in batches)
         self.error: BaseException | None = None
         self.start()
 
     def run(self) -> None:
         try:
-            for name, (counts, keys, vals) in self.postings.items():
-                docs = np.repeat(np.arange(self.first, self.first + len(counts), dtype=np.int64), counts)
-                self.segments[name] = _write_segment(self.folder / f"{_safe(name)}-sorted", keys, docs, vals)
+            for name in self.names:
+                counts, keys, vals = _concatenated(self.batches, name)
+                grouped = group_run(keys, counts, self.first, vals)
+                del counts, keys, vals
+                self.segments[name] = _save_segment(self.folder / f"{_safe(name)}-sorted", *grouped)
         except BaseException as exc:  # re-raised by result() in the writing thread
             self.error = exc
         finally:
-            self.postings = {}
+            self.batches = []
 
     def result(self) -> dict[str, Segment]:
         self.join()
         if self.error is not None:
             raise self.error
         return self.segments
+
+    def forward(self) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The run's forward files, rebuilt from its segments and mapped (the documents did not
+        come in id order, so the segments' numbers are not theirs): per document, its keys in
+        ascending order with their values, as the analysis gave them."""
+        stores = {}
+        for name, segment in self.result().items():
+            keys = np.repeat(segment.read("keys", 0, segment.n_keys), segment.read("counts", 0, segment.n_keys))
+            docs = segment.read("docs", 0, segment.n_postings).astype(np.int64) - self.first
+            order = np.argsort(docs, kind="stable")
+            counts = np.bincount(docs, minlength=self.n_docs)
+            vals = segment.read("vals", 0, segment.n_postings)[order]
+            stores[name] = _save_forward(self.folder, name, counts, keys[order], vals)
+        return stores
 
 
 def _safe(name: str) -> str:
@@ -242,12 +298,19 @@ def _invert_range(sources: Sources, name: str, lo: int, hi: int, folder: Path) -
 
 def _write_segment(folder: Path, keys: np.ndarray, docs: np.ndarray, vals: np.ndarray) -> Segment:
     """Postings in any order sorted by (key, document) and written as a segment."""
-    seg_keys, seg_counts, docs, vals, seg_max = group_by_key(keys, docs, vals)
+    return _save_segment(folder, *group_by_key(keys, docs, vals))
+
+
+def _save_segment(
+    folder: Path, keys: np.ndarray, counts: np.ndarray, docs: np.ndarray, vals: np.ndarray, maxima: np.ndarray
+) -> Segment:
+    """Write postings sorted by (key, document) as a segment: (distinct keys, postings per key,
+    documents, values, largest value per key)."""
     folder.mkdir(parents=True)
-    arrays = {"keys": seg_keys.astype(np.uint64), "counts": seg_counts, "max": seg_max, "docs": docs, "vals": vals}
+    arrays = {"keys": keys, "counts": counts, "max": maxima, "docs": docs, "vals": vals}
     for label, array in arrays.items():
-        array.astype(np.uint64 if label == "keys" else np.uint32).tofile(folder / f"{label}.bin")
-    return Segment(folder, len(seg_keys), len(docs), int(np.max(seg_max, initial=0)))
+        array.astype(np.uint64 if label == "keys" else np.uint32, copy=False).tofile(folder / f"{label}.bin")
+    return Segment(folder, len(keys), len(docs), int(np.max(maxima, initial=0)))
 
 
 def _invert_range_forked(name: str, lo: int, hi: int, folder: Path) -> Segment:
@@ -291,6 +354,8 @@ def write_store(
     range_postings = range_postings or RANGE_POSTINGS
     segments = _presorted_segments(sources, name)
     if segments is None:
+        for run in sources.runs:
+            run.stores  # noqa: B018 - a presorted run's forward files, made here before range workers fork
         segments = _invert_ranges(sources, name, _ranges(weights, range_postings), scratch, workers)
     try:
         merge_segments(segments, out, merge_entries or max(1, range_postings // 8))
