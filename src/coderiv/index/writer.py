@@ -32,9 +32,10 @@ from pathlib import Path
 import numpy as np
 from numpy.lib.format import dtype_to_descr, write_array_header_1_0
 
+from coderiv.index import compiled_writer
 from coderiv.index.analysis_workers import AnalyzedBatch, default_workers
 from coderiv.index.child_processes import stop_pool, worker_pool
-from coderiv.index.compiled_sort import group_run
+from coderiv.index.compiled_writer import group_run
 from coderiv.index.counts import ESCAPE, OVER_AT_FILE, OVER_VAL_FILE
 from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, narrow
 from coderiv.keys.kinds import StoreSpec
@@ -141,7 +142,7 @@ def _save_forward(
 
 class Presort(threading.Thread):
     """Sorts one run into a segment per store while analysis goes on (the concatenation, the
-    grouping by key of :func:`~coderiv.index.compiled_sort.group_run` and the writes release
+    grouping by key of :func:`~coderiv.index.compiled_writer.group_run` and the writes release
     the GIL), with the document numbers ``first, first + 1, …`` that the run's documents get
     when they arrive in id order and nothing is kept from a previous index — as in a fresh
     build of a folder or tar. :func:`write_store` checks that before using them."""
@@ -574,6 +575,25 @@ class NpyWriter:
             self.file.close()
 
 
+def _cosine_tables(
+    store: Postings, n_docs: int, f_t: np.ndarray | None = None, collection_size: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(postings per key, w_t per key, the table of 1 + ln f over the values 1 … max)."""
+    f_t_all = np.diff(np.asarray(store.ptr))
+    weights = idf_weight((f_t_all if f_t is None else np.asarray(f_t)).astype(np.float64), collection_size or n_docs)
+    tf_table = tf_weight(np.arange(1, int(np.max(store.maxvals, initial=1)) + 1, dtype=np.float64))
+    return f_t_all, weights, tf_table
+
+
+def _chunk_ends(ptr: np.ndarray, chunk: int) -> list[int]:
+    """The end key of each consecutive key range of about ``chunk`` postings (at least one key)."""
+    ends, key = [], 0
+    while key < len(ptr) - 1:
+        key = max(int(np.searchsorted(ptr, ptr[key] + chunk, side="right")) - 1, key + 1)
+        ends.append(key)
+    return ends
+
+
 def _cosine_components(
     store: Postings, n_docs: int, chunk: int, f_t: np.ndarray | None = None, collection_size: int | None = None
 ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
@@ -582,12 +602,9 @@ def _cosine_components(
     f_dt values, so no logarithm is taken per posting. ``f_t`` and ``collection_size`` give
     collection-wide statistics when the store holds only a shard (default: the store's own)."""
     ptr = np.asarray(store.ptr)
-    f_t_all = np.diff(ptr)
-    weights = idf_weight((f_t_all if f_t is None else np.asarray(f_t)).astype(np.float64), collection_size or n_docs)
-    tf_table = tf_weight(np.arange(1, int(np.max(store.maxvals, initial=1)) + 1, dtype=np.float64))
+    f_t_all, weights, tf_table = _cosine_tables(store, n_docs, f_t, collection_size)
     key = 0
-    while key < len(f_t_all):
-        end = max(int(np.searchsorted(ptr, ptr[key] + chunk, side="right")) - 1, key + 1)
+    for end in _chunk_ends(ptr, chunk):
         lo, hi = int(ptr[key]), int(ptr[end])
         x = tf_table[np.asarray(store.vals[lo:hi]).astype(np.int64) - 1] * np.repeat(weights[key:end], f_t_all[key:end])
         yield key, end, np.asarray(store.docs[lo:hi]), x
@@ -598,13 +615,18 @@ def cosine_statistics(
     store: Postings, n_docs: int, chunk: int | None = None, f_t: np.ndarray | None = None, collection_size: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """W_d for every document and, for every term, max_d x_dt / W_d (cosine, and the bound
-    that lets cosine queries prune): two passes over the terms store, a key range at a time.
+    that lets cosine queries prune): two passes over the terms store, a key range at a time
+    (or the compiled loops of :mod:`~coderiv.index.compiled_writer`, same bits, when loaded).
     A shard passes the collection's ``f_t`` (per key of its store) and ``collection_size`` N."""
     chunk = chunk or RANGE_POSTINGS
+    ptr = np.asarray(store.ptr)
+    _, weights, tf_table = _cosine_tables(store, n_docs, f_t, collection_size)
+    compiled = compiled_writer.cosine_passes(store.docs, store.vals, ptr, weights, tf_table, np.array(_chunk_ends(ptr, chunk)), n_docs)
+    if compiled is not None:
+        return compiled
     components = _cosine_components(store, n_docs, chunk, f_t, collection_size)
     norms = document_norms(((docs, x) for _, _, docs, x in components), n_docs)
     max_unit = np.zeros(len(store.keys))
-    ptr = np.asarray(store.ptr)
     for key, end, docs, x in _cosine_components(store, n_docs, chunk, f_t, collection_size):
         starts = ptr[key:end] - ptr[key]
         max_unit[key:end] = np.maximum.reduceat(x / norms[docs], starts)

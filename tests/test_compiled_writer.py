@@ -1,5 +1,6 @@
-"""A run's postings grouped by key: the compiled loop and the numpy path give exactly what the
-(key, document) lexicographic sort of :func:`~coderiv.index.postings.group_by_key` gives."""
+"""The writer's compiled loops give exactly what their numpy paths give: a run's postings grouped
+by key as the (key, document) lexicographic sort of :func:`~coderiv.index.postings.group_by_key`,
+and the cosine statistics to the last bit."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coderiv.index import compiled_sort
-from coderiv.index.postings import group_by_key
+from coderiv.index import compiled_writer, writer
+from coderiv.index.postings import Postings, from_forward, group_by_key
 from coderiv.keys import compiled_terms
 
 numba_loaded = pytest.mark.skipif(not compiled_terms.available(), reason="numba (coderiv[fast]) not installed")
@@ -36,7 +37,7 @@ def _expected(keys: np.ndarray, counts: np.ndarray, vals: np.ndarray, first: int
 
 
 def _check(keys: np.ndarray, counts: np.ndarray, vals: np.ndarray, first: int, compiled: bool) -> None:
-    got = compiled_sort.group_run(keys, counts, first, vals, compiled=compiled)
+    got = compiled_writer.group_run(keys, counts, first, vals, compiled=compiled)
     assert [a.dtype for a in got] == [np.uint64, np.uint32, np.uint32, np.uint32, np.uint32]
     for a, b in zip(got, _expected(keys, counts, vals, first)):
         assert np.array_equal(a, b)
@@ -52,7 +53,7 @@ def test_numpy_path_equals_the_lexicographic_sort(run: tuple[np.ndarray, np.ndar
 @settings(max_examples=150, deadline=None)
 @given(runs())
 def test_compiled_loop_equals_the_lexicographic_sort(run: tuple[np.ndarray, np.ndarray, np.ndarray, int]) -> None:
-    assert compiled_terms.load() and compiled_sort.load()
+    assert compiled_terms.load() and compiled_writer.load()
     _check(*run, compiled=True)
 
 
@@ -60,7 +61,7 @@ def test_compiled_loop_equals_the_lexicographic_sort(run: tuple[np.ndarray, np.n
 def test_compiled_loop_on_a_large_zipfian_run() -> None:
     """100,000 postings of 2,000 documents over 5,000 Zipfian keys: many keys in many documents,
     hash-table probes past collisions."""
-    assert compiled_terms.load() and compiled_sort.load()
+    assert compiled_terms.load() and compiled_writer.load()
     rng = np.random.default_rng(7)
     vocabulary = rng.integers(0, 2**64 - 1, 5000, dtype=np.uint64)
     per_doc = [np.unique(vocabulary[np.minimum(rng.zipf(1.3, 80), 5000) - 1]) for _ in range(2000)]
@@ -73,8 +74,41 @@ def test_compiled_loop_on_a_large_zipfian_run() -> None:
 
 def test_without_numba_loaded_the_numpy_path_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """Before :func:`coderiv.keys.compiled_terms.load` (a small job), no compiled loop is used."""
-    monkeypatch.setattr(compiled_sort, "_KERNEL", None)
+    monkeypatch.setattr(compiled_writer, "_KERNELS", {})
     monkeypatch.setattr(compiled_terms, "_KERNEL", None)
-    assert not compiled_sort.load()
+    assert not compiled_writer.load()
+    assert compiled_writer.cosine_passes(None, None, np.zeros(1), np.zeros(0), np.ones(1), np.zeros(0), 0) is None
     keys = np.array([9, 3, 3, 7], np.uint64)
     _check(keys, np.array([1, 0, 1, 2], np.int64), np.array([1, 2, 3, 4], np.uint32), 0, compiled=True)
+
+
+def _store(n_docs: int, seed: int) -> Postings:
+    """Documents past 65,536 (keys with several runs of high bits), values past 255 (the side
+    table), a few documents without postings."""
+    rng = np.random.default_rng(seed)
+    keys = np.array([3, 8, 21, 2**40, 2**63 + 1, 99], np.uint64)
+    per_doc = []
+    for d in range(n_docs):
+        mine = np.unique(rng.choice(keys, 0 if d % 997 == 5 else int(rng.integers(1, 4))))
+        per_doc.append((mine, rng.choice([1, 1, 2, 3, 40, 254, 255, 256, 70_000], len(mine)).astype(np.int32)))
+    return from_forward(per_doc)
+
+
+@numba_loaded
+@pytest.mark.parametrize("chunk", [1, 20_000, 10**9])
+def test_compiled_cosine_passes_give_the_same_bits(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """W_d and the per-term bounds of the compiled passes equal the numpy passes' to the last
+    bit, for one chunk, many chunks and one key per chunk; with a shard's collection-wide f_t."""
+    store = _store(70_000, 11)
+    assert store.vals.escaped and len(store.docs.run_high) > len(store.keys)
+    n = store.n_docs
+    f_t = np.diff(np.asarray(store.ptr)) + np.arange(len(store.keys))
+    for kwargs in ({}, {"f_t": f_t, "collection_size": 3 * n}):
+        assert compiled_terms.load() and compiled_writer.load()
+        compiled = writer.cosine_statistics(store, n, chunk, **kwargs)  # type: ignore[arg-type]
+        with monkeypatch.context() as patch:
+            patch.setattr(compiled_writer, "cosine_passes", lambda *args: None)
+            plain = writer.cosine_statistics(store, n, chunk, **kwargs)  # type: ignore[arg-type]
+        assert compiled[0].tobytes() == plain[0].tobytes()
+        assert compiled[1].tobytes() == plain[1].tobytes()
+        assert np.all(plain[0][[5, 997 + 5]] == 0) and np.all(plain[0] >= 0)
