@@ -94,14 +94,16 @@ def _group(
     return counts, docs, out_vals, maxima
 
 
-def _norm_squares(
+def _squares(
     low: np.ndarray, run_at: np.ndarray, run_high: np.ndarray, vals: np.ndarray, over_at: np.ndarray,
-    over_val: np.ndarray, ptr: np.ndarray, weights: np.ndarray, tf_table: np.ndarray, chunk_ends: np.ndarray, n_docs: int,
+    over_val: np.ndarray, ptr: np.ndarray, weights: np.ndarray, tf_table: np.ndarray, chunk_ends: np.ndarray,
+    key_rows: np.ndarray, n_rows: int, n_docs: int,
 ) -> np.ndarray:
-    """Σ_t x_dt² per document, summed chunk by chunk as the numpy path does: within a chunk
-    (keys up to ``chunk_ends[c]``) in posting order from zero, then added to the total."""
-    squares = np.zeros(n_docs)
-    part = np.zeros(n_docs)
+    """Σ_t x_dt² per (row of the key, document), at ``row · n_docs + document``, summed chunk by
+    chunk as the numpy path does: within a chunk (keys up to ``chunk_ends[c]``) in posting order
+    from zero, as ``np.bincount`` adds, then added to the total."""
+    squares = np.zeros(n_rows * n_docs)
+    part = np.zeros(n_rows * n_docs)
     run = 0
     escape = 0
     key = 0
@@ -109,6 +111,7 @@ def _norm_squares(
         part[:] = 0.0
         while key < end:
             w = weights[key]
+            base = np.int64(key_rows[key]) * n_docs
             for p in range(ptr[key], ptr[key + 1]):
                 while run_at[run + 1] <= p:
                     run += 1
@@ -118,9 +121,9 @@ def _norm_squares(
                     v = np.int64(over_val[escape])
                     escape += 1
                 x = tf_table[v - 1] * w
-                part[doc] += x * x
+                part[base + doc] += x * x
             key += 1
-        for d in range(n_docs):
+        for d in range(n_rows * n_docs):
             squares[d] += part[d]
     return squares
 
@@ -153,7 +156,7 @@ def _max_units(
     return out
 
 
-_LOOPS = {"group": _group, "norm_squares": _norm_squares, "max_units": _max_units}
+_LOOPS = {"group": _group, "squares": _squares, "max_units": _max_units}
 
 
 def load() -> bool:
@@ -176,6 +179,14 @@ def load() -> bool:
         return True
 
 
+def _store_arrays(docs: Any, vals: Any, ptr: np.ndarray, weights: np.ndarray, tf_table: np.ndarray) -> tuple[np.ndarray, ...]:
+    return (
+        np.asarray(docs.low), np.asarray(docs.run_at), np.asarray(docs.run_high), np.asarray(vals.low),
+        np.asarray(vals.over_at), np.asarray(vals.over_val), np.asarray(ptr, np.int64),
+        np.asarray(weights, np.float64), np.asarray(tf_table, np.float64),
+    )
+
+
 def cosine_passes(
     docs: Any, vals: Any, ptr: np.ndarray, weights: np.ndarray, tf_table: np.ndarray, chunk_ends: np.ndarray, n_docs: int,
 ) -> tuple[np.ndarray, np.ndarray] | None:
@@ -184,13 +195,23 @@ def cosine_passes(
     :class:`~coderiv.index.counts.CountValues` ``vals``; None when the loops are not loaded."""
     if not load():
         return None
-    arrays = (
-        np.asarray(docs.low), np.asarray(docs.run_at), np.asarray(docs.run_high), np.asarray(vals.low),
-        np.asarray(vals.over_at), np.asarray(vals.over_val), np.asarray(ptr, np.int64),
-        np.asarray(weights, np.float64), np.asarray(tf_table, np.float64),
-    )
-    norms = np.sqrt(_KERNELS["norm_squares"](*arrays, np.asarray(chunk_ends, np.int64), n_docs))
+    arrays = _store_arrays(docs, vals, ptr, weights, tf_table)
+    rows = np.zeros(len(ptr) - 1, np.int64)
+    norms = np.sqrt(_KERNELS["squares"](*arrays, np.asarray(chunk_ends, np.int64), rows, 1, n_docs))
     return norms, _KERNELS["max_units"](*arrays, norms)
+
+
+def row_squares(
+    docs: Any, vals: Any, ptr: np.ndarray, weights: np.ndarray, tf_table: np.ndarray, chunk_ends: np.ndarray,
+    key_rows: np.ndarray, n_rows: int, n_docs: int,
+) -> np.ndarray | None:
+    """Σ x_dt² per (row of the key, document), flat at ``row · n_docs + document`` (the norm
+    classes of :mod:`~coderiv.index.cosine_bounds`); None when the loops are not loaded."""
+    if not load():
+        return None
+    arrays = _store_arrays(docs, vals, ptr, weights, tf_table)
+    squares: np.ndarray = _KERNELS["squares"](*arrays, np.asarray(chunk_ends, np.int64), np.asarray(key_rows, np.int64), n_rows, n_docs)
+    return squares
 
 
 def group_run(

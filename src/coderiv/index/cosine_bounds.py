@@ -27,7 +27,7 @@ import numpy as np
 
 from coderiv.errors import CorruptIndexError
 from coderiv.index.postings import Postings
-from coderiv.index.writer import RANGE_POSTINGS, _cosine_components
+from coderiv.index.writer import row_squares
 
 #: The files of an index generation (or, prefixed by the shard, of a sharded set's global folder).
 NORMS_FILE = "cosine_class_norms.npy"
@@ -65,10 +65,7 @@ def class_norms(
     limits = class_limits(size)
     local = np.diff(np.asarray(store.ptr))
     rows = class_of(limits, local if f_t is None else np.asarray(f_t))
-    squares = np.zeros(N_CLASSES * n_docs + n_docs)  # the last block collects unclassed terms
-    for key, end, docs, x in _cosine_components(store, n_docs, chunk or RANGE_POSTINGS, f_t, collection_size):
-        row = np.repeat(np.where(rows[key:end] >= 0, rows[key:end], N_CLASSES), local[key:end])
-        squares += np.bincount(row * n_docs + docs.astype(np.int64), weights=x * x, minlength=len(squares))
+    squares = row_squares(store, n_docs, np.where(rows >= 0, rows, N_CLASSES), N_CLASSES + 1, chunk, f_t, collection_size)
     shares = np.sqrt(squares[: N_CLASSES * n_docs].reshape(N_CLASSES, n_docs))
     shares /= np.where(norms > 0, norms, 1.0)
     # one part in 1e9 more before rounding up: rounding in the division never makes it lower

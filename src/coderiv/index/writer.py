@@ -633,6 +633,28 @@ def cosine_statistics(
     return norms, max_unit
 
 
+def row_squares(
+    store: Postings, n_docs: int, key_rows: np.ndarray, n_rows: int, chunk: int | None = None,
+    f_t: np.ndarray | None = None, collection_size: int | None = None,
+) -> np.ndarray:
+    """Σ_t x_dt² per (row of the key, document), flat at ``row · n_docs + document``: one pass
+    over the store a key range at a time (``np.bincount`` per range, the sums then added), or
+    the compiled loop (same bits) when loaded. :func:`~coderiv.index.cosine_bounds.class_norms`
+    gives each key its class as its row."""
+    chunk = chunk or RANGE_POSTINGS
+    ptr = np.asarray(store.ptr)
+    f_t_all, weights, tf_table = _cosine_tables(store, n_docs, f_t, collection_size)
+    ends = np.array(_chunk_ends(ptr, chunk), np.int64)
+    compiled = compiled_writer.row_squares(store.docs, store.vals, ptr, weights, tf_table, ends, key_rows, n_rows, n_docs)
+    if compiled is not None:
+        return compiled
+    squares = np.zeros(n_rows * n_docs)
+    for key, end, docs, x in _cosine_components(store, n_docs, chunk, f_t, collection_size):
+        row = np.repeat(np.asarray(key_rows[key:end], np.int64), f_t_all[key:end])
+        squares += np.bincount(row * n_docs + docs.astype(np.int64), weights=x * x, minlength=len(squares))
+    return squares
+
+
 def scratch_folder(root: Path) -> Path:
     """A temporary folder for runs and segments beside the index (same filesystem)."""
     root.mkdir(parents=True, exist_ok=True)
