@@ -1,7 +1,7 @@
 """coderiv against its peers on one synthetic collection, side by side in one run.
 
     python benchmarks/peers.py --docs 20000 [--queries 50] [--threads 2]
-        [--coderiv before=/path/to/old/src --coderiv after=src]
+        [--coderiv before=/path/to/old/src --coderiv after=src] [--peers tantivy,bm25s] [--rounds N]
 
 Indexes the deterministic synthetic collection of ``bench_scale.py`` (Zipfian vocabulary,
 ~900-word documents, an uncompressed tar made once) with every engine, each in a fresh process
@@ -184,6 +184,10 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--coderiv", action="append", default=[], metavar="LABEL=SRC",
                         help="a coderiv source tree to measure (repeatable); default: the installed one")
+    parser.add_argument("--peers", default="tantivy,bm25s",
+                        help="comma-separated peers to run besides coderiv (tantivy, bm25s; empty: none)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="run every engine this many times, alternating (a shared machine's load drifts)")
     parser.add_argument("--child", choices=sorted(ENGINES), help=argparse.SUPPRESS)
     parser.add_argument("--tar", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -199,11 +203,20 @@ def main() -> None:
     for spec in args.coderiv or ["="]:
         label, _, src = spec.partition("=")
         runs.append((f"coderiv {label}".strip(), "coderiv", src or None, args.threads))
-    runs += [(f"tantivy {args.threads} threads", "tantivy", None, args.threads), ("tantivy 1 thread", "tantivy", None, 1),
-             ("bm25s", "bm25s", None, 1)]
-    results = {name: _run(engine, name.replace(" ", "-"), src, tar, threads, args.queries) for name, engine, src, threads in runs}
+    peers = {p.strip() for p in args.peers.split(",") if p.strip()}
+    if "tantivy" in peers:
+        runs += [(f"tantivy {args.threads} threads", "tantivy", None, args.threads), ("tantivy 1 thread", "tantivy", None, 1)]
+    if "bm25s" in peers:
+        runs.append(("bm25s", "bm25s", None, 1))
+    results: dict[str, dict[str, Any] | str] = {}
+    for round_ in range(1, args.rounds + 1):
+        for name, engine, src, threads in runs:
+            key = name if args.rounds == 1 else f"{name} #{round_}"
+            results[key] = _run(engine, name.replace(" ", "-"), src, tar, threads, args.queries)
+            if args.rounds > 1:
+                print(f"  {key}: done at {time.strftime('%H:%M:%S', time.gmtime())}, load {os.getloadavg()[0]:.1f}", flush=True)
     print(f"load average after: {os.getloadavg()}")
-    base = results.get(f"tantivy {args.threads} threads")
+    base = results.get(f"tantivy {args.threads} threads" + ("" if args.rounds == 1 else " #1"))
     print("| engine | build s | build CPU s | peak RSS MB (workers) | index MB | query | median / p90 ms | own doc first |")
     print("|---|---|---|---|---|---|---|---|")
     for name, result in results.items():
@@ -218,7 +231,7 @@ def main() -> None:
                   f"| {result['rss_mb']:.0f} ({result['workers_rss_mb']:.0f}) "
                   f"| {result['index_bytes'] / 1e6:.1f}{ratio('index_bytes')} | {measure} "
                   f"| {q['median_ms']:.1f} / {q['p90_ms']:.1f} | {q['self_first']}/{args.queries} |")
-    print("ratios in parentheses: to tantivy on the same number of threads")
+    print("ratios in parentheses: to tantivy on the same number of threads" + ("" if args.rounds == 1 else " (its first round)"))
 
 
 if __name__ == "__main__":
