@@ -347,3 +347,78 @@ def test_sniffing_html_without_a_lt_byte_skips_nothing(start: str, html: str, re
     head = data[:1024]
     full_check = not looks_binary(head) and starts_like_html(decode(head).text)
     assert (sniff(data) == "html") == full_check  # no PDF, ZIP or RTF magic comes first here
+
+
+def _member_fields(members: list[tarfile.TarInfo]) -> list[tuple[object, ...]]:
+    return [(m.get_info(), m.type, m.offset, m.offset_data, m.chksum, m.pax_headers, m.sparse) for m in members]
+
+
+def test_usual_headers_read_as_tarfile_reads_them(archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Headers read in one pass (:func:`_usual_headers`) are ``getmembers``' members, the file
+    left where ``getmembers`` leaves it; archives with long names, pax headers, damage or an
+    odd end are left to ``tarfile`` (None), and every archive reads the same documents either way."""
+    import gzip
+
+    from coderiv.text import collection
+
+    cases: dict[str, bytes] = {"links": gzip.decompress(archive.read_bytes())}
+    for fmt, name in ((tarfile.GNU_FORMAT, "gnu"), (tarfile.PAX_FORMAT, "pax"), (tarfile.USTAR_FORMAT, "ustar")):
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w", format=fmt) as tar:
+            add(tar, "a.txt", b"alpha " * 200, mtime=1_700_000_000)
+            add(tar, "sub/" * 30 + "long.txt", b"beta")  # a long name: ustar's prefix field, GNU's or pax's own header
+            add(tar, "é.txt", b"gamma", uname="ü", gname="root")
+        cases[name] = buffer.getvalue()
+    data = cases["ustar"]
+    cases["no end blocks"] = data[: 512 + 1536 + 512 + 512 + 512 + 512]  # the three members, no zero blocks after
+    cases["garbage after the end"] = data + b"garbage" * 100
+    cases["truncated data"] = data[:900]
+    cases["bad checksum"] = data[:2058] + b"X" + data[2059:]  # in the second header
+    cases["empty"] = bytes(10240)
+    expected_usual = {"links": True, "gnu": False, "pax": False, "ustar": True, "no end blocks": True,
+                      "garbage after the end": True, "truncated data": False, "bad checksum": False, "empty": False}
+    for case, content in cases.items():
+        path = tmp_path / f"{case}.tar"
+        path.write_bytes(content)
+        with open(path, "rb") as raw, tarfile.open(fileobj=raw, tarinfo=collection._TarHeader) as tar:
+            usual = collection._usual_headers(raw, tar.encoding, tar.errors)
+            position = raw.tell()
+        assert (usual is not None) == expected_usual[case], case
+        if usual is not None:
+            with open(path, "rb") as raw, tarfile.open(fileobj=raw) as tar:
+                assert _member_fields(usual) == _member_fields(tar.getmembers()), case
+                assert position == raw.tell(), case
+
+        def read(path: Path = path) -> object:
+            try:
+                return _fields(iter_archive(path, ReadOptions(hidden=True)))
+            except InputError as exc:
+                return str(exc)
+
+        fast = read()
+        with monkeypatch.context() as patch:
+            patch.setattr(collection, "_usual_headers", lambda *args: None)
+            assert read() == fast, case
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    edits=st.lists(st.tuples(st.sampled_from([*range(100, 156), *range(329, 345)]), st.sampled_from(b" 0789\x00\xff-")),
+                   min_size=1, max_size=4),
+    high=st.lists(st.tuples(st.integers(0, 511), st.integers(128, 255)), max_size=300),
+    fix=st.booleans(),
+)
+def test_tar_header_numbers_and_checksums_read_as_tarfile_reads_them(
+    edits: list[tuple[int, int]], high: list[tuple[int, int]], fix: bool
+) -> None:
+    """Number fields spelled every way (spaces, NULs, 8s and 9s, signs) and headers full of bytes
+    above 127 (whose sum the ASCII shortcut must not read) give tarfile's fields or error."""
+    from coderiv.text.collection import _TarHeader
+
+    info = tarfile.TarInfo("a.txt")
+    info.size, info.mtime = 1234, 1_700_000_000
+    buf = bytearray(info.tobuf(tarfile.USTAR_FORMAT, "utf-8", "surrogateescape")[:512])
+    for at, value in [*edits, *high]:
+        buf[at] = value
+    data = _with_checksum(bytes(buf)) if fix else bytes(buf)
+    assert _header_outcome(_TarHeader, data) == _header_outcome(tarfile.TarInfo, data)
