@@ -3,8 +3,10 @@ inversion, byte for byte, whatever the range sizes."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coderiv.index import Index, writer
+from coderiv.index import Index, compiled_writer, writer
 from coderiv.index.counts import OVER_AT_FILE, OVER_VAL_FILE
 from coderiv.index.postings import ARRAY_NAMES, from_forward, narrow
 from coderiv.index.writer import NpyWriter, Run, Sources, write_store
@@ -47,11 +49,26 @@ def _same_files_as_in_memory(per_doc: list[tuple[np.ndarray, np.ndarray]], folde
         assert (written / name).read_bytes() == (folder / "expected" / name).read_bytes(), name
 
 
+@contextlib.contextmanager
+def _loops(compiled: bool) -> Iterator[None]:
+    """The writer with its compiled loops (numba, when installed) or with its numpy paths."""
+    with pytest.MonkeyPatch.context() as patch:
+        if compiled:
+            if not compiled_terms.available():
+                pytest.skip("numba (coderiv[fast]) not installed")
+            assert compiled_terms.load() and compiled_writer.load()
+        else:
+            patch.setattr(compiled_writer, "load", lambda: False)
+        yield
+
+
+@pytest.mark.parametrize("compiled", [False, True])
 @pytest.mark.parametrize("shuffled", [False, True])
-def test_merged_store_equals_the_in_memory_inversion(tmp_path: Path, shuffled: bool) -> None:
+def test_merged_store_equals_the_in_memory_inversion(tmp_path: Path, shuffled: bool, compiled: bool) -> None:
     """140,000 documents (document numbers past two 65,536 boundaries, so keys have several
     runs of high bits) cut into many ranges and segments, merged in many key ranges: every
-    file, the runs included, has the bytes of :func:`from_forward`'s arrays saved."""
+    file, the runs included, has the bytes of :func:`from_forward`'s arrays saved (with the
+    compiled loops and with the numpy paths)."""
     rng = np.random.default_rng(3)
     n = 140_000
     per_doc = []
@@ -60,8 +77,9 @@ def test_merged_store_equals_the_in_memory_inversion(tmp_path: Path, shuffled: b
         per_doc.append((keys, rng.integers(1, 300, len(keys)).astype(np.int32)))
     numbers = rng.permutation(n) if shuffled else np.arange(n)
     weights = np.array([len(k) for k, _ in per_doc], np.int64)
-    written = write_store(_sources(per_doc, numbers), "terms", n, weights, tmp_path / "out", tmp_path,
-                          range_postings=30_000, workers=1, merge_entries=7)
+    with _loops(compiled):
+        written = write_store(_sources(per_doc, numbers), "terms", n, weights, tmp_path / "out", tmp_path,
+                              range_postings=30_000, workers=1, merge_entries=7)
     assert len(written.docs.run_high) > len(written.keys)  # some keys do have several runs
     _same_files_as_in_memory(per_doc, tmp_path, tmp_path / "out")
 
@@ -74,9 +92,10 @@ def test_merged_store_equals_the_in_memory_inversion(tmp_path: Path, shuffled: b
     range_postings=st.integers(1, 60),
     merge_entries=st.integers(1, 60),
     seed=st.integers(0, 2**32 - 1),
+    compiled=st.booleans(),
 )
 def test_any_range_and_merge_size_gives_the_same_bytes(
-    n: int, pool: int, top: int, range_postings: int, merge_entries: int, seed: int
+    n: int, pool: int, top: int, range_postings: int, merge_entries: int, seed: int, compiled: bool
 ) -> None:
     """Random collections (empty documents, keys shared or not, values needing 1 to 4 bytes),
     any document range size and any merge budget: the same bytes as the in-memory inversion."""
@@ -89,8 +108,9 @@ def test_any_range_and_merge_size_gives_the_same_bytes(
     weights = np.array([len(k) for k, _ in per_doc], np.int64)
     folder = Path(tempfile.mkdtemp())
     try:
-        write_store(_sources(per_doc, rng.permutation(n)), "terms", n, weights, folder / "out", folder,
-                    range_postings=range_postings, workers=1, merge_entries=merge_entries)
+        with _loops(compiled):
+            write_store(_sources(per_doc, rng.permutation(n)), "terms", n, weights, folder / "out", folder,
+                        range_postings=range_postings, workers=1, merge_entries=merge_entries)
         _same_files_as_in_memory(per_doc, folder, folder / "out")
         assert sorted(p.name for p in folder.iterdir()) == ["expected", "out"]  # no segment left behind
     finally:

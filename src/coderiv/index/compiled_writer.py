@@ -156,7 +156,54 @@ def _max_units(
     return out
 
 
-_LOOPS = {"group": _group, "squares": _squares, "max_units": _max_units}
+def _merge(
+    pos: np.ndarray, counts: np.ndarray, maxima: np.ndarray, docs: np.ndarray, vals: np.ndarray, n_keys: int,
+    merged: np.ndarray, out_vals: np.ndarray, low: np.ndarray, run_at: np.ndarray, run_high: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """One key range of the writer's merge: the blocks' keys (at merged positions ``pos``, with
+    ``counts`` postings and largest values ``maxima``, blocks one after the other in document
+    order) and their postings (``docs``, ``vals``, in the same order) placed key by key into
+    ``merged`` (scratch), ``out_vals`` and ``low`` (the documents' low 16 bits). Returns
+    (postings per merged key, largest value per key, runs): ``run_at``/``run_high`` get the run
+    starts and their high bits; a run starts at every key's first posting and wherever a key's
+    ``document >> 16`` changes, as :func:`~coderiv.index.postings.doc_runs` says. The output
+    arrays are the caller's, reused from one key range to the next (no fresh pages)."""
+    key_counts = np.zeros(n_keys, np.int64)
+    maxvals = np.zeros(n_keys, np.uint32)
+    for i in range(pos.shape[0]):
+        key_counts[pos[i]] += counts[i]
+        if maxima[i] > maxvals[pos[i]]:
+            maxvals[pos[i]] = maxima[i]
+    filled = np.empty(n_keys, np.int64)
+    total = 0
+    for k in range(n_keys):
+        filled[k] = total
+        total += key_counts[k]
+    source = 0
+    for i in range(pos.shape[0]):
+        at = filled[pos[i]]
+        for j in range(counts[i]):
+            merged[at + j] = docs[source + j]
+            out_vals[at + j] = vals[source + j]
+        filled[pos[i]] = at + counts[i]
+        source += counts[i]
+    runs = 0
+    p = 0
+    for k in range(n_keys):
+        previous = -1
+        for _ in range(key_counts[k]):
+            high = np.int64(merged[p] >> 16)
+            if high != previous:
+                run_at[runs] = p
+                run_high[runs] = high
+                runs += 1
+                previous = high
+            low[p] = merged[p] & 0xFFFF
+            p += 1
+    return key_counts, maxvals, runs
+
+
+_LOOPS = {"group": _group, "squares": _squares, "max_units": _max_units, "merge": _merge}
 
 
 def load() -> bool:
@@ -212,6 +259,39 @@ def row_squares(
     arrays = _store_arrays(docs, vals, ptr, weights, tf_table)
     squares: np.ndarray = _KERNELS["squares"](*arrays, np.asarray(chunk_ends, np.int64), np.asarray(key_rows, np.int64), n_rows, n_docs)
     return squares
+
+
+class MergeBuffers:
+    """The merge's per-posting arrays, kept from one key range to the next and grown when a
+    range needs more: writing them to files copies them, so the next range may overwrite."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def get(self, name: str, size: int, dtype: type) -> np.ndarray:
+        array = self.arrays.get(name)
+        if array is None or len(array) < size:
+            array = self.arrays[name] = np.empty(max(size, 1024), dtype)
+        return array[:size]
+
+
+def merge_key_range(
+    pos: np.ndarray, counts: np.ndarray, maxima: np.ndarray, docs: np.ndarray, vals: np.ndarray, n_keys: int,
+    buffers: MergeBuffers,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`_merge` compiled: (postings per key, largest value per key, low 16 bits of the
+    documents, values, run starts, their high bits), the last four views of ``buffers``; None
+    when the loops are not loaded."""
+    if not load():
+        return None
+    total = len(docs)
+    low, out_vals = buffers.get("low", total, np.uint16), buffers.get("vals", total, np.uint32)
+    run_at, run_high = buffers.get("run_at", total, np.int64), buffers.get("run_high", total, np.uint16)
+    key_counts, maxvals, runs = _KERNELS["merge"](
+        np.ascontiguousarray(pos, np.int64), np.ascontiguousarray(counts, np.int64), np.ascontiguousarray(maxima, np.uint32),
+        docs, vals, n_keys, buffers.get("merged", total, np.uint32), out_vals, low, run_at, run_high,
+    )
+    return key_counts, maxvals, low, out_vals, run_at[:runs], run_high[:runs]
 
 
 def group_run(

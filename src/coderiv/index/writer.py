@@ -285,6 +285,13 @@ class Segment:
         dtype = np.dtype(np.uint64 if name == "keys" else np.uint32)
         return np.fromfile(self.folder / f"{name}.bin", dtype=dtype, count=count, offset=start * dtype.itemsize)
 
+    def read_into(self, name: str, start: int, out: np.ndarray) -> None:
+        """:meth:`read` into ``out`` (a contiguous array of the file's type), as many entries as it holds."""
+        with open(self.folder / f"{name}.bin", "rb") as handle:
+            handle.seek(start * out.itemsize)
+            if handle.readinto(out.view(np.uint8).data) != out.nbytes:
+                raise OSError(f"{self.folder / name}.bin is shorter than expected")
+
 
 #: The sources of the store being written, for range workers forked from this process (a
 #: forked child shares the parent's memory maps; nothing large is pickled).
@@ -405,8 +412,9 @@ def merge_segments(segments: list[Segment], out: Path, budget: int) -> None:
     try:
         files["ptr"].append(np.zeros(1, np.int64))
         written = 0
+        buffers = compiled_writer.MergeBuffers()
         for blocks in _key_ranges(segments, budget):
-            written = _merge_key_range(blocks, written, files, over)
+            written = _merge_key_range(blocks, written, files, over, buffers)
         files["doc_run_at"].append(np.array([n_postings]))
     finally:
         for writer in files.values():
@@ -463,12 +471,17 @@ def _key_ranges(segments: list[Segment], budget: int) -> Iterator[list[_Block]]:
 
 
 def _merge_key_range(
-    blocks: list[_Block], written: int, files: dict[str, NpyWriter], over: tuple[list[np.ndarray], list[np.ndarray]] | None
+    blocks: list[_Block], written: int, files: dict[str, NpyWriter], over: tuple[list[np.ndarray], list[np.ndarray]] | None,
+    buffers: compiled_writer.MergeBuffers | None = None,
 ) -> int:
     """Merge one key range's blocks (segments in document order) and append it to ``files``;
     ``written`` postings precede it; values of ``ESCAPE`` and more go to ``over`` (positions,
-    values) when given. Returns the postings written with it."""
+    values) when given. Returns the postings written with it. With ``buffers``, the compiled
+    loop merges (when loaded) into those reused arrays."""
     keys = np.unique(np.concatenate([b.keys for b in blocks]))
+    merged = _compiled_merge(blocks, keys, buffers) if buffers is not None else None
+    if merged is not None:
+        return _append_key_range(keys, *merged, written, files, over)
     counts = np.zeros(len(keys), np.int64)
     maxvals = np.zeros(len(keys), np.uint32)
     positions = []
@@ -493,6 +506,36 @@ def _merge_key_range(
         vals[dest] = block.segment.read("vals", block.posting_at, n)
         filled[pos] += seg_counts
     run_at, run_high = runs.arrays()
+    return _append_key_range(keys, counts, maxvals, low, vals, run_at, run_high, written, files, over)
+
+
+def _compiled_merge(
+    blocks: list[_Block], keys: np.ndarray, buffers: compiled_writer.MergeBuffers
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`~coderiv.index.compiled_writer.merge_key_range` of the blocks (None: not loaded),
+    their postings read into reused buffers."""
+    if not compiled_writer.load():
+        return None
+    pos = np.concatenate([np.searchsorted(keys, b.keys) for b in blocks])
+    sizes = [int(b.counts.sum(dtype=np.int64)) for b in blocks]
+    total = sum(sizes)
+    docs, vals = buffers.get("docs", total, np.uint32), buffers.get("in_vals", total, np.uint32)
+    at = 0
+    for block, size in zip(blocks, sizes):
+        block.segment.read_into("docs", block.posting_at, docs[at : at + size])
+        block.segment.read_into("vals", block.posting_at, vals[at : at + size])
+        at += size
+    counts = np.concatenate([b.counts for b in blocks])
+    maxima = np.concatenate([b.maxima for b in blocks])
+    return compiled_writer.merge_key_range(pos, counts, maxima, docs, vals, len(keys), buffers)
+
+
+def _append_key_range(
+    keys: np.ndarray, counts: np.ndarray, maxvals: np.ndarray, low: np.ndarray, vals: np.ndarray, run_at: np.ndarray,
+    run_high: np.ndarray, written: int, files: dict[str, NpyWriter], over: tuple[list[np.ndarray], list[np.ndarray]] | None,
+) -> int:
+    """Append one merged key range to the store's files (see :func:`_merge_key_range`)."""
+    ptr = np.cumsum(counts)
     files["keys"].append(keys)
     files["ptr"].append(ptr + written)
     files["maxvals"].append(maxvals)
