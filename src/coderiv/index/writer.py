@@ -412,9 +412,8 @@ def merge_segments(segments: list[Segment], out: Path, budget: int) -> None:
     try:
         files["ptr"].append(np.zeros(1, np.int64))
         written = 0
-        buffers = compiled_writer.MergeBuffers()
-        for blocks in _key_ranges(segments, budget):
-            written = _merge_key_range(blocks, written, files, over, buffers)
+        for merged in _merged_ranges(segments, budget):
+            written = _append_key_range(*merged, written, files, over)
         files["doc_run_at"].append(np.array([n_postings]))
     finally:
         for writer in files.values():
@@ -470,18 +469,25 @@ def _key_ranges(segments: list[Segment], budget: int) -> Iterator[list[_Block]]:
         yield blocks
 
 
-def _merge_key_range(
-    blocks: list[_Block], written: int, files: dict[str, NpyWriter], over: tuple[list[np.ndarray], list[np.ndarray]] | None,
-    buffers: compiled_writer.MergeBuffers | None = None,
-) -> int:
-    """Merge one key range's blocks (segments in document order) and append it to ``files``;
-    ``written`` postings precede it; values of ``ESCAPE`` and more go to ``over`` (positions,
-    values) when given. Returns the postings written with it. With ``buffers``, the compiled
-    loop merges (when loaded) into those reused arrays."""
+_Merged = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _merged_ranges(segments: list[Segment], budget: int) -> Iterator[_Merged]:
+    """Every key range of :func:`_key_ranges`, merged (:func:`_merge_blocks`); the compiled loop
+    reuses one set of buffers (each range is written before the next is merged)."""
+    buffers = compiled_writer.MergeBuffers()
+    for blocks in _key_ranges(segments, budget):
+        yield _merge_blocks(blocks, buffers)
+
+
+def _merge_blocks(blocks: list[_Block], buffers: compiled_writer.MergeBuffers) -> _Merged:
+    """Merge one key range's blocks (segments in document order): (keys, postings per key,
+    largest value per key, documents' low 16 bits, values, run starts relative to the range,
+    their high bits). The compiled loop when loaded (into ``buffers``), else numpy passes."""
     keys = np.unique(np.concatenate([b.keys for b in blocks]))
-    merged = _compiled_merge(blocks, keys, buffers) if buffers is not None else None
+    merged = _compiled_merge(blocks, keys, buffers)
     if merged is not None:
-        return _append_key_range(keys, *merged, written, files, over)
+        return (keys, *merged)
     counts = np.zeros(len(keys), np.int64)
     maxvals = np.zeros(len(keys), np.uint32)
     positions = []
@@ -506,7 +512,7 @@ def _merge_key_range(
         vals[dest] = block.segment.read("vals", block.posting_at, n)
         filled[pos] += seg_counts
     run_at, run_high = runs.arrays()
-    return _append_key_range(keys, counts, maxvals, low, vals, run_at, run_high, written, files, over)
+    return keys, counts, maxvals, low, vals, run_at, run_high
 
 
 def _compiled_merge(
@@ -534,7 +540,9 @@ def _append_key_range(
     keys: np.ndarray, counts: np.ndarray, maxvals: np.ndarray, low: np.ndarray, vals: np.ndarray, run_at: np.ndarray,
     run_high: np.ndarray, written: int, files: dict[str, NpyWriter], over: tuple[list[np.ndarray], list[np.ndarray]] | None,
 ) -> int:
-    """Append one merged key range to the store's files (see :func:`_merge_key_range`)."""
+    """Append one merged key range (:func:`_merge_blocks`) to the store's files; ``written``
+    postings precede it; values of ``ESCAPE`` and more go to ``over`` (positions, values) when
+    given. Returns the postings written with it and before it."""
     ptr = np.cumsum(counts)
     files["keys"].append(keys)
     files["ptr"].append(ptr + written)
