@@ -422,3 +422,24 @@ def test_tar_header_numbers_and_checksums_read_as_tarfile_reads_them(
         buf[at] = value
     data = _with_checksum(bytes(buf)) if fix else bytes(buf)
     assert _header_outcome(_TarHeader, data) == _header_outcome(tarfile.TarInfo, data)
+
+
+def test_documents_longer_than_the_first_look_are_read_whole(tmp_path: Path) -> None:
+    """A text longer than its first look (:data:`SNIFF_BYTES`), or exactly as long, is read in
+    one piece after the look: the same bytes from an uncompressed archive, a compressed one
+    (through ``extractfile``) and a folder."""
+    import gzip
+
+    texts = {"long.txt": b"words and more words\n" * 1000, "exact.txt": b"x" * SNIFF_BYTES, "one.txt": b"y" * (SNIFF_BYTES + 1)}
+    path = tmp_path / "t.tar"
+    with tarfile.open(path, "w") as tar:
+        for name, data in texts.items():
+            add(tar, name, data)
+    (tmp_path / "t.tar.gz").write_bytes(gzip.compress(path.read_bytes()))
+    (tmp_path / "f").mkdir()
+    for name, data in texts.items():
+        (tmp_path / "f" / name).write_bytes(data)
+    direct = _fields(iter_archive(path))
+    assert direct == _fields(iter_archive(tmp_path / "t.tar.gz"))
+    assert {doc_id: data for doc_id, data, *_ in direct} == texts
+    assert {d.doc_id: d.data for d in iter_folder(tmp_path / "f")} == texts

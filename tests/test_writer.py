@@ -176,4 +176,3 @@ def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(tmp_path: Path, 
     Index.update_from(docs, tmp_path / "ranged", stores=stores, workers=2)
     assert _generation_bytes(tmp_path / "presorted") == _generation_bytes(tmp_path / "ranged")
     assert len(list((tmp_path / "presorted").rglob("tmp-*"))) == 0  # no scratch left behind
-

@@ -283,9 +283,10 @@ def _read_regular(path: str, name: str | None) -> tuple[bytes, os.stat_result, s
             return b"", info, ""
         head = handle.read(SNIFF_BYTES)
         look = _first_look(name, head)
-        if look == "binary":
+        if look == "binary" or len(head) < SNIFF_BYTES:
             return head, info, look
-        return head + handle.read(), info, look
+        handle.seek(0)  # the whole file in one read: no copy of it joining the head and the rest
+        return handle.read(), info, look
 
 
 #: which document ids to read (the others are passed over unread: a shard's build reads its own)
@@ -507,7 +508,7 @@ class _MemberData:
     without its per-member file objects. ``read(n)`` reads n bytes, ``read()`` the rest."""
 
     def __init__(self, raw: IO[bytes], member: tarfile.TarInfo) -> None:
-        self.raw = raw
+        self.raw, self.member = raw, member
         self.position = member.offset_data
         self.left = member.size
 
@@ -522,6 +523,13 @@ class _MemberData:
         self.position += size
         self.left -= size
         return data
+
+    def whole(self) -> bytes:
+        """All the member's bytes in one read, whatever was read before (the head read again:
+        no copy of the whole joining the head and the rest)."""
+        start = self.position - (self.member.size - self.left)
+        self.position, self.left = start, self.member.size
+        return self.read()
 
 
 def _has_fileno(raw: IO[bytes]) -> bool:
@@ -590,7 +598,7 @@ def iter_archive(
                 if look == "binary":
                     yield RawDocument(doc_id, b"", stored=consumed(), escaped=escaped, problem="binary", note=note)
                     continue
-                data = head + handle.read()
+                data = handle.whole() if isinstance(handle, _MemberData) else head + handle.read()
                 yield RawDocument(
                     doc_id, data, modified=float(member.mtime), stored=consumed(), escaped=escaped, note=note,
                     plain=look == "plain",
