@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from coderiv.index import compiled_writer, writer
 from coderiv.index.cosine_bounds import class_norms
+from coderiv.index.counts import CountValues
 from coderiv.index.postings import Postings, from_forward, group_by_key
 from coderiv.keys import compiled_terms
 
@@ -78,7 +79,20 @@ def test_without_numba_loaded_the_numpy_path_runs(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(compiled_writer, "_KERNELS", {})
     monkeypatch.setattr(compiled_terms, "_KERNEL", None)
     assert not compiled_writer.load()
-    assert compiled_writer.cosine_passes(None, None, np.zeros(1), np.zeros(0), np.ones(1), np.zeros(0), 0) is None
+    store = _store(20, 1)
+    args = (store.docs, store.vals, np.asarray(store.ptr), np.ones(len(store.keys)), np.ones(70_000), np.array([len(store.keys)]), 20)
+    assert compiled_writer.cosine_passes(*args) is None  # type: ignore[arg-type]
+
+
+@numba_loaded
+def test_a_store_of_another_layout_takes_the_numpy_path() -> None:
+    """Values wider than a byte (an index of format 4): the compiled cosine loops decline."""
+    assert compiled_terms.load() and compiled_writer.load()
+    store = _store(20, 1)
+    args = (store.docs, store.vals, np.asarray(store.ptr), np.ones(len(store.keys)), np.ones(70_000), np.array([len(store.keys)]), 20)
+    assert compiled_writer.cosine_passes(*args) is not None  # type: ignore[arg-type]
+    store.vals = CountValues(np.asarray(store.vals.low).astype(np.uint16))
+    assert compiled_writer.cosine_passes(*args[:1], store.vals, *args[2:]) is None  # type: ignore[arg-type]
     keys = np.array([9, 3, 3, 7], np.uint64)
     _check(keys, np.array([1, 0, 1, 2], np.int64), np.array([1, 2, 3, 4], np.uint32), 0, compiled=True)
 

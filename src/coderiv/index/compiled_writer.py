@@ -226,11 +226,19 @@ def load() -> bool:
         return True
 
 
+def _usual_store(docs: Any, vals: Any) -> bool:
+    """A store as this coderiv writes it (format 5: documents' low 16 bits, values in a byte);
+    any other layout takes the numpy path."""
+    return bool(np.asarray(docs.low).dtype == np.uint16 and np.asarray(vals.low).dtype == np.uint8)
+
+
 def _store_arrays(docs: Any, vals: Any, ptr: np.ndarray, weights: np.ndarray, tf_table: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The arrays the cosine loops read, the narrowed ones (run starts, the side table) widened
+    (they are short) so that one compiled version serves every index."""
     return (
-        np.asarray(docs.low), np.asarray(docs.run_at), np.asarray(docs.run_high), np.asarray(vals.low),
-        np.asarray(vals.over_at), np.asarray(vals.over_val), np.asarray(ptr, np.int64),
-        np.asarray(weights, np.float64), np.asarray(tf_table, np.float64),
+        np.asarray(docs.low, np.uint16), np.asarray(docs.run_at, np.int64), np.asarray(docs.run_high, np.uint16),
+        np.asarray(vals.low, np.uint8), np.asarray(vals.over_at, np.int64), np.asarray(vals.over_val, np.int64),
+        np.asarray(ptr, np.int64), np.asarray(weights, np.float64), np.asarray(tf_table, np.float64),
     )
 
 
@@ -240,7 +248,7 @@ def cosine_passes(
     """(W_d per document, max_d x_dt / W_d per key) of a store's
     :class:`~coderiv.index.postings.DocNumbers` ``docs`` and
     :class:`~coderiv.index.counts.CountValues` ``vals``; None when the loops are not loaded."""
-    if not load():
+    if not _usual_store(docs, vals) or not load():
         return None
     arrays = _store_arrays(docs, vals, ptr, weights, tf_table)
     rows = np.zeros(len(ptr) - 1, np.int64)
@@ -254,7 +262,7 @@ def row_squares(
 ) -> np.ndarray | None:
     """Σ x_dt² per (row of the key, document), flat at ``row · n_docs + document`` (the norm
     classes of :mod:`~coderiv.index.cosine_bounds`); None when the loops are not loaded."""
-    if not load():
+    if not _usual_store(docs, vals) or not load():
         return None
     arrays = _store_arrays(docs, vals, ptr, weights, tf_table)
     squares: np.ndarray = _KERNELS["squares"](*arrays, np.asarray(chunk_ends, np.int64), np.asarray(key_rows, np.int64), n_rows, n_docs)
