@@ -176,3 +176,23 @@ def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(tmp_path: Path, 
     Index.update_from(docs, tmp_path / "ranged", stores=stores, workers=2)
     assert _generation_bytes(tmp_path / "presorted") == _generation_bytes(tmp_path / "ranged")
     assert len(list((tmp_path / "presorted").rglob("tmp-*"))) == 0  # no scratch left behind
+
+
+@pytest.mark.parametrize(("n_docs", "top"), [(3, 7), (1 << 16, 65_535), (1 << 16 | 1, 65_536), (None, 2**32 - 1)])
+def test_segment_files_in_two_bytes_read_back_the_same(tmp_path: Path, n_docs: int | None, top: int) -> None:
+    """A presorted run's documents (less its first number) and values are written in 2 bytes when
+    they fit, else 4; reads give the same uint32 numbers either way."""
+    rng = np.random.default_rng(1)
+    base = 70_000 if n_docs is not None else 0
+    docs = np.sort(rng.integers(base, base + (n_docs or 2**31), 1000)).astype(np.uint32)
+    vals = rng.integers(1, top, 1000, endpoint=True).astype(np.uint32)
+    vals[0] = top
+    keys, counts = np.array([3, 9], np.uint64), np.array([400, 600], np.uint32)
+    maxima = np.array([vals[:400].max(), vals[400:].max()], np.uint32)
+    segment = writer._save_segment(tmp_path / "s", keys, counts, docs, vals, maxima, base, n_docs)
+    assert (segment.narrow_docs, segment.narrow_vals) == (n_docs is not None and n_docs <= 1 << 16, top < 1 << 16)
+    assert (tmp_path / "s" / "docs.bin").stat().st_size == 1000 * (2 if segment.narrow_docs else 4)
+    assert np.array_equal(segment.read("docs", 0, 1000), docs) and np.array_equal(segment.read("vals", 0, 1000), vals)
+    out = np.empty(10, np.uint32)
+    segment.read_into("docs", 990, out)
+    assert np.array_equal(out, docs[990:]) and segment.max_val == top

@@ -160,8 +160,9 @@ class Presort(threading.Thread):
             for name in self.names:
                 counts, keys, vals = _concatenated(self.batches, name)
                 grouped = group_run(keys, counts, self.first, vals)
+                n_docs = len(counts)
                 del counts, keys, vals
-                self.segments[name] = _save_segment(self.folder / f"{_safe(name)}-sorted", *grouped)
+                self.segments[name] = _save_segment(self.folder / f"{_safe(name)}-sorted", *grouped, self.first, n_docs)
         except BaseException as exc:  # re-raised by result() in the writing thread
             self.error = exc
         finally:
@@ -271,26 +272,42 @@ def _ranges(weights: np.ndarray, budget: int) -> list[tuple[int, int]]:
 class Segment:
     """One document range's postings sorted by (key, document), as raw files in ``folder``:
     ``keys`` (uint64, unique), ``counts`` (uint32, postings per key), ``max`` (uint32, largest
-    value per key), ``docs`` and ``vals`` (uint32, one per posting). Only these few numbers travel
-    between processes; the merge reads the files a block at a time."""
+    value per key), ``docs`` and ``vals`` (one per posting). Only these few numbers travel
+    between processes; the merge reads the files a block at a time. ``docs`` holds the numbers
+    less ``doc_base`` and both are written in 2 bytes when they fit (``narrow_docs``,
+    ``narrow_vals``: a run's few thousand documents, its counts), else 4; reads give uint32."""
 
     folder: Path
     n_keys: int
     n_postings: int
     max_val: int
+    doc_base: int = 0
+    narrow_docs: bool = False
+    narrow_vals: bool = False
+
+    def _stored(self, name: str) -> np.dtype:
+        narrow = (name == "docs" and self.narrow_docs) or (name == "vals" and self.narrow_vals)
+        return np.dtype(np.uint64 if name == "keys" else np.uint16 if narrow else np.uint32)
 
     def read(self, name: str, start: int, count: int) -> np.ndarray:
         """``count`` entries of file ``name`` from entry ``start``, read (not mapped, so they
         leave the process's resident set when dropped)."""
-        dtype = np.dtype(np.uint64 if name == "keys" else np.uint32)
-        return np.fromfile(self.folder / f"{name}.bin", dtype=dtype, count=count, offset=start * dtype.itemsize)
+        out = np.empty(count, np.uint64 if name == "keys" else np.uint32)
+        self.read_into(name, start, out)
+        return out
 
     def read_into(self, name: str, start: int, out: np.ndarray) -> None:
-        """:meth:`read` into ``out`` (a contiguous array of the file's type), as many entries as it holds."""
+        """:meth:`read` into ``out`` (contiguous, uint64 for keys, else uint32), as many entries as it holds."""
+        dtype = self._stored(name)
+        raw = out if dtype == out.dtype else np.empty(len(out), dtype)
         with open(self.folder / f"{name}.bin", "rb") as handle:
-            handle.seek(start * out.itemsize)
-            if handle.readinto(out.view(np.uint8).data) != out.nbytes:
+            handle.seek(start * dtype.itemsize)
+            if handle.readinto(raw.view(np.uint8).data) != raw.nbytes:
                 raise OSError(f"{self.folder / name}.bin is shorter than expected")
+        if raw is not out:
+            out[:] = raw
+        if name == "docs" and self.doc_base:
+            out += np.uint32(self.doc_base)
 
 
 #: The sources of the store being written, for range workers forked from this process (a
@@ -310,15 +327,25 @@ def _write_segment(folder: Path, keys: np.ndarray, docs: np.ndarray, vals: np.nd
 
 
 def _save_segment(
-    folder: Path, keys: np.ndarray, counts: np.ndarray, docs: np.ndarray, vals: np.ndarray, maxima: np.ndarray
+    folder: Path, keys: np.ndarray, counts: np.ndarray, docs: np.ndarray, vals: np.ndarray, maxima: np.ndarray,
+    doc_base: int = 0, n_docs: int | None = None,
 ) -> Segment:
     """Write postings sorted by (key, document) as a segment: (distinct keys, postings per key,
-    documents, values, largest value per key)."""
+    documents, values, largest value per key). Documents ``doc_base … doc_base + n_docs − 1``
+    (a presorted run's) are written less ``doc_base``, in 2 bytes when there are at most 65,536
+    of them; values in 2 bytes when all are below 65,536."""
     folder.mkdir(parents=True)
+    top = int(np.max(maxima, initial=0))
+    narrow_docs = n_docs is not None and n_docs <= 1 << 16
+    narrow_vals = top < 1 << 16
+    if narrow_docs:
+        docs = docs - np.uint32(doc_base)
     arrays = {"keys": keys, "counts": counts, "max": maxima, "docs": docs, "vals": vals}
+    narrow = {"docs": narrow_docs, "vals": narrow_vals}
     for label, array in arrays.items():
-        array.astype(np.uint64 if label == "keys" else np.uint32, copy=False).tofile(folder / f"{label}.bin")
-    return Segment(folder, len(keys), len(docs), int(np.max(maxima, initial=0)))
+        dtype = np.uint64 if label == "keys" else np.uint16 if narrow.get(label) else np.uint32
+        array.astype(dtype, copy=False).tofile(folder / f"{label}.bin")
+    return Segment(folder, len(keys), len(docs), top, doc_base if narrow_docs else 0, narrow_docs, narrow_vals)
 
 
 def _invert_range_forked(name: str, lo: int, hi: int, folder: Path) -> Segment:
