@@ -170,7 +170,7 @@ def _run(engine: str, label: str, src: str | None, tar: Path, threads: int, quer
     if src:
         env["PYTHONPATH"] = os.pathsep.join([str(Path(src).resolve()), env.get("PYTHONPATH", "")])
     command = [sys.executable, __file__, "--child", engine, "--tar", str(tar), "--threads", str(threads),
-               "--queries", str(queries), "--out", f"/tmp/coderiv-peers-{label}"]
+               "--queries", str(queries), "--out", f"/tmp/coderiv-peers-{os.getpid()}-{label}"]  # not another run's
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode:
         return done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
