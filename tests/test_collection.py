@@ -443,3 +443,28 @@ def test_documents_longer_than_the_first_look_are_read_whole(tmp_path: Path) -> 
     assert direct == _fields(iter_archive(tmp_path / "t.tar.gz"))
     assert {doc_id: data for doc_id, data, *_ in direct} == texts
     assert {d.doc_id: d.data for d in iter_folder(tmp_path / "f")} == texts
+
+
+def test_reading_an_archive_freezes_the_collector_and_restores_it(archive: Path) -> None:
+    """While an archive is read, the objects alive (its members) are out of the collector's full
+    passes; after the last document, or when the reader is dropped early, nothing stays
+    frozen; a freeze made by someone else is left as it was."""
+    import gc
+
+    assert gc.get_freeze_count() == 0
+    docs = iter_archive(archive)
+    next(docs)
+    assert gc.get_freeze_count() > 0
+    list(docs)
+    assert gc.get_freeze_count() == 0
+    docs = iter_archive(archive)
+    next(docs)
+    docs.close()
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert len(list(iter_archive(archive))) == 15
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import gc
 import hashlib
 import os
 import posixpath
@@ -532,6 +533,16 @@ class _MemberData:
         return self.read()
 
 
+def _freeze_collector() -> bool:
+    """Leave every object alive now (the archive's members above all: one per member, 100,000 or a
+    million) out of the garbage collector's full passes while the archive is read, unless
+    something else froze objects already (its freeze is left alone). True when frozen here."""
+    if gc.get_freeze_count():
+        return False
+    gc.freeze()
+    return True
+
+
 def _has_fileno(raw: IO[bytes]) -> bool:
     try:
         raw.fileno()
@@ -559,50 +570,55 @@ def iter_archive(
             names = [_member_name(m.name) for m in members]
             last = {name: i for i, name in enumerate(names)}
             copies = Counter(names)
-            read = 0
+            frozen = _freeze_collector()
+            try:
+                read = 0
 
-            def consumed() -> int:
-                nonlocal read
-                before, read = read, raw.tell()
-                return max(0, read - before)
+                def consumed() -> int:
+                    nonlocal read
+                    before, read = read, raw.tell()
+                    return max(0, read - before)
 
-            for i, member in enumerate(members):
-                name = names[i]
-                if member.isdir() or not name or last[name] != i:
-                    continue
-                if not options.hidden and _hidden(tuple(name.split("/"))):
-                    continue
-                doc_id, escaped = _document_id(name)
-                if wanted is not None and not wanted(doc_id):
-                    continue
-                note = ""
-                if copies[name] > 1:
-                    note = f"{copies[name]} members of the archive have this name: the last one is read, as tar -x keeps it"
-                content, problem = _resolve_member(i, members, names, last)
-                if content is None:
-                    yield RawDocument(doc_id, b"", stored=consumed(), escaped=escaped, problem=problem, note=note)
-                    continue
-                if content.size > MAX_DOCUMENT_BYTES:
-                    yield RawDocument(doc_id, b"", oversize=content.size, stored=consumed(), escaped=escaped, note=note)
-                    continue
-                handle: _MemberData | IO[bytes] | None
-                if direct and not content.issparse():
-                    handle = _MemberData(raw, content)
-                else:
-                    handle = archive.extractfile(content)
-                if handle is None:
-                    yield RawDocument(doc_id, b"", stored=consumed(), escaped=escaped, problem="cannot be read", note=note)
-                    continue
-                head = handle.read(SNIFF_BYTES)
-                look = _first_look(name, head)
-                if look == "binary":
-                    yield RawDocument(doc_id, b"", stored=consumed(), escaped=escaped, problem="binary", note=note)
-                    continue
-                data = handle.whole() if isinstance(handle, _MemberData) else head + handle.read()
-                yield RawDocument(
-                    doc_id, data, modified=float(member.mtime), stored=consumed(), escaped=escaped, note=note,
-                    plain=look == "plain",
-                )
+                for i, member in enumerate(members):
+                    name = names[i]
+                    if member.isdir() or not name or last[name] != i:
+                        continue
+                    if not options.hidden and _hidden(tuple(name.split("/"))):
+                        continue
+                    doc_id, escaped = _document_id(name)
+                    if wanted is not None and not wanted(doc_id):
+                        continue
+                    note = ""
+                    if copies[name] > 1:
+                        note = f"{copies[name]} members of the archive have this name: the last one is read, as tar -x keeps it"
+                    content, problem = _resolve_member(i, members, names, last)
+                    if content is None:
+                        yield RawDocument(doc_id, b"", stored=consumed(), escaped=escaped, problem=problem, note=note)
+                        continue
+                    if content.size > MAX_DOCUMENT_BYTES:
+                        yield RawDocument(doc_id, b"", oversize=content.size, stored=consumed(), escaped=escaped, note=note)
+                        continue
+                    handle: _MemberData | IO[bytes] | None
+                    if direct and not content.issparse():
+                        handle = _MemberData(raw, content)
+                    else:
+                        handle = archive.extractfile(content)
+                    if handle is None:
+                        yield RawDocument(doc_id, b"", stored=consumed(), escaped=escaped, problem="cannot be read", note=note)
+                        continue
+                    head = handle.read(SNIFF_BYTES)
+                    look = _first_look(name, head)
+                    if look == "binary":
+                        yield RawDocument(doc_id, b"", stored=consumed(), escaped=escaped, problem="binary", note=note)
+                        continue
+                    data = handle.whole() if isinstance(handle, _MemberData) else head + handle.read()
+                    yield RawDocument(
+                        doc_id, data, modified=float(member.mtime), stored=consumed(), escaped=escaped, note=note,
+                        plain=look == "plain",
+                    )
+            finally:
+                if frozen:
+                    gc.unfreeze()
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise InputError(f"cannot read archive {name or path}: {exc}") from exc
 
