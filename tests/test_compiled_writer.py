@@ -4,6 +4,8 @@ and the cosine statistics to the last bit."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -97,6 +99,12 @@ def test_a_store_of_another_layout_takes_the_numpy_path() -> None:
     _check(keys, np.array([1, 0, 1, 2], np.int64), np.array([1, 2, 3, 4], np.uint32), 0, compiled=True)
 
 
+@functools.lru_cache(maxsize=2)
+def _large_store(seed: int) -> Postings:
+    """:func:`_store` of 70,000 documents, built once per seed (the tests only read it)."""
+    return _store(70_000, seed)
+
+
 def _store(n_docs: int, seed: int) -> Postings:
     """Documents past 65,536 (keys with several runs of high bits), values past 255 (the side
     table), a few documents without postings."""
@@ -114,7 +122,7 @@ def _store(n_docs: int, seed: int) -> Postings:
 def test_compiled_cosine_passes_give_the_same_bits(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
     """W_d and the per-term bounds of the compiled passes equal the numpy passes' to the last
     bit, for one chunk, many chunks and one key per chunk; with a shard's collection-wide f_t."""
-    store = _store(70_000, 11)
+    store = _large_store(11)
     assert store.vals.escaped and len(store.docs.run_high) > len(store.keys)
     n = store.n_docs
     f_t = np.diff(np.asarray(store.ptr)) + np.arange(len(store.keys))
@@ -135,7 +143,7 @@ def test_compiled_class_norms_give_the_same_bytes(monkeypatch: pytest.MonkeyPatc
     """The norm-class table (``class_norms``, whose per-class sums go through
     :func:`~coderiv.index.writer.row_squares`) is the numpy path's, with the store's own and with
     a shard's collection-wide statistics."""
-    store = _store(70_000, 12)
+    store = _large_store(12)
     n = store.n_docs
     f_t = np.diff(np.asarray(store.ptr)) * 2
     for kwargs in ({}, {"f_t": f_t, "collection_size": 2 * n}):
