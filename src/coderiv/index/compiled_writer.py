@@ -57,11 +57,13 @@ def _group(
     mask = (1 << bits) - 1
     shift = np.uint64(64 - bits)
     table = np.full(1 << bits, -1, np.int64)
+    table_keys = np.zeros(1 << bits, np.uint64)  # the key in each used slot: one memory access a probe
     for rank in range(n_unique):
         slot = np.int64((unique[rank] * spread) >> shift)
         while table[slot] >= 0:
             slot = (slot + 1) & mask
         table[slot] = rank
+        table_keys[slot] = unique[rank]
     n = keys.shape[0]
     ranks = np.empty(n, np.int32)
     place = np.zeros(n_unique + 1, np.int64)
@@ -69,7 +71,7 @@ def _group(
     for i in range(n):
         key = keys[i]
         slot = np.int64((key * spread) >> shift)
-        while unique[table[slot]] != key:
+        while table_keys[slot] != key or table[slot] < 0:
             slot = (slot + 1) & mask
         rank = table[slot]
         ranks[i] = rank
