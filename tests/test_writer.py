@@ -196,3 +196,18 @@ def test_segment_files_in_two_bytes_read_back_the_same(tmp_path: Path, n_docs: i
     out = np.empty(10, np.uint32)
     segment.read_into("docs", 990, out)
     assert np.array_equal(out, docs[990:]) and segment.max_val == top
+
+
+def test_counts_past_two_bytes_travel_and_sort_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch whose counts need 4 bytes (a word 70,000 times) beside batches in 2 bytes: the
+    presorted build and the range sorts write the same files, and the count is kept whole."""
+    docs = [RawDocument(f"d{i:03d}.txt", f"alpha beta{i % 7} gamma{i}".encode()) for i in range(40)]
+    docs.insert(20, RawDocument("d019x.txt", b"many " * 70_000 + b"alpha"))
+    monkeypatch.setattr("coderiv.index.analysis_workers.BATCH_DOCS", 8)  # several batches, one of them wide
+    monkeypatch.setattr("coderiv.index.writer.RUN_POSTINGS", 30)
+    Index.update_from(docs, tmp_path / "presorted", workers=1)
+    monkeypatch.setattr("coderiv.index.writer._presorted_segments", lambda sources, name: None)
+    Index.update_from(docs, tmp_path / "ranged", workers=1)
+    assert _generation_bytes(tmp_path / "presorted") == _generation_bytes(tmp_path / "ranged")
+    index = Index.open(tmp_path / "presorted")
+    assert int(np.max(index.terms.maxvals)) == 70_000 and int(index.doc_lengths[index.number("d019x.txt")]) == 70_001
