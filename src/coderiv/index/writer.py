@@ -2,6 +2,9 @@
 
 1. **Spill.** Analysed batches of new or changed documents are appended to runs on disk
    (flat forward arrays: per-document counts, keys, values), so no more than one run is held.
+   In a fresh build whose documents come in id order, each run is instead grouped by key into
+   a segment (step 3's form) in a thread while analysis goes on (:class:`Presort`), and steps
+   2–3 have nothing left to do.
 2. **Number.** Once every id is known, documents are numbered in sorted id order, which makes
    the result independent of input order: an update equals a full rebuild, array for array.
 3. **Invert by range.** Document numbers are cut into ranges of about ``range_postings``
@@ -14,6 +17,10 @@
    ``.npy`` is appended to as the key ranges go (:class:`NpyWriter`). Document numbers are
    written as their low 16 bits, and the runs of high bits are found segment by segment on
    the way (:class:`_DocRuns`); values as one byte a posting with the large ones aside.
+
+The heavy loops (a run grouped by key, a key range merged, the cosine statistics) have
+compiled twins in :mod:`~coderiv.index.compiled_writer` (numba, ``coderiv[fast]``), used when
+the indexing job loaded numba; they write the same bytes.
 
 Peak memory is a few times ``range_postings`` × 8 bytes, whatever the number of documents or
 keys: no array of the merge holds one entry per key of the store.
