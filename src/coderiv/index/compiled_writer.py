@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from coderiv.jit import compile_loops
 from coderiv.keys import compiled_terms
 
 #: Fibonacci hashing's multiplier (2^64 / golden ratio): spreads any key set over the table.
@@ -205,7 +206,7 @@ def _merge(
     return key_counts, maxvals, runs
 
 
-_LOOPS = {"group": _group, "squares": _squares, "max_units": _max_units, "merge": _merge}
+_LOOPS: dict[str, Callable[..., Any]] = {"group": _group, "squares": _squares, "max_units": _max_units, "merge": _merge}
 
 
 def load() -> bool:
@@ -215,13 +216,13 @@ def load() -> bool:
     with _LOCK:
         if _KERNELS or _FAILED or not compiled_terms.loaded():
             return bool(_KERNELS)
-        try:
-            import numba
 
-            kernels: dict[str, Any] = {name: numba.njit(cache=True, nogil=True)(loop) for name, loop in _LOOPS.items()}
+        def warm_up(kernels: dict[str, Any]) -> None:
             one = np.ones(1, np.uint64)
             kernels["group"](one, one, np.ones(1, np.int64), 0, np.ones(1, np.uint32), _SPREAD)
-        except Exception:  # noqa: BLE001 - an accelerator that cannot load is simply not used
+
+        kernels = compile_loops(_LOOPS, warm_up)
+        if kernels is None:
             _FAILED = True
             return False
         _KERNELS.update(kernels)

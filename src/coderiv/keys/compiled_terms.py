@@ -18,12 +18,13 @@ parent calls :func:`load` only for a large job (a full first batch from a source
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
+from coderiv.jit import available as available  # re-exported: whether numba is installed
+from coderiv.jit import compile_loops
 from coderiv.keys.kinds import _MULTIPLIER, _SEED
 
 #: Bytes of source from which loading the loop pays for itself (see the module's docstring).
@@ -73,34 +74,21 @@ def _word_keys(
     return starts[:count], lengths[:count], keys[:count]
 
 
-def available() -> bool:
-    """Whether numba is installed (``coderiv[fast]``)."""
-    return importlib.util.find_spec("numba") is not None
-
-
 def load() -> bool:
     """Import numba and compile (or load from numba's cache) the loop; False when numba is
     missing or fails (the numpy passes then run). Call it before forking workers."""
     global _KERNEL, _FAILED
     if _KERNEL is not None or _FAILED:
         return _KERNEL is not None
-    # numba's CPU target imports scipy.linalg to look for BLAS (a second or so of start-up);
-    # the loop uses no BLAS, so scipy is hidden from it unless something already imported it
-    hide = "scipy" not in sys.modules
-    if hide:
-        sys.modules["scipy"] = None  # type: ignore[assignment]
-    try:
-        import numba
 
-        kernel = numba.njit(cache=True, nogil=True)(_word_keys)
-        kernel(np.frombuffer(b"warm up", np.uint8), np.zeros(256, np.uint8), _MULTIPLIER, _SEED)
-    except Exception:  # noqa: BLE001 - an accelerator that cannot load is simply not used
+    def warm_up(kernels: dict[str, Any]) -> None:
+        kernels["word_keys"](np.frombuffer(b"warm up", np.uint8), np.zeros(256, np.uint8), _MULTIPLIER, _SEED)
+
+    kernels = compile_loops({"word_keys": _word_keys}, warm_up)
+    if kernels is None:
         _FAILED = True
         return False
-    finally:
-        if hide:
-            del sys.modules["scipy"]
-    _KERNEL = kernel
+    _KERNEL = kernels["word_keys"]
     return True
 
 

@@ -26,11 +26,13 @@ disk by numba (``cache=True``): only the first use on a machine compiles them (a
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from coderiv.jit import available as available  # re-exported: whether numba is installed
+from coderiv.jit import compile_loops
 
 _KERNELS: dict[str, Callable[..., Any]] = {}
 _FAILED = False
@@ -204,36 +206,18 @@ def _entries(
     return e, pairs
 
 
-def available() -> bool:
-    """Whether numba is installed (``coderiv[fast]``)."""
-    return importlib.util.find_spec("numba") is not None
-
-
 def load() -> bool:
     """Compile (or load from numba's cache) the loops; False when numba is missing or fails
     (the scipy product then runs)."""
     global _FAILED
     if _KERNELS or _FAILED:
         return bool(_KERNELS)
-    if not available():
+    kernels = compile_loops({"by_document": _by_document, "top_rows": _top_rows, "entries": _entries})
+    if kernels is None:
         _FAILED = True
         return False
-    try:
-        import numba
-    except Exception:  # noqa: BLE001 - an accelerator that cannot load is simply not used
-        _FAILED = True
-        return False
-    for cache in (True, False):  # no cache where numba finds no writable place for one
-        try:
-            by_document = numba.njit(cache=cache, nogil=True)(_by_document)
-            top_rows = numba.njit(cache=cache, nogil=True)(_top_rows)
-            entries = numba.njit(cache=cache, nogil=True)(_entries)
-        except Exception:  # noqa: BLE001
-            continue
-        _KERNELS.update(by_document=by_document, top_rows=top_rows, entries=entries)
-        return True
-    _FAILED = True
-    return False
+    _KERNELS.update(kernels)
+    return True
 
 
 def loaded() -> bool:

@@ -34,13 +34,14 @@ long-lived process (a benchmark) may call :func:`load`. The very first load on a
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import threading
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from coderiv.jit import available as available  # re-exported: whether numba is installed
+from coderiv.jit import compile_loops
 
 #: CPU seconds a process spends in the numpy passes of pruned queries before it loads the
 #: compiled loops: about what loading them costs, so that whatever the number of queries still
@@ -199,11 +200,6 @@ def _above(
     return count
 
 
-def available() -> bool:
-    """Whether numba is installed (``coderiv[fast]``)."""
-    return importlib.util.find_spec("numba") is not None
-
-
 def load() -> bool:
     """Import numba and compile (or load from numba's cache) the loops; False when numba is
     missing or fails (the numpy passes then answer)."""
@@ -215,25 +211,14 @@ def _load() -> bool:
     global _FAILED, _run_of, _escaped
     if _KERNELS or _FAILED:
         return bool(_KERNELS)
-    # numba's CPU target imports scipy.linalg to look for BLAS (a second or so of start-up);
-    # the loops use no BLAS, so scipy is hidden from it unless something already imported it
-    hide = "scipy" not in sys.modules
-    if hide:
-        sys.modules["scipy"] = None  # type: ignore[assignment]
-    try:
-        import numba
-
-        jit = numba.njit(cache=True, nogil=True)
-        # the helpers first: the loops call them by their module names, now compiled
-        _run_of, _escaped = jit(_run_of), jit(_escaped)
-        kernels: dict[str, Callable[..., Any]] = {"accumulate": jit(_accumulate), "probe": jit(_probe), "above": jit(_above)}
-        _warm_up(kernels)
-    except Exception:  # noqa: BLE001 - an accelerator that cannot load is simply not used
+    # the helpers first: the loops call them by their module names, compiled by then
+    helpers = compile_loops({"run_of": _run_of, "escaped": _escaped})
+    if helpers is not None:
+        _run_of, _escaped = helpers["run_of"], helpers["escaped"]
+        kernels = compile_loops({"accumulate": _accumulate, "probe": _probe, "above": _above}, _warm_up)
+    if helpers is None or kernels is None:
         _FAILED = True
         return False
-    finally:
-        if hide:
-            del sys.modules["scipy"]
     _KERNELS.update(kernels)
     return True
 
