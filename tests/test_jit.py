@@ -60,3 +60,25 @@ def test_a_loop_that_cannot_compile_gives_none_and_scipy_is_left_as_it_was() -> 
 def test_without_numba_nothing_is_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(jit, "available", lambda: False)
     assert jit.compile_loops({"sum": _weighted_sum}) is None
+
+
+def _halved(x: float) -> float:
+    return x / 2.0
+
+
+def _sum_of_halves(values: np.ndarray) -> float:
+    total = 0.0
+    for i in range(values.shape[0]):
+        total += _halved(values[i])  # by its module name: compiled by compile_helpers first
+    return total
+
+
+@needs_numba
+def test_helpers_are_compiled_in_place_for_the_loops_that_call_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    namespace, plain = globals(), _halved
+    monkeypatch.setitem(namespace, "_halved", plain)  # put back the plain function afterwards
+    assert jit.compile_helpers(namespace, ("_halved",))
+    assert namespace["_halved"].py_func is plain
+    assert jit.compile_helpers(namespace, ("_halved",))  # again: from the plain function, not the compiled one
+    kernels = jit.compile_loops({"sum": _sum_of_halves}, lambda k: k["sum"](np.ones(1)))
+    assert kernels is not None and kernels["sum"](np.array([1.0, 3.0, 4.5])) == 4.25

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 _COMPILING = threading.Lock()  # sys.modules is patched while numba loads (below)
@@ -59,3 +59,16 @@ def _compile(loops: Mapping[str, Callable[..., Any]], warm_up: Callable[[dict[st
             continue
         return kernels
     return None
+
+
+def compile_helpers(namespace: dict[str, Any], names: Sequence[str]) -> bool:
+    """Compile the functions ``names`` of a module's ``namespace`` (its ``globals()``) and put
+    the compiled versions in their place, before :func:`compile_loops` compiles the loops that
+    call them: a compiled loop calls a helper by its module name, and only a compiled one. False
+    when numba is missing or fails (the plain functions stay)."""
+    plain = {name: getattr(namespace[name], "py_func", namespace[name]) for name in names}
+    compiled = compile_loops(plain)
+    if compiled is None:
+        return False
+    namespace.update(compiled)
+    return True

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from coderiv.jit import available as available  # re-exported: whether numba is installed
-from coderiv.jit import compile_loops
+from coderiv.jit import compile_helpers, compile_loops
 
 _KERNELS: dict[str, Callable[..., Any]] = {}
 _FAILED = False
@@ -64,6 +64,46 @@ def _by_document(
     return doc_ptr, doc_keys, doc_vals
 
 
+def _count_row(
+    lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    kind: int,
+    weights: np.ndarray,
+    r: int,
+    acc: np.ndarray,
+    partners: np.ndarray,
+) -> int:
+    """Document ``r``'s shared keys counted into ``acc`` (one slot per document, all zero on
+    entry), its partners listed in ``partners`` in the order first met; returns how many."""
+    key_ptr, key_docs, key_vals, doc_ptr, doc_keys, doc_vals, _ = lists
+    m = 0
+    for j in range(doc_ptr[r], doc_ptr[r + 1]):
+        t = doc_keys[j]
+        lo, hi = key_ptr[t], key_ptr[t + 1]
+        for i in range(lo, hi):
+            d = key_docs[i]
+            if acc[d] == 0:
+                partners[m] = d
+                m += 1
+            if kind == WEIGHTED:
+                acc[d] += weights[hi - lo, abs(np.int64(key_vals[i]) - np.int64(doc_vals[j]))]
+            else:
+                acc[d] += 1
+    return m
+
+
+def _percent(
+    kind: int, c: float, s1: float, s2: float, length_factor: np.ndarray, lengths: np.ndarray, r: int, d: int
+) -> float:
+    """The percentage of row ``r``'s count ``c`` with partner ``d`` (sizes ``s1``, ``s2``):
+    resemblance, containment, or the weighted measure's self-score rule with its length factor
+    (``lengths`` is read only then: the set methods pass an empty one)."""
+    if kind == RESEMBLANCE:
+        return 100.0 * c / (s1 + s2 - c)
+    if kind == CONTAINMENT:
+        return 100.0 * c / s1
+    return float(100.0 * c * length_factor[abs(lengths[d] - lengths[r])] / (s1 * length_factor[0]))
+
+
 def _top_rows(
     lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     kind: int,
@@ -87,25 +127,13 @@ def _top_rows(
     (a key in f documents adds ``weights[f, |f_dt − f_qt|]``, and the percentage is the
     self-score rule's, with ``length_factor[|L_d − L_q|]`` the document part). ``acc`` (one slot per
     document) must be all zero, and is left so."""
-    key_ptr, key_docs, key_vals, doc_ptr, doc_keys, doc_vals, sizes = lists
+    sizes = lists[6]
     row_ptr, targets, values, truncated = out
     row_ptr[0] = 0
     e = 0
     pairs = 0
     for r in range(r0, r1):
-        m = 0
-        for j in range(doc_ptr[r], doc_ptr[r + 1]):
-            t = doc_keys[j]
-            lo, hi = key_ptr[t], key_ptr[t + 1]
-            for i in range(lo, hi):
-                d = key_docs[i]
-                if acc[d] == 0:
-                    partners[m] = d
-                    m += 1
-                if kind == WEIGHTED:
-                    acc[d] += weights[hi - lo, abs(np.int64(key_vals[i]) - np.int64(doc_vals[j]))]
-                else:
-                    acc[d] += 1
+        m = _count_row(lists, kind, weights, r, acc, partners)
         s1 = np.float64(sizes[r])
         count = 0
         for i in range(m):
@@ -116,12 +144,7 @@ def _top_rows(
                 continue
             if d > r:
                 pairs += 1
-            if kind == RESEMBLANCE:
-                v = 100.0 * c / (s1 + np.float64(sizes[d]) - c)
-            elif kind == CONTAINMENT:
-                v = 100.0 * c / s1
-            else:
-                v = 100.0 * c * length_factor[abs(lengths[d] - lengths[r])] / (s1 * length_factor[0])
+            v = _percent(kind, c, s1, np.float64(sizes[d]), length_factor, lengths, r, d)
             partners[count] = d
             cand_val[count] = v
             count += 1
@@ -166,24 +189,12 @@ def _entries(
     returns (entries, shared pairs among them read from their smaller document). The counts
     and percentages are :func:`_top_rows`'s; what an incremental run merges with its kept
     entries (``IncrementalPlan.merge``), as the scipy product's entries are."""
-    key_ptr, key_docs, key_vals, doc_ptr, doc_keys, doc_vals, sizes = lists
+    sizes = lists[6]
     src, dst, val = out
     e = 0
     pairs = 0
     for r in range(r0, r1):
-        m = 0
-        for j in range(doc_ptr[r], doc_ptr[r + 1]):
-            t = doc_keys[j]
-            lo, hi = key_ptr[t], key_ptr[t + 1]
-            for i in range(lo, hi):
-                d = key_docs[i]
-                if acc[d] == 0:
-                    partners[m] = d
-                    m += 1
-                if kind == WEIGHTED:
-                    acc[d] += weights[hi - lo, abs(np.int64(key_vals[i]) - np.int64(doc_vals[j]))]
-                else:
-                    acc[d] += 1
+        m = _count_row(lists, kind, weights, r, acc, partners)
         s1 = np.float64(sizes[r])
         for i in range(m):
             d = partners[i]
@@ -193,12 +204,7 @@ def _entries(
                 continue
             if d > r:
                 pairs += 1
-            if kind == RESEMBLANCE:
-                v = 100.0 * c / (s1 + np.float64(sizes[d]) - c)
-            elif kind == CONTAINMENT:
-                v = 100.0 * c / s1
-            else:
-                v = 100.0 * c * length_factor[abs(lengths[d] - lengths[r])] / (s1 * length_factor[0])
+            v = _percent(kind, c, s1, np.float64(sizes[d]), length_factor, lengths, r, d)
             src[e] = r
             dst[e] = d
             val[e] = v
@@ -212,7 +218,9 @@ def load() -> bool:
     global _FAILED
     if _KERNELS or _FAILED:
         return bool(_KERNELS)
-    kernels = compile_loops({"by_document": _by_document, "top_rows": _top_rows, "entries": _entries})
+    kernels = None
+    if compile_helpers(globals(), ("_count_row", "_percent")):  # the loops call them, compiled
+        kernels = compile_loops({"by_document": _by_document, "top_rows": _top_rows, "entries": _entries})
     if kernels is None:
         _FAILED = True
         return False

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from coderiv.jit import available as available  # re-exported: whether numba is installed
-from coderiv.jit import compile_loops
+from coderiv.jit import compile_helpers, compile_loops
 
 #: CPU seconds a process spends in the numpy passes of pruned queries before it loads the
 #: compiled loops: about what loading them costs, so that whatever the number of queries still
@@ -208,15 +208,13 @@ def load() -> bool:
 
 
 def _load() -> bool:
-    global _FAILED, _run_of, _escaped
+    global _FAILED
     if _KERNELS or _FAILED:
         return bool(_KERNELS)
-    # the helpers first: the loops call them by their module names, compiled by then
-    helpers = compile_loops({"run_of": _run_of, "escaped": _escaped})
-    if helpers is not None:
-        _run_of, _escaped = helpers["run_of"], helpers["escaped"]
+    kernels = None
+    if compile_helpers(globals(), ("_run_of", "_escaped")):  # the loops call them, compiled
         kernels = compile_loops({"accumulate": _accumulate, "probe": _probe, "above": _above}, _warm_up)
-    if helpers is None or kernels is None:
+    if kernels is None:
         _FAILED = True
         return False
     _KERNELS.update(kernels)
