@@ -12,7 +12,7 @@ PACKAGE = Path(coderiv.__file__).parent
 
 #: Lowest first: a module may import its own layer or a lower one.
 LAYERS = [
-    {"errors", "extras", "registry", "weights", "output", "progress", "_version", "jit"},
+    {"errors", "extras", "registry", "weights", "output", "progress", "_version", "jit", "signals"},
     {"text"},
     {"keys"},
     {"index"},
@@ -23,7 +23,7 @@ LAYERS = [
     {"evaluation"},
     {"web"},
     {"cli"},
-    {"__init__"},
+    {"__init__", "__main__"},
 ]
 
 

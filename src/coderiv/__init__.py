@@ -8,39 +8,90 @@ a document is indexed by), :mod:`coderiv.index` (the persistent inverted index),
 (exact passages, comparing texts, verification), :mod:`coderiv.pairs` (n-to-n),
 :mod:`coderiv.report` (the evidence report), :mod:`coderiv.evaluation` and :mod:`coderiv.cli`. Every score is an absolute percentage of the
 query's self-score. This module re-exports the public API.
+
+The names are imported when first used (PEP 562), so ``import coderiv`` and the command line's
+start-up do not pay for numpy, scipy and every subpackage up front.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from coderiv._version import __version__
-from coderiv.errors import (
-    AnalysisMismatchError,
-    CoderivError,
-    CorruptIndexError,
-    IndexNotFoundError,
-    InputError,
-    MissingExtraError,
-    UnknownNameError,
-)
-from coderiv.index import Index, UpdateReport, resolve_index_path
-from coderiv.keys import StoreSpec
-from coderiv.overlap import Passage, compare_texts, normalize, shared_passages, verify_result
-from coderiv.ranking import (
-    DEFAULT_MEASURE,
-    MEASURES,
-    ContainmentSearcher,
-    DocumentSearcher,
-    FingerprintSearcher,
-    Match,
-    Measure,
-    MeasureSearcher,
-    QueryResult,
-    Searcher,
-    get_measure,
-    make_searcher,
-    open_with_chunks,
-    search,
-)
-from coderiv.report import Report, ReportOptions, build_report, render_html, render_json
-from coderiv.text import AnalysisSettings, Analyzer
+
+if TYPE_CHECKING:
+    from coderiv.errors import (
+        AnalysisMismatchError,
+        CoderivError,
+        CorruptIndexError,
+        IndexNotFoundError,
+        InputError,
+        MissingExtraError,
+        UnknownNameError,
+    )
+    from coderiv.index import Index, UpdateReport, resolve_index_path
+    from coderiv.keys import StoreSpec
+    from coderiv.overlap import Passage, compare_texts, normalize, shared_passages, verify_result
+    from coderiv.ranking import (
+        DEFAULT_MEASURE,
+        MEASURES,
+        ContainmentSearcher,
+        DocumentSearcher,
+        FingerprintSearcher,
+        Match,
+        Measure,
+        MeasureSearcher,
+        QueryResult,
+        Searcher,
+        get_measure,
+        make_searcher,
+        open_with_chunks,
+        search,
+    )
+    from coderiv.report import Report, ReportOptions, build_report, render_html, render_json
+    from coderiv.text import AnalysisSettings, Analyzer
+
+#: public name -> the module it is imported from on first use
+_LAZY: dict[str, str] = {
+    "AnalysisMismatchError": "coderiv.errors",
+    "CoderivError": "coderiv.errors",
+    "CorruptIndexError": "coderiv.errors",
+    "IndexNotFoundError": "coderiv.errors",
+    "InputError": "coderiv.errors",
+    "MissingExtraError": "coderiv.errors",
+    "UnknownNameError": "coderiv.errors",
+    "Index": "coderiv.index",
+    "UpdateReport": "coderiv.index",
+    "resolve_index_path": "coderiv.index",
+    "StoreSpec": "coderiv.keys",
+    "Passage": "coderiv.overlap",
+    "compare_texts": "coderiv.overlap",
+    "normalize": "coderiv.overlap",
+    "shared_passages": "coderiv.overlap",
+    "verify_result": "coderiv.overlap",
+    "DEFAULT_MEASURE": "coderiv.ranking",
+    "MEASURES": "coderiv.ranking",
+    "ContainmentSearcher": "coderiv.ranking",
+    "DocumentSearcher": "coderiv.ranking",
+    "FingerprintSearcher": "coderiv.ranking",
+    "Match": "coderiv.ranking",
+    "Measure": "coderiv.ranking",
+    "MeasureSearcher": "coderiv.ranking",
+    "QueryResult": "coderiv.ranking",
+    "Searcher": "coderiv.ranking",
+    "get_measure": "coderiv.ranking",
+    "make_searcher": "coderiv.ranking",
+    "open_with_chunks": "coderiv.ranking",
+    "search": "coderiv.ranking",
+    "Report": "coderiv.report",
+    "ReportOptions": "coderiv.report",
+    "build_report": "coderiv.report",
+    "render_html": "coderiv.report",
+    "render_json": "coderiv.report",
+    "AnalysisSettings": "coderiv.text",
+    "Analyzer": "coderiv.text",
+}
 
 __all__ = [
     "DEFAULT_MEASURE",
@@ -82,3 +133,17 @@ __all__ = [
     "shared_passages",
     "verify_result",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module when the name is first used."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'coderiv' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -58,8 +58,27 @@ def tsv(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join("\t".join(printable(c) for c in row) for row in [headers, *rows])
 
 
-def to_json(data: Any) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False)
+#: lone surrogates: a file name's undecodable bytes (surrogateescape), which UTF-8 cannot encode
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _valid_utf8(text: str) -> str:
+    """``text`` with every lone surrogate written as printable() shows it (``\\xNN`` for an
+    undecodable byte), so machine output always encodes as UTF-8."""
+    if not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda m: _escape(m.group()).replace("\\", "\\\\"), text)
+
+
+def to_json(data: Any, indent: int | None = 2) -> str:
+    """JSON for programs: non-ASCII kept as UTF-8, an undecodable byte of a name as the text
+    ``\\xNN`` (as tables show it), so the output is always valid UTF-8 whatever the names."""
+    return _valid_utf8(json.dumps(data, indent=indent, ensure_ascii=False))
+
+
+def json_line(data: Any) -> str:
+    """One JSON Lines record (as :func:`to_json`, on one line)."""
+    return to_json(data, indent=None)
 
 
 #: Decimals kept in every percentage of JSON (and TSV) output: a millionth of a percentage

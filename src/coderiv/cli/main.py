@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from coderiv.cli import evaluate, index, lineage, overlap, pairs, query, report, serve
-from coderiv.cli.options import stop_cleanly_on_signals
+from coderiv.signals import stop_cleanly_on_signals
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

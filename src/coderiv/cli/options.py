@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import signal
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -15,30 +12,11 @@ import click
 
 from coderiv.errors import CoderivError
 from coderiv.output import FORMATS, printable
+from coderiv.signals import exit_interrupted
 from coderiv.text.analysis import AnalysisSettings
 from coderiv.text.reading import QueryDocument, read_query
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP (a closed terminal): cleaned up as Ctrl-C is, then exit 128 + signal."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-def _terminate(signum: int, frame: Any) -> None:
-    raise Terminated(signum)
-
-
-def stop_cleanly_on_signals() -> None:
-    """Make SIGTERM and SIGHUP unwind like Ctrl-C: worker pools stop, scratch files go, the
-    index is left as it was (only in the main thread, where Python delivers signals)."""
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(signum, _terminate)
 
 
 def friendly_errors(func: F) -> F:
@@ -53,13 +31,7 @@ def friendly_errors(func: F) -> F:
         except MemoryError:
             raise click.ClickException("out of memory; try a smaller input") from None
         except KeyboardInterrupt as exc:
-            signum = exc.signum if isinstance(exc, Terminated) else int(signal.SIGINT)
-            with contextlib.suppress(OSError):  # a closed terminal (SIGHUP) cannot be written to
-                click.echo(
-                    f"{'interrupted' if signum == signal.SIGINT else signal.Signals(signum).name}: "
-                    "any index being written was left as it was before", err=True,
-                )
-            sys.exit(128 + signum)
+            exit_interrupted(exc)
 
     return wrapper  # type: ignore[return-value]
 

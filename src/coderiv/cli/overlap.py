@@ -18,7 +18,7 @@ from coderiv.cli.options import (
     settings_from,
 )
 from coderiv.errors import CoderivError
-from coderiv.output import fmt_percent, over_100_note, printable, table, to_json, tsv
+from coderiv.output import fmt_percent, json_line, over_100_note, printable, table, to_json, tsv
 from coderiv.overlap import verify as _verify  # noqa: F401  (registers the "verified:" evaluation family)
 from coderiv.overlap.compare import COMPARE_METHODS, DEFAULT_MAX_CHARS, DEFAULT_MAX_PASSAGE_PAIRS
 from coderiv.overlap.verify import VerifiedResult
@@ -126,7 +126,6 @@ def generate_command(
     """Write plagiarized documents composed of whole paragraphs of random documents of
     COLLECTION (a folder or archive; default: the one the index was built from), one JSON
     object per line with each donor's expected similarity (SPEC §9)."""
-    import json
 
     from coderiv.evaluation.generate import generate_cases
     from coderiv.text.collection import iter_collection
@@ -139,7 +138,7 @@ def generate_command(
             raise CoderivError("give a COLLECTION folder or archive (the index's source is unknown or gone)")
         collection = Path(source)
     cases = generate_cases(iter_collection(collection), count, n_sources, own_share, seed)
-    lines = [json.dumps(case, ensure_ascii=False) for case in cases]
+    lines = [json_line(case) for case in cases]
     text = "".join(line + "\n" for line in lines)
     if output == "-":
         sys.stdout.write(text)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -20,7 +19,7 @@ from coderiv.cli.options import (
     settings_from,
 )
 from coderiv.errors import CoderivError
-from coderiv.output import FORMATS, fmt_percent, over_100_note, printable, table, to_json, tsv
+from coderiv.output import FORMATS, fmt_percent, json_line, over_100_note, printable, table, to_json, tsv
 from coderiv.pairs.groups import VERSIONS_MIN_PERCENT
 from coderiv.ranking.batch import DEFAULT_TOP, BatchItem
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, over_100_reason
@@ -163,7 +162,7 @@ def _print_items(items: Iterable[BatchItem], fmt: str, unit: str, echo: Echo) ->
         _warn(item, echo)
         done.append(replace(item, document=None))  # the summary needs no text
         if fmt == "jsonl":
-            echo(json.dumps(item.to_dict(), ensure_ascii=False))
+            echo(json_line(item.to_dict()))
         elif fmt == "tsv":
             if n == 0:
                 echo(tsv(TSV_HEADERS, []))

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from coderiv.errors import CoderivError
 from coderiv.extras import require
-from coderiv.output import save_figure
+from coderiv.output import save_figure, to_json
 from coderiv.pairs.lineage import DATES, TEXT, TEXT_CEILING, TIE, Lineage, Link
 
 #: The most documents one picture holds legibly.
@@ -50,7 +49,7 @@ def lineage_text(lineages: Sequence[Lineage]) -> str:
 
 
 def lineage_json(lineages: Sequence[Lineage]) -> str:
-    return json.dumps({"lineages": [lineage.to_dict() for lineage in lineages]}, indent=2, ensure_ascii=False)
+    return to_json({"lineages": [lineage.to_dict() for lineage in lineages]})
 
 
 def _quote(text: str) -> str:
