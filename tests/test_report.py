@@ -193,3 +193,15 @@ def test_comparison_panes_fold_and_leave_out_long_unmatched_stretches(index) -> 
     assert (mark.text, mark.id, mark.peer) == (A1, "q1-0", "d1-0")
     assert [r.id for r in right if r.css] == ["d1-0"]
     assert "".join(r.text for r in right) == report.sources[0].text  # the source side keeps everything (folded)
+
+
+def test_control_characters_of_names_and_texts_are_shown_as_escapes(tmp_path: Path) -> None:
+    # ESC/BEL in a document id and a label, a bidirectional override in the text: shown as the
+    # CLI shows them (\x1b, \x07, \u202e), never passed to the page; line breaks are kept
+    name = "bell\x07\x1b[31mred.txt"
+    index = build(tmp_path, {name: para("x", 0) + " \u202eevil"})
+    html = render_html(build_report(index, para("x", 0) + "\n\n" + A1, "q\x1b]0;title\x07.txt"))
+    assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202e]", html)
+    assert "bell\\x07\\x1b[31mred.txt" in html and "q\\x1b]0;title\\x07.txt" in html
+    assert "\\u202eevil" in html
+    assert "\n" in html

@@ -511,6 +511,17 @@ def test_document_text_and_names_are_escaped(tmp_path: Path) -> None:
     assert 'href="/document?id=%3Cb%3Ebold%3C/b%3E.txt"' in collection
 
 
+def test_control_characters_of_names_are_shown_as_escapes(tmp_path: Path) -> None:
+    folder = write_docs(tmp_path / "docs", {"bell\x07\x1b[31mred.txt": P, "other.txt": Q})
+    Index.update_from(folder, tmp_path / "index", workers=1)
+    web = client_for(tmp_path / "index")
+    started = web.post("/check", files={"file": ("up\x1b]0;x\x07load.txt", P.encode())})
+    wait_for(web, str(started.url).rsplit("/", 1)[1])
+    for page in (web.get(str(started.url)).text, web.get("/collection").text):
+        assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", page)
+        assert "bell\\x07\\x1b[31mred.txt" in page
+
+
 def test_a_full_pool_answers_503_with_retry_after(tiny: Path) -> None:
     web = client_for(tiny, workers=1, queue=0)
     pool = web.app.state.context.pool

@@ -33,6 +33,21 @@ def printable(value: Any) -> str:
     return _CONTROL.sub(lambda m: _NAMED.get(m.group(), _escape(m.group())), text)
 
 
+#: what a web page or an HTML report must not pass through: the control characters of
+#: :data:`_CONTROL` but line breaks and tabs, which a document's text keeps
+_CONTROL_IN_HTML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def html_visible(value: Any) -> Any:
+    """A Jinja2 ``finalize`` for pages and reports: in every string a template outputs (ids, file
+    names, excerpts, texts), control characters, bidirectional overrides and undecodable bytes
+    are shown as escapes (as :func:`printable` shows them), line breaks and tabs kept; values
+    already marked safe (rendered HTML) and non-strings pass unchanged."""
+    if not isinstance(value, str) or hasattr(value, "__html__") or not _CONTROL_IN_HTML.search(value):
+        return value
+    return _CONTROL_IN_HTML.sub(lambda m: _escape(m.group()), value)
+
+
 def _escape(char: str) -> str:
     if 0xDC80 <= ord(char) <= 0xDCFF:  # an undecodable byte of a name (surrogateescape): \xNN
         return f"\\x{ord(char) - 0xDC00:02x}"

@@ -21,6 +21,7 @@ import jinja2
 import numpy as np
 
 from coderiv._version import __version__
+from coderiv.output import html_visible
 from coderiv.report.model import Report, ReportPassage, ReportSource
 from coderiv.text.exclusions import KINDS
 
@@ -137,6 +138,7 @@ def _environment() -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
         autoescape=True,
+        finalize=html_visible,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from coderiv.errors import CoderivError
+from coderiv.output import html_visible
 from coderiv.pairs.engine import DEFAULT_METHOD, METHODS
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES
 from coderiv.report import ReportOptions, render_html
@@ -25,6 +26,7 @@ from coderiv.web.pool import Busy
 from coderiv.web.snapshot import Snapshot
 
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
+TEMPLATES.env.finalize = html_visible  # control characters of ids and names shown as escapes
 router = APIRouter(include_in_schema=False)
 log = logging.getLogger("coderiv.web")
 
