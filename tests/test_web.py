@@ -522,6 +522,31 @@ def test_control_characters_of_names_are_shown_as_escapes(tmp_path: Path) -> Non
         assert "bell\\x07\\x1b[31mred.txt" in page
 
 
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"origin": "https://evil.example"},
+        {"origin": "null"},
+        {"sec-fetch-site": "cross-site"},
+        {"sec-fetch-site": "same-site", "origin": "http://testserver"},
+    ],
+)
+def test_a_cross_site_post_is_refused(tiny: Path, headers: dict[str, str]) -> None:
+    web = client_for(tiny)
+    for path in ("/api/check", "/check"):
+        answer = web.post(path, data={"text": P, "verify": "false"}, headers=headers, follow_redirects=False)
+        assert answer.status_code == 403, path
+        assert "cross-site request" in answer.text
+
+
+@pytest.mark.parametrize("headers", [{}, {"origin": "http://testserver"}, {"sec-fetch-site": "same-origin"}, {"sec-fetch-site": "none"}])
+def test_a_same_site_or_non_browser_post_is_answered(tiny: Path, headers: dict[str, str]) -> None:
+    web = client_for(tiny)
+    assert web.post("/api/check", data={"text": P, "verify": "false"}, headers=headers).status_code == 200
+    assert web.post("/check", data={"text": P}, headers=headers, follow_redirects=False).status_code == 303
+    assert web.get("/", headers={"sec-fetch-site": "cross-site"}).status_code == 200  # a link from elsewhere
+
+
 def test_a_full_pool_answers_503_with_retry_after(tiny: Path) -> None:
     web = client_for(tiny, workers=1, queue=0)
     pool = web.app.state.context.pool

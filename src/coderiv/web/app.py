@@ -25,7 +25,7 @@ from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
 from coderiv.web import api, pages
 from coderiv.web.context import ServeSettings, WebContext
 from coderiv.web.pool import RETRY_AFTER, Busy
-from coderiv.web.security import BodyLimit, HostCheck, SecurityHeaders, TokenAuth
+from coderiv.web.security import BodyLimit, HostCheck, SameOrigin, SecurityHeaders, TokenAuth
 from coderiv.web.views import NotAvailable
 
 log = logging.getLogger("coderiv.web")
@@ -105,6 +105,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
 
     # the last added is the outermost: headers on every answer, the token before any body is read
     app.add_middleware(BodyLimit, limit=settings.max_upload + FORM_OVERHEAD)
+    app.add_middleware(SameOrigin)  # no cross-site form posts, token or not
     if settings.token:
         app.add_middleware(TokenAuth, token=settings.token)
     if settings.hosts is not None:

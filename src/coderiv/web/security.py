@@ -225,3 +225,50 @@ class HostCheck:
             await error_response(scope, send, 400, f"this server answers only requests to {allowed} (got host {name!r})")
             return
         await self.app(scope, receive, send)
+
+
+#: Methods that change something; a browser sends them cross-site only through forms or fetch.
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+#: ``Sec-Fetch-Site`` values a browser sends for a request that a page of this server made, or
+#: that the user made directly (typed address, bookmark)
+SAME_SITE_FETCH = frozenset({"same-origin", "none"})
+
+
+def _origin_host(origin: str) -> str | None:
+    """``host:port`` of an ``Origin`` header value (None for ``null`` or a malformed one)."""
+    scheme, sep, rest = origin.strip().partition("://")
+    if not sep or not rest or scheme.lower() not in ("http", "https"):
+        return None
+    return rest.split("/", 1)[0].lower()
+
+
+class SameOrigin:
+    """Refuse (403) a state-changing request that a browser says came from another site.
+
+    A server on 127.0.0.1 without a token would otherwise accept a form that any web page the
+    user visits posts to it (cross-site request forgery). Browsers mark such requests:
+    ``Sec-Fetch-Site: cross-site``/``same-site`` (Chromium, Firefox, Safari), and an ``Origin``
+    header naming another host than ``Host``. A request with neither header (curl, a learning
+    platform's server, the API clients) is not a browser's and passes; so do GET and HEAD.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or str(scope.get("method", "GET")).upper() not in UNSAFE_METHODS:
+            await self.app(scope, receive, send)
+            return
+        headers = {name.lower(): value.decode("latin-1") for name, value in scope.get("headers", [])}
+        fetch_site = headers.get(b"sec-fetch-site")
+        origin = headers.get(b"origin")
+        host = headers.get(b"host", "").strip().lower()
+        cross = fetch_site is not None and fetch_site.strip().lower() not in SAME_SITE_FETCH
+        if origin is not None and not cross:
+            cross = _origin_host(origin) != host
+        if cross:
+            await error_response(
+                scope, send, 403, "refused: this request came from another site's page (cross-site request)",
+            )
+            return
+        await self.app(scope, receive, send)
