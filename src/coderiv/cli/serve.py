@@ -34,9 +34,14 @@ def is_loopback(host: str) -> bool:
 @click.option("--max-upload-mb", type=click.FloatRange(0.001), default=50.0, show_default=True, help="Largest document accepted.")
 @click.option("--workers", type=click.IntRange(1), default=None, help="Checks run at once [default: number of cores].")
 @click.option("--queue", type=click.IntRange(0), default=None, help="Checks waiting beyond that before 503 [default: 4 per worker].")
+@click.option("--read-seconds", type=click.FloatRange(0.5), default=60.0, show_default=True,
+              help="Time budget for reading one uploaded file (in a child process).")
+@click.option("--read-memory-mb", type=click.IntRange(16), default=1024, show_default=True,
+              help="Memory budget for reading one uploaded file (in a child process).")
 @friendly_errors
 def serve_command(
-    index_dir: Path, host: str, port: int, token: str | None, max_upload_mb: float, workers: int | None, queue: int | None
+    index_dir: Path, host: str, port: int, token: str | None, max_upload_mb: float, workers: int | None, queue: int | None,
+    read_seconds: float, read_memory_mb: int,
 ) -> None:
     """Serve the check page, the collection pages and the JSON API (/docs) over the index.
 
@@ -49,6 +54,7 @@ def serve_command(
         raise CoderivError(f"--host {host} makes the server reachable from other machines: give --token or set CODERIV_TOKEN")
     if token and not TOKEN_RE.fullmatch(token):
         raise CoderivError("the token must be at least 16 characters of letters, digits and . _ ~ + / = - (e.g. openssl rand -hex 16)")
+    from coderiv.text.isolated import Budget
     from coderiv.web.app import create_app
     from coderiv.web.context import ServeSettings
     from coderiv.web.security import LOOPBACK_NAMES
@@ -57,7 +63,9 @@ def serve_command(
     Snapshot.open(index_dir)  # a missing or damaged index (one or sharded) is a one-line error now, not on the first request
     # without a token, a loopback server answers only requests addressed to this machine (no DNS rebinding)
     hosts = (*LOOPBACK_NAMES, host) if is_loopback(host) and not token else None
-    settings = ServeSettings(index_dir, token or None, hosts, int(max_upload_mb * 1024 * 1024), workers, queue)
+    settings = ServeSettings(
+        index_dir, token or None, hosts, int(max_upload_mb * 1024 * 1024), workers, queue, Budget(read_seconds, read_memory_mb << 20),
+    )
     click.echo(f"coderiv serving {index_dir} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", server_header=False)
 

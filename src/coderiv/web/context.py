@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coderiv.text.isolated import Budget
 from coderiv.web.jobs import JobStore
 from coderiv.web.pool import WorkPool
 from coderiv.web.snapshot import IndexSnapshots
@@ -17,7 +18,8 @@ DEFAULT_MAX_UPLOAD = 50 * 1024 * 1024
 @dataclass(frozen=True)
 class ServeSettings:
     """How the server runs: its index, token, upload limit and worker pool size; ``hosts``, when
-    given, are the only host names requests may be addressed to (see :class:`~coderiv.web.security.HostCheck`)."""
+    given, are the only host names requests may be addressed to (see :class:`~coderiv.web.security.HostCheck`);
+    ``read_budget`` is what reading one uploaded file may cost (:mod:`coderiv.text.isolated`)."""
 
     index_dir: Path
     token: str | None = None
@@ -25,6 +27,7 @@ class ServeSettings:
     max_upload: int = DEFAULT_MAX_UPLOAD
     workers: int | None = None
     queue: int | None = None
+    read_budget: Budget = Budget()
 
 
 @dataclass

@@ -1,6 +1,11 @@
 """Turning a request's upload or pasted text into a query document, with the CLI's checks
 (:func:`coderiv.text.reading.read_query_bytes`). Nothing from the request reaches the file
-system: the upload is read into memory and its file name is only a label."""
+system: the upload is read into memory and its file name is only a label.
+
+Nothing is extracted on the event loop: an uploaded file (the document or a template) is read in
+a child process within the server's time and memory budget (:func:`coderiv.text.isolated.read_isolated`),
+waited for by a thread of the bounded worker pool, and pasted text is read in that pool too; so a
+hostile upload costs one worker and one child process, never the other requests."""
 
 from __future__ import annotations
 
@@ -8,11 +13,12 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Annotated
 
-from fastapi import File, Form, UploadFile
+from fastapi import File, Form, Request, UploadFile
 
 from coderiv.errors import InputError
 from coderiv.ranking.measures import DEFAULT_MEASURE
 from coderiv.report import ReportOptions
+from coderiv.text.isolated import read_isolated
 from coderiv.text.reading import QueryDocument, read_query_bytes
 from coderiv.web.checks import MAX_TOP, CheckOptions, indexed_document
 from coderiv.web.context import WebContext
@@ -26,21 +32,29 @@ def display_name(filename: str | None) -> str:
     return name or "upload"
 
 
-async def query_document(file: UploadFile | None, text: str | None, max_bytes: int) -> QueryDocument:
+async def uploaded_document(ctx: WebContext, file: UploadFile) -> QueryDocument:
+    """An uploaded file's visible text, read in a child process within the read budget."""
+    label = display_name(file.filename)
+    data = await file.read()  # bounded: the body limit stopped a larger request
+    if not data:
+        raise InputError(f"{label} is empty")
+    max_bytes, budget = ctx.settings.max_upload, ctx.settings.read_budget
+    return await ctx.pool.run(lambda: read_isolated(data, label, budget, max_bytes))
+
+
+async def query_document(ctx: WebContext, file: UploadFile | None, text: str | None) -> QueryDocument:
     """The query from an uploaded file, or else from pasted text; one-line errors otherwise
     (a document of the index as the query is :func:`coderiv.web.checks.indexed_document`)."""
     if file is not None and file.filename:
-        label = display_name(file.filename)
-        data = await file.read()  # bounded: the body limit stopped a larger request
-        if not data:
-            raise InputError(f"{label} is empty")
-        return read_query_bytes(data, label, max_bytes)
+        return await uploaded_document(ctx, file)
     if text is not None and text.strip():
-        return read_query_bytes(text.encode("utf-8"), PASTED_LABEL, max_bytes)
+        data, max_bytes = text.encode("utf-8"), ctx.settings.max_upload
+        return await ctx.pool.run(lambda: read_query_bytes(data, PASTED_LABEL, max_bytes))
     raise InputError("give a document: upload a file or paste its text")
 
 
 async def check_options(
+    request: Request,
     measure: Annotated[str, Form(description="Ranking measure (SPEC §3)")] = DEFAULT_MEASURE,
     top: Annotated[int, Form(description=f"Matches, and report candidates per search (1 to {MAX_TOP})")] = 10,
     quotes: Annotated[bool, Form(description="Report: exclude quoted text and block quotes")] = True,
@@ -53,8 +67,8 @@ async def check_options(
     """The check's options from the form fields (shared by the page and the API)."""
     templates: tuple[tuple[str, str], ...] = ()
     if template is not None and template.filename:
-        label = display_name(template.filename)
-        templates = ((label, read_query_bytes(await template.read(), label).text),)
+        ctx: WebContext = request.app.state.context
+        templates = ((display_name(template.filename), (await uploaded_document(ctx, template)).text),)
     common_docs = None
     if common.strip():
         if not common.strip().isdigit():
@@ -74,4 +88,4 @@ async def request_document(
     if doc:
         document = await ctx.pool.run(lambda: indexed_document(ctx.snapshots.current(), doc))
         return document, replace(options, exclude_docs=(*options.exclude_docs, doc))
-    return await query_document(file, text, ctx.settings.max_upload), options
+    return await query_document(ctx, file, text), options
