@@ -37,6 +37,7 @@ from coderiv.index.storage import (
     newest_readable_manifest,
     read_manifest,
     verify_files,
+    was_an_index,
     write_lock,
 )
 from coderiv.index.writer import Sources, Spill, cosine_statistics, scratch_folder, write_store
@@ -59,8 +60,9 @@ MODIFIED_FILE = "doc_modified.npy"
 
 def _recorded_layout(root: Path) -> tuple[AnalysisSettings, list[StoreSpec]] | None:
     """The analysis settings and stores a damaged index at ``root`` was built with, if any of its
-    generations still says (so that rebuilding it keeps its fingerprint stores and stemming)."""
-    if not (root / "CURRENT").exists():
+    generations or the manifest copy still says (so that rebuilding it keeps its fingerprint
+    stores and stemming)."""
+    if not was_an_index(root):
         return None
     manifest = newest_readable_manifest(root)
     if manifest is None:
@@ -71,6 +73,21 @@ def _recorded_layout(root: Path) -> tuple[AnalysisSettings, list[StoreSpec]] | N
     except (CoderivError, KeyError, TypeError, ValueError):
         return None
     return settings, stores
+
+
+def _unrecorded(
+    root: Path, stop: bool | None, stem: bool | None, stores: list[StoreSpec] | None
+) -> tuple[AnalysisSettings, list[StoreSpec]]:
+    """The layout to rebuild a damaged index whose settings nothing records any more: only what
+    the caller states in full (never the defaults in silence: they may drop its stemming or
+    stores and change every answer)."""
+    if stop is None or stem is None:
+        raise CorruptIndexError(
+            f"the index at {root} is damaged and its analysis settings cannot be read: rebuild it by giving them all "
+            "(--stop or --no-stop, --stem or --no-stem, --language, and each --fingerprint store it should keep), "
+            "or remove the folder to start anew"
+        )
+    return AnalysisSettings.from_flags(stop, stem, None) or AnalysisSettings(), list(stores or [])
 
 
 def resolve_index_path(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -373,10 +390,18 @@ class Index:
     ) -> UpdatePlan:
         """The settings an update with these analysis flags (None: not given) will use, and
         whether it rebuilds the existing index at ``path`` (see :class:`UpdatePlan`)."""
+        root = resolve_index_path(path)
         try:
-            old: Index | None = cls.open(resolve_index_path(path))
-        except CoderivError:
+            old: Index | None = cls.open(root)
+        except CoderivError as exc:
             old = None  # none yet, or damaged: update_from builds it from scratch
+            if was_an_index(root):
+                recorded = _recorded_layout(root)
+                how = "the analysis and stores it recorded" if recorded else "the analysis given"
+                base = recorded[0] if recorded else _unrecorded(root, stop, stem, stores)[0]
+                settings = AnalysisSettings.from_flags(stop, stem, language, base) or base
+                documents = int((newest_readable_manifest(root) or {}).get("documents", 0))
+                return UpdatePlan(settings, f"the index was damaged ({exc}); rebuilt with {how}", documents)
         if old is None:
             return UpdatePlan(AnalysisSettings.from_flags(stop, stem, language) or AnalysisSettings(), None, 0)
         settings = AnalysisSettings.from_flags(stop, stem, language, old.settings) or old.settings
@@ -417,6 +442,8 @@ class Index:
                 report.rebuilt = _rebuild_reason(old, settings, stores)
             else:
                 recorded = _recorded_layout(root)
+                if recorded is None and was_an_index(root) and settings is None:
+                    recorded = _unrecorded(root, None, None, stores)
                 if recorded is not None:
                     report.rebuilt = "the index was damaged; rebuilt with the analysis and stores it recorded"
                     settings = settings or recorded[0]

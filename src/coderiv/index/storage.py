@@ -23,6 +23,10 @@ from typing import Any, cast
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
 
 CURRENT = "CURRENT"
+#: A copy of the live generation's manifest (without its checksum table), beside the
+#: generations: what the index was built with (analysis, stores, reading options) survives a
+#: damaged or deleted manifest, so a rebuild keeps them (:func:`newest_readable_manifest`).
+MANIFEST_COPY = "manifest-copy.json"
 MANIFEST = "manifest.json"
 LOCK = "lock"
 #: The only names CURRENT may hold: a generation folder of this index, never a path elsewhere.
@@ -73,13 +77,26 @@ def current_generation(root: Path) -> Path:
 
 
 def newest_readable_manifest(root: Path) -> dict[str, Any] | None:
-    """The manifest of the newest generation folder that still parses, whatever CURRENT says:
-    what a damaged index was built with (its analysis settings and stores), to rebuild it alike."""
+    """The manifest of the newest generation folder that still parses, whatever CURRENT says,
+    else the copy kept beside the generations: what a damaged index was built with (its
+    analysis settings and stores), to rebuild it alike. None when neither can be read."""
     numbered = sorted((p for p in root.glob("gen-*") if GENERATION_NAME.fullmatch(p.name)), reverse=True)
     for generation in numbered:
         with contextlib.suppress(CorruptIndexError, OSError):
             return read_manifest(generation)
+    with contextlib.suppress(OSError, ValueError):
+        copy = json.loads((root / MANIFEST_COPY).read_text("utf-8"))
+        if isinstance(copy, dict):
+            return cast(dict[str, Any], copy)
     return None
+
+
+def was_an_index(root: Path) -> bool:
+    """Whether ``root`` holds what an index leaves (a pointer, a generation or the manifest
+    copy): damage there is rebuilt with the recorded settings, never with defaults."""
+    return any((root / name).exists() or (root / name).is_symlink() for name in (CURRENT, MANIFEST_COPY)) or any(
+        GENERATION_NAME.fullmatch(p.name) for p in root.glob("gen-*")
+    )
 
 
 def read_manifest(generation: Path) -> dict[str, Any]:
@@ -111,13 +128,26 @@ def write_lock(root: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def _remove(path: Path) -> None:
+    """Remove ``path`` whatever it is (file, symlink, FIFO or folder); absent is fine."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
 def remove_leftovers(root: Path) -> None:
-    """Remove what an interrupted writer left (``tmp-*`` folders, a half-written pointer): only
-    the lock holder calls this, so no live writer owns them."""
+    """Remove what an interrupted writer left (``tmp-*`` folders, a half-written pointer) and a
+    pointer that is not a file (a folder or FIFO named ``CURRENT``: damage no reader can use,
+    which would stop the next generation from being published): only the lock holder calls
+    this, so no live writer owns them."""
     for stale in root.glob("tmp-*"):
         shutil.rmtree(stale, ignore_errors=True)
-    with contextlib.suppress(FileNotFoundError):
-        (root / (CURRENT + ".tmp")).unlink()
+    _remove(root / (CURRENT + ".tmp"))
+    pointer = root / CURRENT
+    if (pointer.exists() or pointer.is_symlink()) and (pointer.is_symlink() or not pointer.is_file()):
+        _remove(pointer)
 
 
 def release_inherited_locks() -> None:
@@ -170,16 +200,32 @@ def commit(root: Path, staging: Path) -> Path:
     os.rename(staging, generation)
     fsync_path(root)
     pointer_tmp = root / (CURRENT + ".tmp")
-    pointer_tmp.write_text(generation.name + "\n", "utf-8")
-    fsync_path(pointer_tmp)
-    os.replace(pointer_tmp, root / CURRENT)
+    try:
+        pointer_tmp.write_text(generation.name + "\n", "utf-8")
+        fsync_path(pointer_tmp)
+        os.replace(pointer_tmp, root / CURRENT)
+    except BaseException:  # not published: leave no generation folder nobody points to
+        shutil.rmtree(generation, ignore_errors=True)
+        _remove(pointer_tmp)
+        raise
     fsync_path(root)
+    _write_manifest_copy(root, manifest)
     for old in previous:  # open readers keep their memory maps: unlinked files live on
         shutil.rmtree(old, ignore_errors=True)
     for stale in root.glob("tmp-*"):
         if stale != staging:
             shutil.rmtree(stale, ignore_errors=True)
     return generation
+
+
+def _write_manifest_copy(root: Path, manifest: dict[str, Any]) -> None:
+    """Write :data:`MANIFEST_COPY` atomically (a failure leaves the previous copy)."""
+    record = {key: value for key, value in manifest.items() if key != "files"}
+    staging = root / (MANIFEST_COPY + ".tmp")
+    staging.write_text(json.dumps(record, indent=1, sort_keys=True), "utf-8")
+    fsync_path(staging)
+    os.replace(staging, root / MANIFEST_COPY)
+    fsync_path(root)
 
 
 def verify_files(generation: Path, manifest: dict[str, Any], full: bool, checksummed: Sequence[str] = ()) -> list[str]:
