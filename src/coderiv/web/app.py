@@ -23,6 +23,7 @@ from starlette.exceptions import HTTPException
 from coderiv._version import __version__
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
 from coderiv.web import api, pages
+from coderiv.web.api_docs import add_api_docs
 from coderiv.web.context import ServeSettings, WebContext
 from coderiv.web.pool import RETRY_AFTER, Busy
 from coderiv.web.security import BodyLimit, HostCheck, SameOrigin, SecurityHeaders, TokenAuth
@@ -77,12 +78,15 @@ def create_app(settings: ServeSettings) -> FastAPI:
             "indexed collection. Every percentage is absolute: the document scored against itself is 100%."
         ),
         lifespan=lifespan,
+        docs_url=None,  # served from the package by web.api_docs (FastAPI's loads from a CDN)
+        redoc_url=None,
         form_limits={"max_files": 2, "max_fields": 16, "max_part_size": settings.max_upload},
     )
     app.state.context = context
     app.include_router(pages.router)
     app.include_router(api.router)
     app.mount("/static", StaticFiles(directory=str(Path(__file__).parent / "static")), name="static")
+    add_api_docs(app)
 
     @app.exception_handler(CoderivError)
     async def coderiv_error(request: Request, exc: CoderivError) -> Response:
