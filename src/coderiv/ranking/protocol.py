@@ -47,7 +47,7 @@ class DocumentSearcher(Protocol[P]):
         """A document of the index as the query."""
         ...
 
-    def rank(self, prepared: P, top: int | None = 10, label: str = "", min_percent: float = 0.0) -> QueryResult:
+    def rank(self, prepared: P, top: int | None = 10, *, label: str = "", min_percent: float = 0.0) -> QueryResult:
         """The top documents (``top=None``: every scoring one) at or above ``min_percent``."""
         ...
 
