@@ -166,7 +166,8 @@ def passage_searcher(params: str) -> SearcherFactory:
     """``passages[:MEASURE]``: every document's passage percentage against the query (SPEC §7)."""
     measure = params.strip() or DEFAULT_MEASURE
     get_measure(measure)  # refuse an unknown measure before any index is opened
-    return single_only(lambda index: PassageSearcher(index, measure), f"method passages:{measure}")
+    name = f"passages:{params.strip()}" if params.strip() else "passages"
+    return single_only(lambda index: PassageSearcher(index, measure), f"method {name}")
 
 
 def _verified_params(params: str) -> tuple[str, int]:
