@@ -22,7 +22,7 @@ from coderiv.ranking.fingerprint_search import FingerprintSearcher
 from coderiv.ranking.passage_windows import PassageSearcher
 from coderiv.ranking.search import MeasureSearcher, Searcher
 from coderiv.ranking.searchers import QUERY_METHODS, QueryMethod, QueryOptions, make_searcher, searcher_for
-from coderiv.ranking.sharded import ShardedFingerprintSearcher, ShardedMeasureSearcher, ShardedSearcher
+from coderiv.ranking.sharded import ShardedFingerprintSearcher, ShardedMeasureSearcher
 from coderiv.ranking.sharded_containment import ShardedContainmentSearcher
 from conftest import write_docs
 
@@ -185,8 +185,7 @@ def test_rank_takes_label_and_threshold_by_keyword(searcher: type) -> None:
     assert params[3:] and all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[3:])
 
 
-@pytest.mark.parametrize("searcher", [Searcher, ShardedSearcher])
-def test_rank_by_measure_takes_label_and_threshold_by_keyword(searcher: type) -> None:
-    params = list(inspect.signature(searcher.rank).parameters.values())
+def test_rank_by_measure_takes_label_and_threshold_by_keyword() -> None:
+    params = list(inspect.signature(Searcher.rank).parameters.values())
     assert [p.name for p in params[:4]] == ["self", "prepared", "measure", "top"]
     assert params[4:] and all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[4:])

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from coderiv.cli.options import (
+    TerminalBar,
     analysis_options,
     friendly_errors,
     index_option,
@@ -208,7 +209,7 @@ def _print_summary(items: list[BatchItem], echo: Echo) -> None:
         echo(over)
 
 
-def _print_verified(items: list[BatchItem], fmt: str, index: IndexReader, bar: Any) -> None:
+def _print_verified(items: list[BatchItem], fmt: str, index: IndexReader, bar: TerminalBar) -> None:
     from coderiv.cli.overlap import print_verified
     from coderiv.overlap.verify import verify_results
 

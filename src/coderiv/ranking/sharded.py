@@ -241,31 +241,3 @@ class ShardedFingerprintSearcher:
         ]
         note = "the query's fingerprint is empty (no phrase selected): every percentage is 0" if own == 0 else None
         return QueryResult(label, self.method, own, prepared.length, int(present.sum()), len(prepared.keys), matches, note)
-
-
-class ShardedSearcher:
-    """Every ranking measure over a sharded index, as :class:`~coderiv.ranking.search.Searcher`
-    offers them over one index: a query prepared once (its terms, global f_t), ranked by any
-    measure (the web server's searcher)."""
-
-    def __init__(self, index: ShardedIndex, fanout: Fanout | None = None) -> None:
-        self.index = index
-        self.fanout = fanout or ThreadFanout(index)
-        self._measures: dict[str, ShardedMeasureSearcher] = {}
-
-    def _measure(self, measure: str) -> ShardedMeasureSearcher:
-        if measure not in self._measures:
-            self._measures[measure] = ShardedMeasureSearcher(self.index, measure, fanout=self.fanout)
-        return self._measures[measure]
-
-    def prepare(self, text: str) -> ShardedQuery:
-        return self._measure(DEFAULT_MEASURE).prepare(text)
-
-    def prepare_doc(self, doc_id: str) -> ShardedQuery:
-        return self._measure(DEFAULT_MEASURE).prepare_doc(doc_id)
-
-    def rank(
-        self, prepared: ShardedQuery, measure: str = DEFAULT_MEASURE, top: int | None = 10, *, label: str = "",
-        min_percent: float = 0.0,
-    ) -> QueryResult:
-        return self._measure(measure).rank(prepared, top, label=label, min_percent=min_percent)
