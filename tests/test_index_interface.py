@@ -189,3 +189,30 @@ def test_rank_by_measure_takes_label_and_threshold_by_keyword() -> None:
     params = list(inspect.signature(Searcher.rank).parameters.values())
     assert [p.name for p in params[:4]] == ["self", "prepared", "measure", "top"]
     assert params[4:] and all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[4:])
+
+
+def test_only_the_registry_asks_an_index_its_kind() -> None:
+    users = sorted(
+        "/".join(path.relative_to(PACKAGE).parts) for path in PACKAGE.rglob("*.py")
+        if ".dispatch(" in path.read_text("utf-8") and path.relative_to(PACKAGE).parts[0] != "index"
+    )
+    assert users == ["ranking/searchers.py"]
+
+
+def test_evaluation_takes_either_kind_and_refuses_what_only_one_index_has(both: tuple[IndexReader, IndexReader]) -> None:
+    from coderiv.evaluation.evaluate import Topics
+    from coderiv.evaluation.variants import evaluate_variants
+
+    topics = Topics({"q1": "a.txt"}, {"q1": {"b.txt"}})
+    one, many = both
+    results = [evaluate_variants(reader, ["identity5", "containment"], [None], topics, keep_rankings=True) for reader in both]
+    assert [r.to_dict(True) for r in results[0]] == [r.to_dict(True) for r in results[1]]
+    assert results[0][1].rankings["q1"][0] == ("a.txt", 100.0)
+    with pytest.raises(CoderivError) as refused:
+        evaluate_variants(many, ["identity5"], ["stop"], topics)
+    assert str(refused.value) == "--analysis builds variant indexes of a single index; a sharded index has none"
+    from coderiv.evaluation.methods import get_method
+
+    with pytest.raises(CoderivError) as refused:
+        get_method("verified:identity5,top=3")(many)
+    assert str(refused.value) == "method verified:identity5 is not available on a sharded index; use containment, fingerprint or ranking"

@@ -108,6 +108,9 @@ def variant_index(index: Index, name: str, progress: Progress | None = None) -> 
     return variant
 
 
+_NO_VARIANTS = "--analysis builds variant indexes of a single index; a sharded index has none"
+
+
 def evaluate_variants(
     index: IndexReader,
     methods: list[str],
@@ -127,7 +130,7 @@ def evaluate_variants(
         target = index
         if variant is not None:
             stage = progress(f"indexing variant {variant}") if progress else None
-            target = single_only(partial(variant_index, name=variant, progress=stage), "--analysis")(index)
+            target = single_only(partial(variant_index, name=variant, progress=stage), "--analysis", _NO_VARIANTS)(index)
         makers = {name: get_method(name)(target) for name in methods}
         for warning in topics.check(target):
             if warn is not None:

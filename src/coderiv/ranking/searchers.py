@@ -136,12 +136,13 @@ def chunk_searcher(index: IndexReader, options: QueryOptions | None = None) -> C
     return index.dispatch(lambda one: _containment(one, chosen), lambda many: _sharded_containment(many, chosen))
 
 
-def single_only(make: Callable[[Index], S], what: str) -> Callable[[IndexReader], S]:
-    """``make`` for methods only one index offers (the evaluation's passages and verified):
-    on a sharded index, :func:`not_on_sharded`'s error."""
+def single_only(make: Callable[[Index], S], what: str, refusal: str | None = None) -> Callable[[IndexReader], S]:
+    """``make`` for what only one index offers (the evaluation's passages and verified methods,
+    its analysis variants): on a sharded index, ``refusal`` or else :func:`not_on_sharded`'s
+    error for the method ``what``."""
 
     def refuse(_: ShardedIndex) -> S:
-        raise not_on_sharded(what)
+        raise CoderivError(refusal) if refusal is not None else not_on_sharded(what)
 
     return lambda index: index.dispatch(make, refuse)
 
