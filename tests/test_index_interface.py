@@ -119,6 +119,7 @@ def test_pair_tables_belong_to_one_index_or_the_view(both: tuple[IndexReader, In
     assert isinstance(view, ShardView) and view.doc_ids == one.doc_ids
     assert view.version == "set-000001" and fresh.pairs_index() is view
     assert open_index(many.root).stored_pairs_index() is not None  # written now: found by the next opener
+    assert type(searcher_for(view, "ranking")) is ShardedMeasureSearcher  # the view searches as its shards
 
 
 def test_dispatch_calls_the_kind_s_callback(both: tuple[IndexReader, IndexReader]) -> None:

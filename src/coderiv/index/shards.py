@@ -680,6 +680,11 @@ class ShardView(Index):
     def version(self) -> str:
         return self.sharded.version
 
+    def dispatch(self, on_single: Callable[[Index], T], on_sharded: Callable[[ShardedIndex], T]) -> T:
+        """The sharded index's kind: a searcher of the view is the sharded index's (the view
+        holds no scoring tables, only what the pairs engine reads)."""
+        return self.sharded.dispatch(on_single, on_sharded)
+
     def with_store(
         self,
         spec: StoreSpec,
