@@ -95,7 +95,8 @@ def test_cli_query_method_containment(tmp_path: Path, runner) -> None:  # type: 
     assert runner.invoke(main, ["index", str(tmp_path / "docs"), "--index", str(tmp_path / "idx"), "--workers", "1"]).exit_code == 0
     result = runner.invoke(main, ["query", str(tmp_path / "q.txt"), "--index", str(tmp_path / "idx"), "--method", "containment"])
     assert result.exit_code == 0, result.output
-    lines = result.output.splitlines()
+    said, *lines = result.output.splitlines()
+    assert said == f"adding store {chunk_store_spec().name} to the index (reading {tmp_path / 'docs'} again)"  # said on stderr
     assert chunk_store_spec().name in Index.open(tmp_path / "idx").specs  # added on first use
     assert "containment:n=5, 6 of 6 distinct chunks in the collection, self-score 6 = 100%" in lines[0]
     assert [line.split() for line in lines[3:]] == [

@@ -227,7 +227,7 @@ def test_sharded_fingerprints_answer_as_one_index(cases: Path, docs: list[str], 
             for p1, pk in [(one.prepare(query), many.prepare(query)), (one.prepare_doc("d00.txt"), many.prepare_doc("d00.txt"))]:
                 np.testing.assert_array_equal(many.percentages(pk), one.percentages(p1))
                 for top, floor in [(3, 0.0), (None, 30.0)]:
-                    assert many.rank(pk, top, "q", floor) == one.rank(p1, top, "q", floor)
+                    assert many.rank(pk, top, label="q", min_percent=floor) == one.rank(p1, top, label="q", min_percent=floor)
     shutil.rmtree(case)
 
 

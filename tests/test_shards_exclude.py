@@ -25,7 +25,7 @@ from coderiv.ranking.batch import Limits, check_batch
 from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.ranking.sharded import ShardedMeasureSearcher
-from coderiv.ranking.sharded_containment import ShardedContainmentSearcher, open_sharded_with_chunks
+from coderiv.ranking.sharded_containment import ShardedContainmentSearcher
 
 BASE = [" ".join(f"w{(i * 11 + j * 5) % 41}" for j in range(60)) for i in range(6)]
 #: six documents, each with two later versions (a few words changed or added), and a stray one
@@ -109,7 +109,7 @@ def test_excluding_on_shards_gives_one_index_s_lists(cases: Path, docs: list[str
     source = write_docs(case / "src", {f"d{i:02d}.txt": text for i, text in enumerate(docs)})
     Index.update_from(source, case / "one", workers=1)
     build_sharded(source, case / "many", k, workers=1)
-    single, sharded = open_with_chunks(case / "one"), open_sharded_with_chunks(case / "many")
+    single, sharded = open_with_chunks(case / "one"), open_with_chunks(case / "many")
     query = single.doc_ids[pick % single.n_docs]
     pairs = [
         (ContainmentSearcher(single), ShardedContainmentSearcher(sharded)),
@@ -118,7 +118,7 @@ def test_excluding_on_shards_gives_one_index_s_lists(cases: Path, docs: list[str
     for one, many in pairs:
         limits = Limits.from_options(top, None)
         [a] = check_batch(single, one, [query], limits, exclude_self=True)
-        [b] = check_batch(sharded, many, [query], limits, exclude_self=True)  # type: ignore[arg-type]
+        [b] = check_batch(sharded, many, [query], limits, exclude_self=True)
         assert a.result is not None and b.result is not None
         assert a.own == b.own == query and a.excluded == b.excluded == (query,)
         assert [m.doc_id for m in b.result.matches] == [m.doc_id for m in a.result.matches]

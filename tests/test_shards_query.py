@@ -146,8 +146,10 @@ def test_evaluate_on_a_sharded_index_is_one_index_s(indexes: tuple[Path, Path, P
     assert outputs["many"] == outputs["one"]
     assert len(outputs["one"][1]) == len(MEASURES.names()) + 3 and json.loads(outputs["one"][0])
     refused = CliRunner().invoke(main, ["evaluate", "--queries", str(queries / "queries.tsv"), "--qrels", str(queries / "qrels"),
-                                        "-m", "containment", "--index", str(many)])
-    assert refused.exit_code != 0 and "method containment needs a single index" in refused.output
+                                        "-m", "identity5,passages", "--index", str(many)])
+    assert refused.exit_code == 1 and refused.output == (
+        "Error: method passages is not available on a sharded index; use containment, fingerprint or ranking\n"
+    )
 
 
 def test_report_on_a_sharded_index_is_one_index_s(indexes: tuple[Path, Path, Path], tmp_path: Path) -> None:

@@ -17,8 +17,11 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from coderiv.index.index import Index  # noqa: E402
 from coderiv.pairs.run import require_store, run_pairs  # noqa: E402
+from coderiv.ranking.measures import DEFAULT_MEASURE  # noqa: E402
+from coderiv.ranking.results import QueryResult  # noqa: E402
 from coderiv.web.app import create_app  # noqa: E402
 from coderiv.web.context import ServeSettings  # noqa: E402
+from coderiv.web.snapshot import Snapshot  # noqa: E402
 from conftest import write_docs  # noqa: E402
 
 TINY = {"a.txt": "alpha beta gamma", "b.txt": "alpha beta delta", "c.txt": "epsilon zeta"}
@@ -584,7 +587,13 @@ def test_a_new_generation_is_served_without_a_restart(tmp_path: Path) -> None:
     # b.txt 2 + 2 = 4 (66.7%), d.txt: f_d = 3 (L = 1), gamma f_dt 2 vs f_qt 1: 2 / 2 = 1 (16.7%)
     assert ranking(web.post("/api/check", data={"text": "alpha beta gamma", "verify": "false"}).json()) == [
         (1, 100.0, "a.txt"), (2, round(400 / 6, 6), "b.txt"), (3, round(100 / 6, 6), "d.txt")]  # JSON: 6 decimals
-    assert before.index.n_docs == 3 and before.searcher.search("alpha beta gamma").matches[1].percent == 50.0  # still a snapshot
+    assert before.index.n_docs == 3 and _rank(before, "alpha beta gamma").matches[1].percent == 50.0  # still a snapshot
+
+
+def _rank(snapshot: Snapshot, text: str) -> QueryResult:
+    """``text`` ranked by the snapshot's default-measure searcher."""
+    searcher = snapshot.searcher(DEFAULT_MEASURE)
+    return searcher.rank(searcher.prepare(text))
 
 
 def test_no_index_is_a_503_page(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ def collect_results(
     """Evaluate every method (× every analysis variant, if asked) over the index, with a
     progress bar for each variant index built."""
     from coderiv.evaluation.variants import evaluate_variants, expand_variants
-    from coderiv.index.index import Index
+    from coderiv.index.reader import open_index
 
     bars: list[Any] = []
 
@@ -47,21 +47,10 @@ def collect_results(
         bars.append(progress_bar(quiet, stage))
         return bars[-1]
 
-    from coderiv.index.shards import ShardedIndex, is_sharded
-
     variants: list[str | None] = list(expand_variants(analysis)) if analysis else [None]
     try:
-        if is_sharded(index_dir):
-            from coderiv.evaluation.sharded import evaluate_sharded
-
-            if analysis:
-                raise CoderivError("--analysis builds variant indexes of a single index; a sharded index has none")
-            return evaluate_sharded(
-                ShardedIndex.open(index_dir), expand_methods(methods), topics, keep_rankings, progress,
-                lambda warning: click.echo(f"warning: {warning}", err=True),
-            )
         return evaluate_variants(
-            Index.open(index_dir), expand_methods(methods), variants, topics, keep_rankings, progress,
+            open_index(index_dir), expand_methods(methods), variants, topics, keep_rankings, progress,
             lambda warning: click.echo(f"warning: {warning}", err=True),
         )
     finally:

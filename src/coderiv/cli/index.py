@@ -71,12 +71,12 @@ def index_command(
     --shards K) updates only what changed in each shard.
     """
     from coderiv.index.index import Index
-    from coderiv.index.shards import ShardedIndex, is_sharded
+    from coderiv.index.reader import shard_count
     from coderiv.keys.fingerprint import parse_fingerprint
 
     stores = [parse_fingerprint(f) for f in fingerprints] or None
-    if shards is None and is_sharded(index_dir):
-        shards = ShardedIndex.open(index_dir).k  # an update of the sharded index
+    if shards is None:
+        shards = shard_count(index_dir)  # an update of a sharded index keeps its shards
     if dask_address is not None and shards is None:
         raise CoderivError("--dask applies to sharded builds: add --shards K")
     if shards is not None:
@@ -134,20 +134,14 @@ def index_command(
 @friendly_errors
 def info_command(index_dir: Path, verify: bool, fmt: str) -> None:
     """Statistics and settings of the index."""
-    from coderiv.index.index import Index
-    from coderiv.index.shards import ShardedIndex, is_sharded
-
-    if is_sharded(index_dir):
-        if verify:
-            raise CoderivError("--checksums applies to one index: run it on a shard's folder (set-*/shard-*)")
-        sharded = ShardedIndex.open(index_dir).info()
-        click.echo(to_json(sharded) if fmt == "json" else table(["key", "value"], [[k, v] for k, v in sharded.items()]))
-        return
-    index = Index.open(index_dir)
-    info = index.info()
+    from coderiv.index.reader import open_index
     from coderiv.pairs.table import describe_table, tables_info
 
-    info["pair_tables"] = tables_info(index)
+    index = open_index(index_dir)
+    info = index.info()
+    pairs = index.stored_pairs_index()
+    if pairs is not None:
+        info["pair_tables"] = tables_info(pairs)
     if verify:
         problems = index.verify()
         info["verified"] = not problems
@@ -173,7 +167,7 @@ def info_command(index_dir: Path, verify: bool, fmt: str) -> None:
         click.echo(tsv(["key", "value"], rows))
     else:
         click.echo(table(["key", "value"], rows))
-        for s in info["skipped"]:
+        for s in info.get("skipped", []):
             click.echo(f"  skipped {printable(s['doc_id'])}: {printable(s['reason'])}")
 
 

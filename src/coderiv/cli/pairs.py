@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,13 +17,16 @@ method_option = click.option(
     help="chunks: 5-word chunk similarity (asymmetric); identity5: the identity5 measure; resemblance: 4-shingle resemblance.",
 )
 
+if TYPE_CHECKING:
+    from coderiv.index.index import Index
 
-def _ensure_store(index_dir: Path, method: str, quiet: bool) -> Any:
+
+def _ensure_store(index_dir: Path, method: str, quiet: bool) -> Index:
     """Open the index, adding the store ``method`` needs, with a notice and a progress bar."""
-    from coderiv.pairs.run import open_with_store
+    from coderiv.pairs.run import open_for_pairs
 
     with progress_bar(quiet, "indexing") as bar:
-        return open_with_store(index_dir, method, bar, lambda message: click.echo(message, err=True))
+        return open_for_pairs(index_dir, method, bar, lambda message: click.echo(message, err=True))
 
 
 @click.command("pairs")
@@ -89,14 +92,14 @@ def pairs_command(
 @friendly_errors
 def similar_command(doc_ids: tuple[str, ...], everything: bool, method: str, top: int | None, index_dir: Path, fmt: str) -> None:
     """The stored most similar documents of each DOC_ID (from 'coderiv pairs'), or of all (--all)."""
-    from coderiv.index.shard_view import open_index_or_view
+    from coderiv.index.reader import open_index
     from coderiv.pairs.table import PairTable
 
     if not doc_ids and not everything:
         raise CoderivError("give a document id, or --all for the whole table")
     from coderiv.pairs.engine import get_method
 
-    pairs = PairTable.open(open_index_or_view(index_dir), method)
+    pairs = PairTable.open(open_index(index_dir).pairs_index(), method)
     ids = pairs.doc_ids if everything else list(doc_ids)
     rows = [(doc_id, match) for doc_id in ids for match in pairs.similar(doc_id)[:top]]
     reading = get_method(method).reading
@@ -134,11 +137,11 @@ def similar_command(doc_ids: tuple[str, ...], everything: bool, method: str, top
 @friendly_errors
 def groups_command(min_percent: float, mutual: bool, method: str, index_dir: Path, fmt: str) -> None:
     """Groups of coderivative documents (connected components of the pair table), largest first."""
-    from coderiv.index.shard_view import open_index_or_view
+    from coderiv.index.reader import open_index
     from coderiv.pairs.groups import find_groups
     from coderiv.pairs.table import PairTable
 
-    groups = find_groups(PairTable.open(open_index_or_view(index_dir), method), min_percent, mutual)
+    groups = find_groups(PairTable.open(open_index(index_dir).pairs_index(), method), min_percent, mutual)
     if fmt == "json":
         click.echo(to_json([g.to_dict() for g in groups]))
     elif fmt == "tsv":

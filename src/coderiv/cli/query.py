@@ -6,11 +6,12 @@ import contextlib
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from coderiv.cli.options import (
+    TerminalBar,
     analysis_options,
     friendly_errors,
     index_option,
@@ -24,6 +25,10 @@ from coderiv.pairs.groups import VERSIONS_MIN_PERCENT
 from coderiv.ranking.batch import DEFAULT_TOP, BatchItem
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, over_100_reason
 from coderiv.ranking.searchers import DEFAULT_QUERY_METHOD, QUERY_METHODS
+
+if TYPE_CHECKING:
+    from coderiv.index.reader import IndexReader
+    from coderiv.ranking.protocol import DocumentSearcher
 
 QUERY_FORMATS = (*FORMATS, "jsonl")
 
@@ -75,47 +80,24 @@ def query_command(
     percentage). With --verify each match also gets the exact passages it shares with the query
     and the share of the query they cover (a term-statistics or hash false match falls to 0%).
     """
-    from coderiv.index.index import Index
-    from coderiv.ranking.searchers import QueryOptions, make_searcher
+    from coderiv.ranking.searchers import QueryOptions, dask_fanout, open_for_method, searcher_for
 
     if not files and not doc_ids:
         raise CoderivError("give a query file, a folder or archive of them, '-' for standard input, or --doc ID")
-    from coderiv.index.shards import ShardedIndex, is_sharded
-
     with contextlib.ExitStack() as stack:
-        searcher: Any
-        index: Any  # one Index, or a ShardedIndex (its ids, numbers, settings and source)
-        if is_sharded(index_dir):
-            from coderiv.ranking.fanout import DaskFanout, Fanout
-            from coderiv.ranking.sharded import sharded_searcher
+        index = open_for_method(index_dir, method, announce=lambda line: click.echo(line, err=True))
+        fanout = None
+        if dask_address is not None:
+            from coderiv.index.cluster import dask_client
 
-            if method == "containment":
-                from coderiv.ranking.sharded_containment import open_sharded_with_chunks
-
-                collection = open_sharded_with_chunks(index_dir, announce=lambda line: click.echo(line, err=True))
-            else:
-                collection = ShardedIndex.open(index_dir)
-            index = collection
-            fanout: Fanout | None = None
-            if dask_address is not None:
-                from coderiv.index.cluster import dask_client
-
-                fanout = DaskFanout(collection, stack.enter_context(dask_client(dask_address)))
-            searcher = sharded_searcher(
-                collection, method, measure, settings_from(stop, stem, language, collection.settings), strategy, full_query,
-                fanout,
-            )
-        else:
-            if dask_address is not None:
-                raise CoderivError("--dask applies to a sharded index (built with 'coderiv index --shards K')")
-            index = Index.open(index_dir)
-            options = QueryOptions(measure, strategy, full_query, settings_from(stop, stem, language, index.settings))
-            searcher = make_searcher(index, method, options)
+            fanout = dask_fanout(index, lambda: stack.enter_context(dask_client(dask_address)))
+        options = QueryOptions(measure, strategy, full_query, settings_from(stop, stem, language, index.settings), fanout)
+        searcher = searcher_for(index, method, options)
         _run_queries(index, searcher, files, doc_ids, top, min_percent, exclude_self, exclude_versions, fmt, quiet, verify)
 
 
 def _run_queries(
-    index: Any, searcher: Any, files: tuple[str, ...], doc_ids: tuple[str, ...], top: int | None,
+    index: IndexReader, searcher: DocumentSearcher[Any], files: tuple[str, ...], doc_ids: tuple[str, ...], top: int | None,
     min_percent: float | None, exclude_self: bool, exclude_versions: bool, fmt: str, quiet: bool, verify: bool,
 ) -> None:
     """Rank every query with ``searcher`` and print the lists as they come."""
@@ -123,13 +105,11 @@ def _run_queries(
 
     versions = None
     if exclude_versions:
-        from coderiv.index.shard_view import ShardView
-        from coderiv.index.shards import ShardedIndex
         from coderiv.pairs.groups import version_sets
         from coderiv.pairs.table import PairTable
 
-        # a sharded index's pair table is its ShardView's (docs/shards.md, "Pairs")
-        versions = version_sets(PairTable.open(ShardView(index) if isinstance(index, ShardedIndex) else index, "chunks"))
+        # a sharded index's pair table is its one-index view's (docs/shards.md, "Pairs")
+        versions = version_sets(PairTable.open(index.pairs_index(), "chunks"))
     limits = Limits.from_options(top, min_percent)
     with progress_bar(quiet, "queries") as bar:
         items = query_documents(
@@ -228,7 +208,7 @@ def _print_summary(items: list[BatchItem], echo: Echo) -> None:
         echo(over)
 
 
-def _print_verified(items: list[BatchItem], fmt: str, index: Any, bar: Any) -> None:
+def _print_verified(items: list[BatchItem], fmt: str, index: IndexReader, bar: TerminalBar) -> None:
     from coderiv.cli.overlap import print_verified
     from coderiv.overlap.verify import verify_results
 

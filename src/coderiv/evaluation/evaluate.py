@@ -17,7 +17,7 @@ as 100%). A TREC run (:func:`write_run`) keeps coderiv's order for trec_eval, wh
 by docno descending, by nudging tied scores apart (:func:`run_scores`): it evaluates to the same
 P(s) and R(20), and HFM and Sep. within 0.0001 points.
 
-Methods are pluggable: a **method factory** takes an :class:`~coderiv.index.index.Index` and returns a
+Methods are pluggable: a **method factory** takes an :class:`~coderiv.index.reader.IndexReader` and returns a
 function ``query doc id -> percentages of every document, in document-number order``.
 :func:`register_method` adds one by name; :func:`register_family` adds a parameterised family
 (``"fingerprint:anchor,g=4"`` resolves through the family ``"fingerprint"``); every ranking
@@ -29,13 +29,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from coderiv.errors import CoderivError, InputError
 from coderiv.evaluation.methods import PercentagesFn, get_method
-from coderiv.index.index import Index
+from coderiv.index.reader import IndexReader
 from coderiv.output import json_percent
 from coderiv.progress import Progress
 from coderiv.ranking.kernel import top_k
@@ -278,20 +278,6 @@ def read_run(path: str | Path) -> tuple[str, Run]:
 
 
 # -- evaluating ---------------------------------------------------------------------------------
-class Collection(Protocol):
-    """What evaluation reads of an index: an :class:`Index`, or a sharded one's view
-    (:class:`coderiv.evaluation.sharded.ShardedCollection`)."""
-
-    @property
-    def root(self) -> Path: ...
-    @property
-    def n_docs(self) -> int: ...
-    @property
-    def doc_ids(self) -> list[str]: ...
-    @property
-    def doc_numbers(self) -> dict[str, int]: ...
-
-
 @dataclass
 class Topics:
     """Queries (query id -> query doc id) and their relevant documents, checked for use."""
@@ -313,7 +299,7 @@ class Topics:
             raise InputError(f"no query of {queries} has a relevant document in {qrels}")
         return topics
 
-    def check(self, index: Collection) -> list[str]:
+    def check(self, index: IndexReader) -> list[str]:
         """Refuse query documents missing from ``index``; warn of relevant ones missing (0%)."""
         numbers = index.doc_numbers
         absent = [f"{qid} ({doc})" for qid, doc in self.queries.items() if doc not in numbers]
@@ -328,14 +314,13 @@ class Topics:
 
 
 def evaluate_method(
-    index: Collection, method: str, topics: Topics, keep_rankings: bool = False, label: str | None = None,
+    index: IndexReader, method: str, topics: Topics, keep_rankings: bool = False, label: str | None = None,
     progress: Progress | None = None, percentages: PercentagesFn | None = None,
 ) -> MethodResult:
     """Run ``method`` for every query of ``topics`` over ``index`` and measure it (``progress``
     follows the queries); ``percentages`` computes the method's percentages where the method
     table cannot (a sharded index)."""
     if percentages is None:
-        assert isinstance(index, Index), "a method of the method table needs an Index"
         percentages = get_method(method)(index)
     numbers = index.doc_numbers
     result = MethodResult(label or method, [])

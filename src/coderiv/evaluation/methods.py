@@ -9,7 +9,9 @@ searchers (:class:`~coderiv.ranking.protocol.DocumentSearcher`), never from stri
   add);
 - ``verified:BASE[,top=K]``, any other method's top K re-checked by exact passages.
 
-A **method factory** takes an :class:`~coderiv.index.index.Index` and returns a function
+A **method factory** takes an :class:`~coderiv.index.reader.IndexReader` (one index or a sharded
+one: the searchers come from the query-method registry, :mod:`coderiv.ranking.searchers`, which
+chooses each kind's; passages and verified are one index's only) and returns a function
 ``query doc id -> percentages of every document, in document-number order``;
 :func:`register_method` adds one by name, :func:`register_family` a parameterised family
 (``"fingerprint:anchor,g=4"`` resolves through the family ``"fingerprint"``).
@@ -23,21 +25,19 @@ from typing import Any
 import numpy as np
 
 from coderiv.errors import UnknownNameError
-from coderiv.index.index import Index
+from coderiv.index.reader import IndexReader
 from coderiv.keys.fingerprint import normalize_params, parse_params
 from coderiv.overlap.verify import DEFAULT_VERIFY_TOP, VerifiedSearcher
-from coderiv.ranking.containment import ContainmentSearcher
-from coderiv.ranking.fingerprint_search import FingerprintSearcher
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, get_measure
 from coderiv.ranking.passage_windows import PassageSearcher
 from coderiv.ranking.protocol import DocumentSearcher
-from coderiv.ranking.search import MeasureSearcher
+from coderiv.ranking.searchers import QueryOptions, searcher_for, single_only
 from coderiv.registry import Registry
 
 PercentagesFn = Callable[[str], np.ndarray]
-MethodFactory = Callable[[Index], PercentagesFn]
+MethodFactory = Callable[[IndexReader], PercentagesFn]
 FamilyMaker = Callable[[str], MethodFactory]
-SearcherFactory = Callable[[Index], DocumentSearcher[Any]]
+SearcherFactory = Callable[[IndexReader], DocumentSearcher[Any]]
 
 #: name -> factory(index) -> (query doc id -> percentages over all documents)
 EVALUATION_METHODS: Registry[MethodFactory] = Registry("method")
@@ -69,7 +69,7 @@ def percentages_of(make: SearcherFactory) -> MethodFactory:
     """The method factory of a searcher: each query document prepared once, then every
     document's percentage."""
 
-    def factory(index: Index) -> PercentagesFn:
+    def factory(index: IndexReader) -> PercentagesFn:
         return percentages_with(make(index))
 
     return factory
@@ -101,9 +101,9 @@ def get_method(name: str) -> MethodFactory:
 def searcher_factory(name: str) -> SearcherFactory:
     """The searcher behind an evaluable method name (a measure or a family member)."""
     if name in MEASURES:
-        return lambda index: MeasureSearcher(index, name)
+        return lambda index: searcher_for(index, "ranking", QueryOptions(name))
     if name == "containment":
-        return lambda index: ContainmentSearcher(index)
+        return lambda index: searcher_for(index, "containment")
     prefix, sep, params = name.partition(":")
     makers: dict[str, Callable[[str], SearcherFactory]] = {
         "fingerprint": fingerprint_searcher, "passages": passage_searcher, "verified": verified_searcher,
@@ -148,7 +148,7 @@ def fingerprint_searcher(params: str) -> SearcherFactory:
     """``fingerprint:STRATEGY[:KEY=VALUE…][:full-query]`` (SPEC §4 over the store of that
     strategy; ``full-query`` fingerprints each query with ``full``)."""
     store, full_query = fingerprint_params(params)
-    return lambda index: FingerprintSearcher(index, store, full_query)
+    return lambda index: searcher_for(index, "fingerprint", QueryOptions(strategy=store, full_query=full_query))
 
 
 def fingerprint_params(params: str) -> tuple[str, bool]:
@@ -166,7 +166,8 @@ def passage_searcher(params: str) -> SearcherFactory:
     """``passages[:MEASURE]``: every document's passage percentage against the query (SPEC §7)."""
     measure = params.strip() or DEFAULT_MEASURE
     get_measure(measure)  # refuse an unknown measure before any index is opened
-    return lambda index: PassageSearcher(index, measure)
+    name = f"passages:{params.strip()}" if params.strip() else "passages"
+    return single_only(lambda index: PassageSearcher(index, measure), f"method {name}")
 
 
 def _verified_params(params: str) -> tuple[str, int]:
@@ -190,7 +191,7 @@ def verified_searcher(params: str) -> SearcherFactory:
     ``fingerprint:anchor:g=4``), its top K re-checked by exact passages."""
     base, top = _verified_params(params)
     make_base = searcher_factory(base)
-    return lambda index: VerifiedSearcher(index, make_base(index), top)
+    return single_only(lambda index: VerifiedSearcher(index, make_base(index), top), f"method verified:{base}")
 
 
 for _name in MEASURES:

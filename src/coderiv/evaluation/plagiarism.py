@@ -200,9 +200,9 @@ def evaluate_case_file(
     """Evaluate the overlap methods (comma-separated names, default all) on the cases of a JSONL
     file. Donor documents are read from ``collection`` or, if not given, from the folder or
     archive the index at ``index_dir`` was built from."""
-    from coderiv.index.index import Index
+    from coderiv.index.reader import open_index
 
-    source = str(collection) if collection is not None else Index.open(index_dir).source
+    source = str(collection) if collection is not None else open_index(index_dir).source
     cases = read_cases(cases_path)
     texts = DocumentTexts(source, preload=True)
     names = [m.strip() for m in methods.split(",") if m.strip()] if methods else list(PLAGIARISM_METHODS)

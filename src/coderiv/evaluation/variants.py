@@ -11,13 +11,17 @@ evaluation method works on it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from coderiv.errors import CoderivError, UnknownNameError
 from coderiv.evaluation.evaluate import MethodResult, Topics, evaluate_method
+from coderiv.evaluation.methods import get_method
 from coderiv.index.index import Index
+from coderiv.index.reader import IndexReader
 from coderiv.progress import Progress
+from coderiv.ranking.searchers import single_only
 from coderiv.text.analysis import AnalysisSettings
 
 VARIANTS_DIR = "variants"
@@ -104,8 +108,11 @@ def variant_index(index: Index, name: str, progress: Progress | None = None) -> 
     return variant
 
 
+_NO_VARIANTS = "--analysis builds variant indexes of a single index; a sharded index has none"
+
+
 def evaluate_variants(
-    index: Index,
+    index: IndexReader,
     methods: list[str],
     variants: list[str | None],
     topics: Topics,
@@ -113,20 +120,23 @@ def evaluate_variants(
     progress: Callable[[str], Progress | None] | None = None,
     warn: Callable[[str], Any] | None = None,
 ) -> list[MethodResult]:
-    """Evaluate every method under every analysis variant (None: the index as built). A variant
-    index is built or reused beside the index; ``progress(stage)`` gives the progress of each
-    stage ("indexing variant stop", "evaluating identity5"), ``warn`` is told what the topics
-    lack in each index."""
+    """Evaluate every method under every analysis variant (None: the index as built; a
+    sharded index has no variants). A variant index is built or reused beside the index;
+    ``progress(stage)`` gives the progress of each stage ("indexing variant stop", "evaluating
+    identity5"), ``warn`` is told what the topics lack in each index. Every method's searcher is
+    made before any query runs, so a method the index cannot answer is refused at once."""
     results = []
     for variant in variants:
         target = index
         if variant is not None:
-            target = variant_index(index, variant, progress=progress(f"indexing variant {variant}") if progress else None)
+            stage = progress(f"indexing variant {variant}") if progress else None
+            target = single_only(partial(variant_index, name=variant, progress=stage), "--analysis", _NO_VARIANTS)(index)
+        makers = {name: get_method(name)(target) for name in methods}
         for warning in topics.check(target):
             if warn is not None:
                 warn(warning)
         for name in methods:
             label = name if variant is None else f"{name}@{variant_name(target.settings)}"
             stage = progress(f"evaluating {label}") if progress else None
-            results.append(evaluate_method(target, name, topics, keep_rankings, label, stage))
+            results.append(evaluate_method(target, name, topics, keep_rankings, label, stage, makers[name]))
     return results

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 import numpy as np
 
@@ -56,6 +56,17 @@ READABLE_FORMATS = (4, FORMAT_VERSION)
 DEFAULT_INDEX_DIR = ".coderiv"
 INDEX_ENV = "CODERIV_INDEX"
 MODIFIED_FILE = "doc_modified.npy"
+
+T = TypeVar("T")
+
+
+class DocumentFacts(NamedTuple):
+    """What an index records of one document: its number in the collection (sorted id order),
+    its length in terms after analysis and the SHA-256 of its bytes (hex)."""
+
+    number: int
+    length: int
+    sha256: str
 
 
 def _recorded_layout(root: Path) -> tuple[AnalysisSettings, list[StoreSpec]] | None:
@@ -378,6 +389,53 @@ class Index:
             "skipped": self.manifest.get("skipped", []),
         }
 
+    # -- the index interface (coderiv.index.reader.IndexReader) --------------------------------
+    @property
+    def version(self) -> str:
+        """The live generation's name (``gen-000007``): what changes when the index is updated."""
+        return self.generation.name
+
+    def facts(self, doc_id: str) -> DocumentFacts | None:
+        """``doc_id``'s number, length in terms and SHA-256 (None if the index lacks it)."""
+        number = self.doc_numbers.get(doc_id)
+        if number is None:
+            return None
+        return DocumentFacts(number, int(self.doc_lengths[number]), str(self.doc_sha256[number]))
+
+    def pairs_index(self) -> Index:
+        """The index the pair tables (:mod:`coderiv.pairs`) belong to: this one."""
+        return self
+
+    def stored_pairs_index(self) -> Index | None:
+        """:meth:`pairs_index`, without writing anything (one index: always itself)."""
+        return self
+
+    def dispatch(self, on_single: Callable[[Index], T], on_sharded: Callable[[Any], T]) -> T:
+        """``on_single(self)``: the one place a caller learns it holds one index (the searcher
+        registry, :mod:`coderiv.ranking.searchers`, is its only user)."""
+        return on_single(self)
+
+    def with_store(
+        self,
+        spec: StoreSpec,
+        *,
+        announce: Callable[[str], Any] | None = None,
+        progress: Progress | None = None,
+        workers: int | None = None,
+    ) -> Index:
+        """This index, or, if it lacks the store ``spec``, the index reopened after adding it:
+        the indexed source is read again by ``workers`` processes (``announce`` is told so,
+        ``progress`` follows the bytes read)."""
+        if spec.name in self.specs:
+            return self
+        source = self.source
+        if not source or not source_exists(source):
+            raise CoderivError(f"the index has no {spec.name} store and its source {source} is gone; rebuild the index")
+        if announce is not None:
+            announce(f"adding store {spec.name} to the index (reading {source} again)")
+        Index.update_from(source, self.root, stores=[spec], progress=progress, workers=workers)
+        return Index.open(self.root)
+
     # -- building and updating ---------------------------------------------------------------
     @classmethod
     def plan_update(
@@ -463,27 +521,6 @@ class Index:
             except OSError as exc:  # disk full, quota, permissions: the previous generation is intact
                 raise CoderivError(_write_failure(root, exc)) from None
             return report
-
-
-def open_with_store(
-    path: str | os.PathLike[str] | None,
-    spec: StoreSpec,
-    progress: Progress | None = None,
-    notice: Callable[[str], Any] | None = None,
-    workers: int | None = None,
-) -> Index:
-    """Open the index at ``path``, first adding the store ``spec`` if it lacks it: the indexed
-    source is read again (``notice`` is told so, ``progress`` follows the bytes read)."""
-    index = Index.open(path)
-    if spec.name in index.specs:
-        return index
-    source = index.source
-    if not source or not source_exists(source):
-        raise CoderivError(f"the index has no {spec.name} store and its source {source} is gone; rebuild the index")
-    if notice is not None:
-        notice(f"adding store {spec.name} to the index (reading {source} again)")
-    Index.update_from(source, index.root, stores=[spec], progress=progress, workers=workers)
-    return Index.open(index.root)
 
 
 def _write_failure(root: Path, exc: OSError) -> str:

@@ -30,11 +30,12 @@ import heapq
 import json
 import os
 import shutil
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -43,18 +44,25 @@ from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
 from coderiv.index.analysis_workers import Skipped
 from coderiv.index.cluster import check_workers, dask_client
 from coderiv.index.cosine_bounds import class_norms, load_class_norms, save_class_norms
-from coderiv.index.index import Index, UpdateReport
-from coderiv.index.storage import fsync_path, write_lock
+from coderiv.index.counts import CountValues
+from coderiv.index.index import DocumentFacts, Index, UpdateReport
+from coderiv.index.postings import DocNumbers, Postings, group_by_key, narrow
+from coderiv.index.storage import MANIFEST, fsync_path, write_lock
 from coderiv.index.writer import cosine_statistics
 from coderiv.keys.kinds import StoreSpec
+from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
 from coderiv.text.collection import RawDocument
 from coderiv.text.remote import is_url, iter_source, source_name
 from coderiv.text.sources import DocumentTexts
 
 SHARDS_MANIFEST = "SHARDS.json"
+#: ``<index>/pairs-view/<set>/``: the generation folder of a sharded index's :class:`ShardView`
+VIEW_DIR = "pairs-view"
 FORMAT = "coderiv-shards"
 FORMAT_VERSION = 1
+
+T = TypeVar("T")
 
 
 def shard_of(doc_id: str, k: int) -> int:
@@ -377,7 +385,7 @@ def _commit(root: Path, set_dir: Path, manifest: dict[str, Any]) -> None:
 
 
 # -- reading ---------------------------------------------------------------------------------------
-def _live_set(root: Path) -> str | None:
+def live_set(root: Path) -> str | None:
     """The set ``SHARDS.json`` names now (None if it cannot be read)."""
     try:
         live: str = json.loads((root / SHARDS_MANIFEST).read_text("utf-8"))["set"]
@@ -407,6 +415,8 @@ class ShardedIndex:
         self.shards: dict[int, Index] = {}
         #: shard number -> global document number of each of its documents
         self.numbers: dict[int, np.ndarray] = {}
+        self._view: ShardView | None = None
+        self._view_lock = threading.Lock()
         try:
             self.term_keys = np.load(_global(self.set_dir, "terms_keys.npy"), mmap_mode="r")
             self.term_df = np.load(_global(self.set_dir, "terms_df.npy"), mmap_mode="r")
@@ -430,11 +440,11 @@ class ShardedIndex:
         """Open the live set; retried if a build commits and removes that set meanwhile."""
         root = Path(path)
         for attempt in range(3):
-            live = _live_set(root)
+            live = live_set(root)
             try:
                 return cls(root)
             except (CorruptIndexError, IndexNotFoundError):
-                if attempt == 2 or _live_set(root) == live:
+                if attempt == 2 or live_set(root) == live:
                     raise
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -489,6 +499,74 @@ class ShardedIndex:
         """Each document id's number in the whole collection (as :attr:`Index.doc_numbers`)."""
         return {doc_id: number for number, doc_id in enumerate(self.doc_ids)}
 
+    # -- the index interface (coderiv.index.reader.IndexReader) --------------------------------
+    @property
+    def version(self) -> str:
+        """The live set's name (``set-000003``): what changes when the index is rebuilt."""
+        return str(self.set_dir.name)
+
+    @cached_property
+    def specs(self) -> dict[str, StoreSpec]:
+        """The stores of the index (every shard holds the same ones)."""
+        return dict(next(iter(self.shards.values())).specs)
+
+    def number(self, doc_id: str) -> int:
+        """A document's number in the whole collection (its rank in sorted id order; a
+        one-line error if the index lacks it)."""
+        _, local = self.locate(doc_id)
+        return int(self.numbers[shard_of(doc_id, self.k)][local])
+
+    def facts(self, doc_id: str) -> DocumentFacts | None:
+        """``doc_id``'s number in the collection, length in terms and SHA-256 (None if absent)."""
+        shard = self.shards.get(shard_of(doc_id, self.k))
+        local = None if shard is None else shard.doc_numbers.get(doc_id)
+        if shard is None or local is None:
+            return None
+        return DocumentFacts(self.number(doc_id), int(shard.doc_lengths[local]), str(shard.doc_sha256[local]))
+
+    def pairs_index(self) -> Index:
+        """The index the pair tables belong to: this index's :class:`ShardView` (its small
+        generation folder written on first use; one view per open index)."""
+        with self._view_lock:
+            if self._view is None:
+                self._view = ShardView(self)
+            return self._view
+
+    def stored_pairs_index(self) -> Index | None:
+        """:meth:`pairs_index` once ``coderiv pairs`` has written the live set's view; None
+        before (no pair table can exist yet, and nothing is written)."""
+        if self._view is None and not (self.root / VIEW_DIR / self.version / MANIFEST).is_file():
+            return None
+        return self.pairs_index()
+
+    def dispatch(self, on_single: Callable[[Index], T], on_sharded: Callable[[ShardedIndex], T]) -> T:
+        """``on_sharded(self)``: the one place a caller learns it holds a sharded index (the
+        searcher registry, :mod:`coderiv.ranking.searchers`, is its only user)."""
+        return on_sharded(self)
+
+    def with_store(
+        self,
+        spec: StoreSpec,
+        *,
+        announce: Callable[[str], Any] | None = None,
+        progress: Progress | None = None,
+        workers: int | None = None,
+    ) -> ShardedIndex:
+        """This index, or, if its shards lack the store ``spec``, the index reopened after its
+        set was rebuilt with it (from the recorded source; the previous set stays live until
+        the new one is whole). ``progress`` is not followed: the shards are written whole."""
+        if spec.name in self.specs or self.source is None:
+            return self
+        if announce is not None:
+            announce(f"adding the {spec.name} store: rebuilding the {self.k} shards of {self.root} from {self.source}")
+        stores = [s for name, s in self.specs.items() if name != "terms"] + [spec]
+        build_sharded(self.source, self.root, self.k, self.settings, stores, workers)
+        return ShardedIndex.open(self.root)
+
+    def verify(self) -> list[str]:
+        """Full check of every shard's files against its manifest's SHA-256 checksums."""
+        return [f"shard {s}: {problem}" for s, index in self.shards.items() for problem in index.verify()]
+
     def term_frequencies(self, keys: np.ndarray) -> np.ndarray:
         """The collection's f_t of each key (0 where no document has it)."""
         keys = np.asarray(keys, np.uint64)
@@ -496,3 +574,124 @@ class ShardedIndex:
         found = pos < len(self.term_keys)
         found[found] = self.term_keys[pos[found]] == keys[found]
         return np.where(found, np.asarray(self.term_df)[np.minimum(pos, max(len(self.term_keys) - 1, 0))], 0)
+
+
+# -- one index's face, for the pairs engine ------------------------------------------------------
+def merged_postings(index: ShardedIndex, name: str) -> Postings:
+    """Store ``name`` of every shard as one store over the collection (global numbers)."""
+    keys, docs, vals = [], [], []
+    for s, shard in index.shards.items():
+        store = shard.store(name)
+        counts = np.diff(np.asarray(store.ptr))
+        keys.append(np.repeat(np.asarray(store.keys, np.uint64), counts))
+        docs.append(np.asarray(index.numbers[s], np.int64)[np.asarray(store.docs, np.int64)])
+        vals.append(store.vals[:])
+    merged_keys, counts, merged_docs, merged_vals, maxvals = group_by_key(
+        np.concatenate(keys), np.concatenate(docs), np.concatenate(vals)
+    )
+    ptr = np.zeros(len(merged_keys) + 1, np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    return Postings(
+        n_docs=index.n_docs, keys=merged_keys, ptr=ptr,
+        docs=DocNumbers.encode(merged_docs.astype(np.uint32), ptr), vals=CountValues.encode(merged_vals), maxvals=narrow(maxvals),
+    )
+
+
+def _in_global_order(index: ShardedIndex, per_shard: dict[int, np.ndarray]) -> np.ndarray:
+    first = next(iter(per_shard.values()))
+    out = np.empty((index.n_docs, *first.shape[1:]), first.dtype)
+    for s, values in per_shard.items():
+        out[np.asarray(index.numbers[s])] = values
+    return out
+
+
+class ShardView(Index):
+    """A sharded index as the pairs engine reads an :class:`Index` (read-only; the stores
+    are merged on first use)."""
+
+    def __init__(self, sharded: ShardedIndex) -> None:  # no Index.__init__: nothing to read from one generation
+        self.sharded = sharded
+        first = next(iter(sharded.shards.values()))
+        self.root = sharded.root
+        self._mmap = True
+        self.settings = sharded.settings
+        self.specs = dict(first.specs)
+        self.doc_ids = sharded.doc_ids
+        self.doc_lengths = _in_global_order(sharded, {s: np.asarray(ix.doc_lengths) for s, ix in sharded.shards.items()})
+        self._sha256 = _in_global_order(sharded, {s: np.asarray(ix._sha256) for s, ix in sharded.shards.items()})
+        self.doc_modified = None
+        self._stores = {}
+        self.manifest = {
+            "format": "coderiv-shard-view",
+            "format_version": first.manifest.get("format_version"),
+            "set": sharded.set_dir.name,
+            "documents": sharded.n_docs,
+            "analysis": sharded.settings.to_dict(),
+            "stores": {name: {"spec": spec.to_dict()} for name, spec in self.specs.items()},
+        }
+        self.generation = self._write_generation()
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] | None = None, mmap: bool = True) -> ShardView:
+        if path is None or not is_sharded(path):
+            raise CoderivError(f"{path} is not a sharded index")
+        return cls(ShardedIndex.open(path))
+
+    def _write_generation(self) -> Path:
+        """``<index>/pairs-view/<set>/``: manifest, ids and hashes of the live set (written once,
+        atomically; other sets' folders removed)."""
+        base = self.root / VIEW_DIR
+        folder = base / str(self.sharded.set_dir.name)
+        if not (folder / MANIFEST).is_file():
+            base.mkdir(exist_ok=True)
+            staging = base / f".{folder.name}.{os.getpid()}"
+            shutil.rmtree(staging, ignore_errors=True)
+            staging.mkdir()
+            (staging / "doc_ids.bin").write_bytes("\0".join(self.doc_ids).encode("utf-8"))
+            np.save(staging / "doc_sha256.npy", self._sha256)
+            (staging / MANIFEST).write_text(json.dumps(self.manifest, sort_keys=True), "utf-8")
+            for name in ("doc_ids.bin", "doc_sha256.npy", MANIFEST):
+                fsync_path(staging / name)
+            try:
+                os.replace(staging, folder)
+            except OSError:  # another process wrote it first
+                shutil.rmtree(staging, ignore_errors=True)
+            fsync_path(base)
+        for other in base.iterdir():
+            if other.name != folder.name and not other.name.startswith("."):
+                shutil.rmtree(other, ignore_errors=True)
+        return folder
+
+    def store(self, name: str = "terms") -> Postings:
+        if name not in self.specs:
+            raise CoderivError(f"this index has no store {name!r}; it has {sorted(self.specs)!r}")
+        if name not in self._stores:
+            self._stores[name] = merged_postings(self.sharded, name)
+        return self._stores[name]
+
+    @property
+    def source(self) -> str | None:
+        return self.sharded.source
+
+    def info(self) -> dict[str, Any]:
+        return self.sharded.info()
+
+    @property
+    def version(self) -> str:
+        return self.sharded.version
+
+    def dispatch(self, on_single: Callable[[Index], T], on_sharded: Callable[[ShardedIndex], T]) -> T:
+        """The sharded index's kind: a searcher of the view is the sharded index's (the view
+        holds no scoring tables, only what the pairs engine reads)."""
+        return self.sharded.dispatch(on_single, on_sharded)
+
+    def with_store(
+        self,
+        spec: StoreSpec,
+        *,
+        announce: Callable[[str], Any] | None = None,
+        progress: Progress | None = None,
+        workers: int | None = None,
+    ) -> Index:
+        """The view of the sharded index with the store ``spec`` (its set rebuilt if needed)."""
+        return self.sharded.with_store(spec, announce=announce, progress=progress, workers=workers).pairs_index()

@@ -141,7 +141,7 @@ class VerifiedSearcher:
         return out
 
     def rank(
-        self, prepared: PreparedVerified, top: int | None = 10, label: str = "", min_percent: float = 0.0
+        self, prepared: PreparedVerified, top: int | None = 10, *, label: str = "", min_percent: float = 0.0
     ) -> QueryResult:
         """The verified candidates by verified percentage (the score is that percentage)."""
         pct = self.percentages(prepared)

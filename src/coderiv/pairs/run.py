@@ -12,10 +12,8 @@ from typing import Any
 import numpy as np
 
 from coderiv.index.index import Index
-from coderiv.index.index import open_with_store as open_index_with_store
 from coderiv.index.postings import Postings
-from coderiv.index.shard_view import ShardView, with_store
-from coderiv.index.shards import is_sharded
+from coderiv.index.reader import open_with_store
 from coderiv.keys.kinds import StoreSpec
 from coderiv.pairs import compiled
 from coderiv.pairs.engine import (
@@ -381,13 +379,11 @@ def require_store(index: Index, method: str) -> StoreSpec | None:
     return None if spec.name in index.specs else spec
 
 
-def open_with_store(
+def open_for_pairs(
     index_dir: str | os.PathLike[str], method: str, progress: Progress | None = None,
-    notice: Callable[[str], Any] | None = None,
+    announce: Callable[[str], Any] | None = None,
 ) -> Index:
-    """Open the index, first adding the store ``method`` needs if it lacks it (re-reads the
-    indexed source; ``notice`` is told so, ``progress`` follows the bytes read). A sharded
-    index opens as its :class:`~coderiv.index.shard_view.ShardView` (one index's face)."""
-    if is_sharded(index_dir):
-        return ShardView(with_store(index_dir, get_method(method).store, notice))
-    return open_index_with_store(index_dir, get_method(method).store, progress, notice)
+    """The index the pair tables of ``method`` belong to (a sharded index's one-index view),
+    first adding the store ``method`` needs if it lacks it (re-reads the indexed source;
+    ``announce`` is told so, ``progress`` follows the bytes read)."""
+    return open_with_store(index_dir, get_method(method).store, announce=announce, progress=progress).pairs_index()

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from coderiv.errors import CoderivError
-from coderiv.index.index import Index
+from coderiv.index.reader import IndexReader
 from coderiv.output import json_percent
 from coderiv.progress import Progress
 from coderiv.ranking import compiled_probes
@@ -69,7 +69,7 @@ def rank_query(
     """One ranked list within ``limits``, without the documents ``exclude``, ranks renumbered;
     with a note when ``top`` cut documents at or above the threshold."""
     ask = None if limits.top is None else limits.top + len(exclude) + (1 if limits.min_percent else 0)
-    result = searcher.rank(prepared, ask, label, limits.min_percent)
+    result = searcher.rank(prepared, ask, label=label, min_percent=limits.min_percent)
     kept = [m for m in result.matches if m.doc_id not in exclude]
     note = result.note
     if limits.top is not None and len(kept) > limits.top:
@@ -81,7 +81,7 @@ def rank_query(
     return replace(result, matches=matches, note=note)
 
 
-def own_document(index: Index, query: QueryDocument | str) -> str | None:
+def own_document(index: IndexReader, query: QueryDocument | str) -> str | None:
     """The indexed document a query is (see the module docstring), or None."""
     if isinstance(query, str):
         return query if query in index.doc_numbers else None
@@ -135,7 +135,7 @@ class BatchItem:
 
 
 def check_batch(
-    index: Index,
+    index: IndexReader,
     searcher: DocumentSearcher[Any],
     queries: Iterable[QueryDocument | SkippedQuery | str],
     limits: Limits,
@@ -177,7 +177,7 @@ def check_batch(
 
 
 def query_documents(
-    index: Index,
+    index: IndexReader,
     searcher: DocumentSearcher[Any],
     paths: Sequence[str],
     doc_ids: Sequence[str],

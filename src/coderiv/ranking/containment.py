@@ -13,7 +13,8 @@ rank low (a query made of four donors' paragraphs resembles none of them as a wh
 self-score rule (SPEC §3) holds: the query against itself is 100%, and nothing scores more.
 
 The index needs a ``chunks`` store (``coderiv pairs`` adds one too); :func:`open_with_chunks`
-opens an index and adds the store first if it lacks it, re-reading the indexed source.
+opens an index (one or sharded) and adds the store first if it lacks it, re-reading the indexed
+source.
 """
 
 from __future__ import annotations
@@ -21,15 +22,18 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from coderiv.errors import CoderivError
-from coderiv.index.index import Index, open_with_store
+from coderiv.index.index import Index
+from coderiv.index.reader import IndexReader, open_with_store
 from coderiv.keys.chunks import ngram_ids
 from coderiv.keys.kinds import StoreSpec
 from coderiv.progress import Progress
 from coderiv.ranking.percent import percent
+from coderiv.ranking.protocol import DocumentSearcher
 from coderiv.ranking.results import QueryResult, ranked_matches
 from coderiv.text.analysis import AnalysisSettings
 
@@ -48,11 +52,10 @@ def open_with_chunks(
     announce: Callable[[str], None] | None = None,
     progress: Progress | None = None,
     workers: int | None = None,
-) -> Index:
-    """Open the index at ``path``, first adding its n-word chunk store if it has none (the
-    indexed source is read again by ``workers`` processes; ``announce`` is told so,
-    ``progress`` follows the bytes read)."""
-    return open_with_store(path, chunk_store_spec(n), progress, announce, workers)
+) -> IndexReader:
+    """Open the index at ``path`` (one or sharded), first adding its n-word chunk store if it
+    has none: :func:`~coderiv.index.reader.open_with_store` with :func:`chunk_store_spec`."""
+    return open_with_store(path, chunk_store_spec(n), announce=announce, progress=progress, workers=workers)
 
 
 def greedy_cover(
@@ -82,6 +85,20 @@ class PreparedChunks:
 
     keys: np.ndarray
     length: int
+
+
+class ChunkSearcher(DocumentSearcher[PreparedChunks], Protocol):
+    """A containment searcher of either index kind (:class:`ContainmentSearcher`, and
+    :class:`~coderiv.ranking.sharded_containment.ShardedContainmentSearcher`) with what the
+    evidence report reads beyond ranking: the greedy cover and the chunks' document counts."""
+
+    def cover(self, prepared: PreparedChunks, top: int) -> list[tuple[str, int]]:
+        """Up to ``top`` documents that together hold most of the query, with their gains."""
+        ...
+
+    def doc_frequencies(self, keys: np.ndarray) -> np.ndarray:
+        """Each chunk's number of documents in the collection."""
+        ...
 
 
 class ContainmentSearcher:
@@ -159,7 +176,7 @@ class ContainmentSearcher:
         scores, own = self.scores(prepared)
         return percent(scores, own)
 
-    def rank(self, prepared: PreparedChunks, top: int | None = 10, label: str = "", min_percent: float = 0.0) -> QueryResult:
+    def rank(self, prepared: PreparedChunks, top: int | None = 10, *, label: str = "", min_percent: float = 0.0) -> QueryResult:
         """The documents holding most of the query (``top=None``: every one holding some),
         at or above ``min_percent``."""
         scores, own = self.scores(prepared)

@@ -212,7 +212,7 @@ class FingerprintSearcher:
         return percent(scores, own)
 
     def rank(
-        self, prepared: PreparedFingerprint, top: int | None = 10, label: str = "", min_percent: float = 0.0
+        self, prepared: PreparedFingerprint, top: int | None = 10, *, label: str = "", min_percent: float = 0.0
     ) -> QueryResult:
         """The top documents by shared minutiae, with percentages (``top=None``: all scoring);
         ``min_percent`` keeps only documents at or above that percentage."""
@@ -224,8 +224,8 @@ class FingerprintSearcher:
         matched = len(self._present(prepared))
         return QueryResult(label, self.method, own, prepared.length, matched, len(prepared.keys), matches, note)
 
-    def search(self, text: str, top: int | None = 10, label: str = "") -> QueryResult:
+    def search(self, text: str, top: int | None = 10, *, label: str = "") -> QueryResult:
         """Rank the collection against the document ``text`` by shared minutiae."""
-        return self.rank(self.prepare(text), top, label)
+        return self.rank(self.prepare(text), top, label=label)
 
 

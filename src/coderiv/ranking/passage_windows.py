@@ -219,7 +219,7 @@ class PassageSearcher:
         return percent(counts.astype(np.float64), float(n_query))
 
     def rank(
-        self, prepared: PreparedPassages, top: int | None = 10, label: str = "", min_percent: float = 0.0
+        self, prepared: PreparedPassages, top: int | None = 10, *, label: str = "", min_percent: float = 0.0
     ) -> QueryResult:
         """Documents by how many query passages they match; the score is that count."""
         counts, n_query = self.matched(prepared)

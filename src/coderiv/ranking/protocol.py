@@ -3,7 +3,10 @@ and wrappers such as exact-passage verification): prepare a text or an indexed d
 then rank the collection or give every document's absolute percentage.
 
 The CLI, the evaluation method table, the report and the web app use searchers only through
-this protocol, never by testing method names.
+this protocol, and get them from one place: the query-method registry of
+:mod:`coderiv.ranking.searchers`, which also chooses between one index's searcher and a sharded
+index's (:mod:`coderiv.ranking.sharded`) without the caller knowing which it holds. Arguments of
+``rank`` past ``top`` are keyword-only, so that searchers cannot disagree on their order.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ class DocumentSearcher(Protocol[P]):
         """A document of the index as the query."""
         ...
 
-    def rank(self, prepared: P, top: int | None = 10, label: str = "", min_percent: float = 0.0) -> QueryResult:
+    def rank(self, prepared: P, top: int | None = 10, *, label: str = "", min_percent: float = 0.0) -> QueryResult:
         """The top documents (``top=None``: every scoring one) at or above ``min_percent``."""
         ...
 

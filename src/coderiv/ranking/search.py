@@ -66,6 +66,7 @@ class Searcher:
         prepared: PreparedQuery,
         measure: str = DEFAULT_MEASURE,
         top: int | None = 10,
+        *,
         label: str = "",
         prune: bool = True,
         min_percent: float = 0.0,
@@ -93,10 +94,10 @@ class Searcher:
         return QueryResult(label, measure, own, prepared.f_q, len(prepared.positions), prepared.n_terms, matches, note)
 
     def search(
-        self, text: str, measure: str = DEFAULT_MEASURE, top: int | None = 10, label: str = "", min_percent: float = 0.0
+        self, text: str, measure: str = DEFAULT_MEASURE, top: int | None = 10, *, label: str = "", min_percent: float = 0.0
     ) -> QueryResult:
         """Rank the collection against the document ``text``."""
-        return self.rank(self.prepare(text), measure, top, label, min_percent=min_percent)
+        return self.rank(self.prepare(text), measure, top, label=label, min_percent=min_percent)
 
 
 def ranking_note(own: float, matched: int, measure: str) -> str | None:
@@ -132,8 +133,8 @@ class MeasureSearcher:
     def prepare_doc(self, doc_id: str) -> PreparedQuery:
         return self.searcher.prepare_doc(doc_id)
 
-    def rank(self, prepared: PreparedQuery, top: int | None = 10, label: str = "", min_percent: float = 0.0) -> QueryResult:
-        return self.searcher.rank(prepared, self.method, top, label, min_percent=min_percent)
+    def rank(self, prepared: PreparedQuery, top: int | None = 10, *, label: str = "", min_percent: float = 0.0) -> QueryResult:
+        return self.searcher.rank(prepared, self.method, top, label=label, min_percent=min_percent)
 
     def percentages(self, prepared: PreparedQuery) -> np.ndarray:
         return self.searcher.percentages(prepared, self.method)

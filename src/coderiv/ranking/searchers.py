@@ -1,71 +1,181 @@
-"""Choosing the searcher for ``coderiv query --method``: a registry of query methods, each a
-factory of a :class:`~coderiv.ranking.protocol.DocumentSearcher` from the query options."""
+"""The one place a searcher is chosen: a registry of query methods (``coderiv query --method``,
+the evaluation's method names, the report and the web app all go through it), each with its
+searcher over one index and over a sharded index, and the store it needs.
+
+Adding a query method is one entry here (and its test)::
+
+    QUERY_METHODS.add("ranking", QueryMethod(
+        single=lambda index, o: MeasureSearcher(index, o.measure, o.settings),
+        sharded=lambda index, o: ShardedMeasureSearcher(index, o.measure, o.settings, o.fanout),
+    ))
+
+``sharded=None`` makes the method one index's only; the error saying so is written once,
+from the registry's names. The kind of index is never tested here either: the index
+(:class:`~coderiv.index.reader.IndexReader`) calls back the factory of its kind (``dispatch``).
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from coderiv.errors import CoderivError
 from coderiv.index.index import Index
+from coderiv.index.reader import IndexReader, open_index
+from coderiv.index.shards import ShardedIndex
+from coderiv.keys.kinds import StoreSpec
 from coderiv.ranking.batch import Limits, rank_query
-from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
+from coderiv.ranking.containment import ChunkSearcher, ContainmentSearcher, chunk_store_spec
+from coderiv.ranking.fanout import DaskFanout, Fanout
 from coderiv.ranking.fingerprint_search import FingerprintSearcher
 from coderiv.ranking.measures import DEFAULT_MEASURE
 from coderiv.ranking.protocol import DocumentSearcher
 from coderiv.ranking.results import QueryResult
 from coderiv.ranking.search import MeasureSearcher
+from coderiv.ranking.sharded import ShardedFingerprintSearcher, ShardedMeasureSearcher
+from coderiv.ranking.sharded_containment import ShardedContainmentSearcher
 from coderiv.registry import Registry
 from coderiv.text.analysis import AnalysisSettings
+
+S = TypeVar("S")
 
 
 @dataclass(frozen=True)
 class QueryOptions:
     """What a query asks for beyond its text: the measure (ranking), the fingerprint store and
-    whether to fingerprint the query fully (fingerprint), the analysis settings it claims."""
+    whether to fingerprint the query fully (fingerprint), the analysis settings it claims, and
+    who runs a sharded index's shard steps (default: threads of this process)."""
 
     measure: str = DEFAULT_MEASURE
     strategy: str | None = None
     full_query: bool = False
     settings: AnalysisSettings | None = None
+    fanout: Fanout | None = None
+
+    def check_no_fingerprint(self) -> None:
+        """Refuse the fingerprint-only options (for every other method)."""
+        if self.strategy is not None or self.full_query:
+            raise CoderivError("--strategy and --full-query apply to --method fingerprint")
 
 
 SearcherMaker = Callable[[Index, QueryOptions], DocumentSearcher[Any]]
+ShardedSearcherMaker = Callable[[ShardedIndex, QueryOptions], DocumentSearcher[Any]]
 
-#: ``--method`` name -> factory of its searcher
-QUERY_METHODS: Registry[SearcherMaker] = Registry("query method")
+
+@dataclass(frozen=True)
+class QueryMethod:
+    """A query method: its searcher over one index, over a sharded index (None: one index's
+    only), and the store it reads that :func:`make_searcher` and :func:`open_for_method` add to
+    an index lacking it (None: every index has what it needs)."""
+
+    single: SearcherMaker
+    sharded: ShardedSearcherMaker | None = None
+    store: StoreSpec | None = None
+
+
+#: ``--method`` name -> its searchers
+QUERY_METHODS: Registry[QueryMethod] = Registry("query method")
 DEFAULT_QUERY_METHOD = "ranking"
 
 
 def _ranking(index: Index, options: QueryOptions) -> DocumentSearcher[Any]:
-    if options.strategy is not None or options.full_query:
-        raise CoderivError("--strategy and --full-query apply to --method fingerprint")
+    options.check_no_fingerprint()
     return MeasureSearcher(index, options.measure, options.settings)
 
 
-def _fingerprint(index: Index, options: QueryOptions) -> DocumentSearcher[Any]:
-    return FingerprintSearcher(index, options.strategy, options.full_query, options.settings)
+def _sharded_ranking(index: ShardedIndex, options: QueryOptions) -> DocumentSearcher[Any]:
+    options.check_no_fingerprint()
+    return ShardedMeasureSearcher(index, options.measure, options.settings, options.fanout)
 
 
-def _containment(index: Index, options: QueryOptions) -> DocumentSearcher[Any]:
-    if options.strategy is not None or options.full_query:
-        raise CoderivError("--strategy and --full-query apply to --method fingerprint")
-    return ContainmentSearcher(open_with_chunks(index.root), settings=options.settings)  # adds the store if missing
+def _containment(index: Index, options: QueryOptions) -> ChunkSearcher:
+    options.check_no_fingerprint()
+    return ContainmentSearcher(index, settings=options.settings)
 
 
-QUERY_METHODS.add("ranking", _ranking)
-QUERY_METHODS.add("fingerprint", _fingerprint)
-QUERY_METHODS.add("containment", _containment)
+def _sharded_containment(index: ShardedIndex, options: QueryOptions) -> ChunkSearcher:
+    options.check_no_fingerprint()
+    return ShardedContainmentSearcher(index, settings=options.settings, fanout=options.fanout)
 
 
-def make_searcher(index: Index, method: str = DEFAULT_QUERY_METHOD, options: QueryOptions | None = None) -> DocumentSearcher[Any]:
-    """The searcher of query method ``method`` over ``index`` (an error names a bad method)."""
-    return QUERY_METHODS.get(method)(index, options or QueryOptions())
+QUERY_METHODS.add("ranking", QueryMethod(_ranking, _sharded_ranking))
+QUERY_METHODS.add("fingerprint", QueryMethod(
+    lambda index, o: FingerprintSearcher(index, o.strategy, o.full_query, o.settings),
+    lambda index, o: ShardedFingerprintSearcher(index, o.strategy, o.full_query, o.settings, o.fanout),
+))
+QUERY_METHODS.add("containment", QueryMethod(_containment, _sharded_containment, chunk_store_spec()))
+
+
+def not_on_sharded(what: str) -> CoderivError:
+    """The one error for what a sharded index cannot do, naming the query methods it can."""
+    names = [name for name in QUERY_METHODS.names() if QUERY_METHODS[name].sharded is not None]
+    choices = ", ".join(names[:-1]) + (" or " if len(names) > 1 else "") + names[-1]
+    return CoderivError(f"{what} is not available on a sharded index; use {choices}")
+
+
+def searcher_for(index: IndexReader, method: str = DEFAULT_QUERY_METHOD, options: QueryOptions | None = None) -> DocumentSearcher[Any]:
+    """The searcher of query method ``method`` over ``index`` as it is (a method whose store
+    the index lacks is a one-line error; :func:`make_searcher` adds it)."""
+    entry = QUERY_METHODS.get(method)
+    chosen = options or QueryOptions()
+
+    def on_sharded(sharded: ShardedIndex) -> DocumentSearcher[Any]:
+        if entry.sharded is None:
+            raise not_on_sharded(f"--method {method}")
+        return entry.sharded(sharded, chosen)
+
+    return index.dispatch(lambda one: entry.single(one, chosen), on_sharded)
+
+
+def chunk_searcher(index: IndexReader, options: QueryOptions | None = None) -> ChunkSearcher:
+    """The ``containment`` method's searcher, typed with the cover and chunk frequencies the
+    evidence report reads (the index must hold the chunk store)."""
+    chosen = options or QueryOptions()
+    return index.dispatch(lambda one: _containment(one, chosen), lambda many: _sharded_containment(many, chosen))
+
+
+def single_only(make: Callable[[Index], S], what: str, refusal: str | None = None) -> Callable[[IndexReader], S]:
+    """``make`` for what only one index offers (the evaluation's passages and verified methods,
+    its analysis variants): on a sharded index, ``refusal`` or else :func:`not_on_sharded`'s
+    error for the method ``what``."""
+
+    def refuse(_: ShardedIndex) -> S:
+        raise CoderivError(refusal) if refusal is not None else not_on_sharded(what)
+
+    return lambda index: index.dispatch(make, refuse)
+
+
+def dask_fanout(index: IndexReader, client: Callable[[], Any]) -> Fanout:
+    """The shards' steps of ``index`` as tasks on a Dask cluster (``client()`` connects to it;
+    only a sharded index has shards: one index is a one-line error, before connecting)."""
+
+    def one(_: Index) -> Fanout:
+        raise CoderivError("--dask applies to a sharded index (built with 'coderiv index --shards K')")
+
+    return index.dispatch(one, lambda sharded: DaskFanout(sharded, client()))
+
+
+def make_searcher(index: IndexReader, method: str = DEFAULT_QUERY_METHOD, options: QueryOptions | None = None) -> DocumentSearcher[Any]:
+    """The searcher of query method ``method`` over ``index`` (an error names a bad method),
+    the store the method reads added first if the index lacks it (re-reading its source)."""
+    store = QUERY_METHODS.get(method).store
+    return searcher_for(index if store is None else index.with_store(store), method, options)
+
+
+def open_for_method(
+    path: str | os.PathLike[str] | None, method: str = DEFAULT_QUERY_METHOD, announce: Callable[[str], Any] | None = None,
+) -> IndexReader:
+    """Open the index at ``path`` for query method ``method``: with the store it reads, added
+    first if the index lacks it (``announce`` is told so)."""
+    store = QUERY_METHODS.get(method).store
+    index = open_index(path)
+    return index if store is None else index.with_store(store, announce=announce)
 
 
 def rank_queries(
-    index: Index,
+    index: IndexReader,
     searcher: DocumentSearcher[Any],
     texts: list[tuple[str, str]],
     doc_ids: list[str],

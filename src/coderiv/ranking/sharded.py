@@ -29,7 +29,6 @@ from coderiv.ranking.percent import meets_threshold, percent, score_floor
 from coderiv.ranking.pruning import pruned_top_k
 from coderiv.ranking.results import Match, QueryResult
 from coderiv.ranking.search import ranking_note
-from coderiv.ranking.sharded_containment import ShardedContainmentSearcher
 from coderiv.text.analysis import AnalysisSettings
 
 
@@ -43,12 +42,6 @@ def with_collection_size(measure: Measure, n_docs: int) -> Measure:
         bound=lambda f_qt, f_t, _n, mx: measure.bound(f_qt, f_t, n, mx),
         unit_bound=None if unit is None else (lambda f_qt, f_t, _n, mu: unit(f_qt, f_t, n, mu)),
     )
-
-
-def global_number(index: ShardedIndex, doc_id: str) -> int:
-    """A document's number in the whole collection (its rank in sorted id order)."""
-    shard, number = index.locate(doc_id)
-    return int(index.numbers[shard_of(doc_id, index.k)][number])
 
 
 @lru_cache(maxsize=64)
@@ -141,7 +134,7 @@ class ShardedMeasureSearcher:
             scores[np.asarray(self.index.numbers[s])] = part
         return percent(scores, self._self_score(prepared))
 
-    def rank(self, prepared: ShardedQuery, top: int | None = 10, label: str = "", min_percent: float = 0.0) -> QueryResult:
+    def rank(self, prepared: ShardedQuery, top: int | None = 10, *, label: str = "", min_percent: float = 0.0) -> QueryResult:
         own = self._self_score(prepared)
         floor = score_floor(own, min_percent)
         ids: list[str] = []
@@ -232,7 +225,7 @@ class ShardedFingerprintSearcher:
     def percentages(self, prepared: PreparedFingerprint) -> np.ndarray:
         return percent(self.scores(prepared), float(prepared.self_score))
 
-    def rank(self, prepared: PreparedFingerprint, top: int | None = 10, label: str = "", min_percent: float = 0.0) -> QueryResult:
+    def rank(self, prepared: PreparedFingerprint, top: int | None = 10, *, label: str = "", min_percent: float = 0.0) -> QueryResult:
         own = float(prepared.self_score)
         scores = np.zeros(self.index.n_docs)
         present = np.zeros(len(prepared.keys), bool)
@@ -248,50 +241,3 @@ class ShardedFingerprintSearcher:
         ]
         note = "the query's fingerprint is empty (no phrase selected): every percentage is 0" if own == 0 else None
         return QueryResult(label, self.method, own, prepared.length, int(present.sum()), len(prepared.keys), matches, note)
-
-
-class ShardedSearcher:
-    """Every ranking measure over a sharded index, as :class:`~coderiv.ranking.search.Searcher`
-    offers them over one index: a query prepared once (its terms, global f_t), ranked by any
-    measure (the web server's searcher)."""
-
-    def __init__(self, index: ShardedIndex, fanout: Fanout | None = None) -> None:
-        self.index = index
-        self.fanout = fanout or ThreadFanout(index)
-        self._measures: dict[str, ShardedMeasureSearcher] = {}
-
-    def _measure(self, measure: str) -> ShardedMeasureSearcher:
-        if measure not in self._measures:
-            self._measures[measure] = ShardedMeasureSearcher(self.index, measure, fanout=self.fanout)
-        return self._measures[measure]
-
-    def prepare(self, text: str) -> ShardedQuery:
-        return self._measure(DEFAULT_MEASURE).prepare(text)
-
-    def prepare_doc(self, doc_id: str) -> ShardedQuery:
-        return self._measure(DEFAULT_MEASURE).prepare_doc(doc_id)
-
-    def rank(
-        self, prepared: ShardedQuery, measure: str = DEFAULT_MEASURE, top: int | None = 10, label: str = "",
-        min_percent: float = 0.0,
-    ) -> QueryResult:
-        return self._measure(measure).rank(prepared, top, label, min_percent)
-
-
-def sharded_searcher(
-    index: ShardedIndex, method: str, measure: str, settings: AnalysisSettings | None = None,
-    strategy: str | None = None, full_query: bool = False, fanout: Fanout | None = None,
-) -> ShardedMeasureSearcher | ShardedFingerprintSearcher | ShardedContainmentSearcher:
-    """The searcher of query method ``method`` over a sharded index (ranking, fingerprint or
-    containment: for the last, ``index`` is opened with its chunk store,
-    :func:`~coderiv.ranking.sharded_containment.open_sharded_with_chunks`), its shards' steps
-    run by ``fanout`` (default: threads of this process)."""
-    if method == "fingerprint":
-        return ShardedFingerprintSearcher(index, strategy, full_query, settings, fanout)
-    if method not in ("ranking", "containment"):
-        raise CoderivError(f"--method {method} is not available on a sharded index; use ranking, fingerprint or containment")
-    if strategy is not None or full_query:
-        raise CoderivError("--strategy and --full-query apply to --method fingerprint")
-    if method == "containment":
-        return ShardedContainmentSearcher(index, settings=settings, fanout=fanout)
-    return ShardedMeasureSearcher(index, measure, settings, fanout)

@@ -3,39 +3,26 @@ sharded index, exactly as over one index: a document's count of shared chunks de
 own postings only, a chunk's document frequency is the sum of the shards', and the greedy
 cover runs once over every shard's (document, chunk) pairs numbered collection-wide.
 
-Every shard needs the chunk store; :func:`open_sharded_with_chunks` rebuilds the set with it
-(atomically, from the recorded source) when it lacks one, as
-:func:`~coderiv.ranking.containment.open_with_chunks` adds it to one index.
+Every shard needs the chunk store; :func:`~coderiv.ranking.containment.open_with_chunks`
+(``ShardedIndex.with_store``) rebuilds the set with it (atomically, from the recorded source)
+when it lacks one.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
-
 import numpy as np
 
-from coderiv.index.shard_view import with_store
 from coderiv.index.shards import ShardedIndex, shard_of
 from coderiv.ranking.containment import (
     DEFAULT_CHUNK_WORDS,
     ContainmentSearcher,
     PreparedChunks,
-    chunk_store_spec,
     greedy_cover,
 )
 from coderiv.ranking.fanout import Fanout, ThreadFanout
 from coderiv.ranking.percent import percent
 from coderiv.ranking.results import QueryResult, ranked_matches
 from coderiv.text.analysis import AnalysisSettings
-
-
-def open_sharded_with_chunks(
-    path: str | os.PathLike[str], n: int = DEFAULT_CHUNK_WORDS, announce: Callable[[str], None] | None = None,
-) -> ShardedIndex:
-    """Open the sharded index at ``path``, first rebuilding its set with the n-word chunk store
-    if its shards lack it (the previous set stays live until the new one is whole)."""
-    return with_store(path, chunk_store_spec(n), announce)
 
 
 def _searcher(index: ShardedIndex, shard: int, n: int) -> ContainmentSearcher:
@@ -114,7 +101,7 @@ class ShardedContainmentSearcher:
         scores, own = self.scores(prepared)
         return percent(scores, own)
 
-    def rank(self, prepared: PreparedChunks, top: int | None = 10, label: str = "", min_percent: float = 0.0) -> QueryResult:
+    def rank(self, prepared: PreparedChunks, top: int | None = 10, *, label: str = "", min_percent: float = 0.0) -> QueryResult:
         scores, own = self.scores(prepared)
         matches = ranked_matches(scores, own, self.index.doc_ids, top, min_percent)
         note = "the query has no words after analysis: every percentage is 0" if own == 0 else None

@@ -29,17 +29,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from coderiv.errors import InputError
-from coderiv.index.index import Index
-from coderiv.index.shards import ShardedIndex, is_sharded
-from coderiv.overlap.matching import Passage, normalize
+from coderiv.index.reader import IndexReader
+from coderiv.overlap.matching import NormalizedText, Passage, normalize
 from coderiv.overlap.pairwise import ShingleScores, chunk_set
 from coderiv.overlap.verify import verify_texts
 from coderiv.progress import Progress
-from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
+from coderiv.ranking.containment import ChunkSearcher, PreparedChunks, open_with_chunks
 from coderiv.ranking.results import QueryResult
-from coderiv.ranking.search import Searcher
-from coderiv.ranking.sharded import ShardedMeasureSearcher, global_number
-from coderiv.ranking.sharded_containment import ShardedContainmentSearcher, open_sharded_with_chunks
+from coderiv.ranking.searchers import QueryOptions, chunk_searcher, make_searcher
 from coderiv.report.exclusions import is_common, template_spans
 from coderiv.report.model import Report, ReportExclusion, ReportOptions, ReportPassage, ReportSource, ReportVersion
 from coderiv.text.exclusions import (
@@ -85,7 +82,7 @@ class _Words:
 
 
 def build_report(
-    index: Index | ShardedIndex,
+    index: IndexReader,
     query_text: str,
     label: str = "query",
     options: ReportOptions | None = None,
@@ -101,11 +98,66 @@ def build_report(
     options = options or ReportOptions()
     if options.top < 1:
         raise InputError(f"top must be at least 1 (got {options.top})")
-    containment = ShardedContainmentSearcher(index) if isinstance(index, ShardedIndex) else ContainmentSearcher(index)
+    containment = chunk_searcher(index)
     prepared = containment.prepare(query_text)
     if prepared.length == 0:
         raise InputError(f"{label} has no words after analysis ({index.settings.describe()})")
+    found = _candidates(index, containment, prepared, query_text, options)
+    query = normalize(query_text)
+    words, spans = _query_words(query_text, query, label, options)
+    doc_texts = (texts or index.source_texts()).get(found.ids) if found.ids else {}
+    passages, covers = _verified(found.ids, query, query_text, doc_texts, words, options, containment)
+    matched = [d for d in found.ids if covers[d].any()]
+    groups = _group(matched, doc_texts, index, options) if options.group_versions else [[d] for d in matched]
+    groups = [sorted(members, key=lambda d: -int(covers[d].sum())) for members in groups]  # best member first (stable)
+    credited, picked = _credit(groups, covers, len(words.starts))
     containment_percent = containment.percentages(prepared)
+    sources = [
+        _source(rank, members, cover, credit, passages, covers, doc_texts, len(words.starts),
+                float(containment_percent[index.number(members[0])]), found.ranking.get(members[0]))
+        for rank, (members, cover, credit) in enumerate(picked, start=1)
+    ]
+    exclusions = _exclusions(spans, passages, credited, words)
+    excluded_words = {kind: int(np.count_nonzero(words.kind == k + 1)) for k, kind in enumerate(KINDS)}
+    note = None
+    if not found.ids:
+        note = "no document of the collection shares a chunk or a term with the query"
+    elif not sources:
+        note = "no candidate shares a counted exact passage with the query"
+    total = len(words.starts)
+    return Report(
+        label=label,
+        query_text=query_text,
+        total_words=total,
+        covered_words=int(credited.sum()),
+        overall=_percent(int(credited.sum()), total),
+        sources=sources,
+        exclusions=exclusions,
+        excluded_words=excluded_words,
+        options=options,
+        index=str(index.root),
+        documents=index.n_docs,
+        candidates=len(found.ids),
+        searches=found.searches,
+        note=note,
+    )
+
+
+@dataclass
+class _Candidates:
+    """Step 1's result: the candidates in order, the ranking measure's percentages of its own
+    candidates, and the searches that found them."""
+
+    ids: list[str]
+    ranking: dict[str, float]
+    searches: list[str]
+
+
+def _candidates(
+    index: IndexReader, containment: ChunkSearcher, prepared: PreparedChunks, query_text: str, options: ReportOptions,
+) -> _Candidates:
+    """Step 1: the containment search's top, its greedy cover, then the ranking measure's top
+    (each without the excluded documents, at most ``top`` from each), merged in that order."""
     skip = set(options.exclude_docs)
     candidates = [m.doc_id for m in containment.rank(prepared, options.top + len(skip)).matches if m.doc_id not in skip]
     candidates = candidates[: options.top]
@@ -119,8 +171,12 @@ def build_report(
         ranking = dict(list(ranking.items())[: options.top])
         candidates += [d for d in ranking if d not in candidates]
         searches.append(options.measure)
+    return _Candidates(candidates, ranking, searches)
 
-    query = normalize(query_text)
+
+def _query_words(query_text: str, query: NormalizedText, label: str, options: ReportOptions) -> tuple[_Words, list[Span]]:
+    """Step 3's text exclusions: the query's words, marked with the quotation, bibliography and
+    template spans that exclude them, and those spans."""
     starts, ends = word_bounds(query_text)
     words = _Words(starts, ends, np.zeros(len(starts), np.int64))
     spans: list[Span] = []
@@ -130,17 +186,27 @@ def build_report(
         spans += bibliography_spans(query_text)
     spans += template_spans(query, options.templates, options.min_chars)
     words.mark(spans)
+    return words, spans
 
-    doc_texts = (texts or index.source_texts()).get(candidates) if candidates else {}
+
+def _verified(
+    candidates: list[str], query: NormalizedText, query_text: str, doc_texts: dict[str, str], words: _Words,
+    options: ReportOptions, containment: ChunkSearcher,
+) -> tuple[dict[str, list[ReportPassage]], dict[str, np.ndarray]]:
+    """Step 2: each candidate's exact passages, classified by the exclusions, and the counted
+    query words they cover."""
     found = verify_texts(query, doc_texts, options.min_chars)
     passages = {d: _classify(found[d][1], d, query_text, doc_texts[d], words, options, containment) for d in candidates}
-    covers = {d: _coverage(passages[d], words) for d in candidates}
-    matched = [d for d in candidates if covers[d].any()]
-    groups = _group(matched, doc_texts, index, options) if options.group_versions else [[d] for d in matched]
-    groups = [sorted(members, key=lambda d: -int(covers[d].sum())) for members in groups]  # best member first (stable)
+    return passages, {d: _coverage(passages[d], words) for d in candidates}
 
-    credited = np.zeros(len(starts), bool)
-    picked: list[tuple[list[str], np.ndarray, np.ndarray]] = []  # members (best first), cover, credit
+
+def _credit(
+    groups: list[list[str]], covers: dict[str, np.ndarray], n_words: int,
+) -> tuple[np.ndarray, list[tuple[list[str], np.ndarray, np.ndarray]]]:
+    """Step 5: sources taken greedily (most words not yet credited first); each group's members
+    (best first), the words it covers and those credited to it; and every credited word."""
+    credited = np.zeros(n_words, bool)
+    picked: list[tuple[list[str], np.ndarray, np.ndarray]] = []
     pending = [(members, np.logical_or.reduce([covers[d] for d in members])) for members in groups]
     while pending:
         gains = [int(np.count_nonzero(cover & ~credited)) for _, cover in pending]
@@ -149,62 +215,37 @@ def build_report(
         credit = cover & ~credited
         credited |= cover
         picked.append((members, cover, credit))
+    return credited, picked
 
-    total = len(starts)
-    sources = []
-    for rank, (members, cover, credit) in enumerate(picked, start=1):
-        head = members[0]
-        source_passages = [p for d in members for p in passages[d]]
-        sources.append(ReportSource(
-            rank=rank,
-            doc_id=head,
-            color=PALETTE[(rank - 1) % len(PALETTE)],
-            share=_percent(int(credit.sum()), total),
-            credited_words=int(credit.sum()),
-            matched_words=int(cover.sum()),
-            matched_percent=_percent(int(cover.sum()), total),
-            containment_percent=float(containment_percent[_number(index, head)]),
-            ranking_percent=ranking.get(head),
-            versions=[ReportVersion(d, int(covers[d].sum())) for d in members[1:]],
-            passages=sorted(source_passages, key=lambda p: (p.doc_id != head, p.query_start, p.doc_id)),
-            text=doc_texts[head],
-        ))
-    exclusions = _exclusions(spans, passages, credited, words)
-    excluded_words = {kind: int(np.count_nonzero(words.kind == k + 1)) for k, kind in enumerate(KINDS)}
-    note = None
-    if not candidates:
-        note = "no document of the collection shares a chunk or a term with the query"
-    elif not sources:
-        note = "no candidate shares a counted exact passage with the query"
-    return Report(
-        label=label,
-        query_text=query_text,
-        total_words=total,
-        covered_words=int(credited.sum()),
-        overall=_percent(int(credited.sum()), total),
-        sources=sources,
-        exclusions=exclusions,
-        excluded_words=excluded_words,
-        options=options,
-        index=str(index.root),
-        documents=index.n_docs,
-        candidates=len(candidates),
-        searches=searches,
-        note=note,
+
+def _source(
+    rank: int, members: list[str], cover: np.ndarray, credit: np.ndarray, passages: dict[str, list[ReportPassage]],
+    covers: dict[str, np.ndarray], doc_texts: dict[str, str], total: int, containment_percent: float,
+    ranking_percent: float | None,
+) -> ReportSource:
+    """One source of the report: its best member, its versions, share and passages."""
+    head = members[0]
+    source_passages = [p for d in members for p in passages[d]]
+    return ReportSource(
+        rank=rank,
+        doc_id=head,
+        color=PALETTE[(rank - 1) % len(PALETTE)],
+        share=_percent(int(credit.sum()), total),
+        credited_words=int(credit.sum()),
+        matched_words=int(cover.sum()),
+        matched_percent=_percent(int(cover.sum()), total),
+        containment_percent=containment_percent,
+        ranking_percent=ranking_percent,
+        versions=[ReportVersion(d, int(covers[d].sum())) for d in members[1:]],
+        passages=sorted(source_passages, key=lambda p: (p.doc_id != head, p.query_start, p.doc_id)),
+        text=doc_texts[head],
     )
 
 
-def _ranked(index: Index | ShardedIndex, text: str, measure: str, top: int) -> QueryResult:
-    """The ranked list of ``text`` by ``measure`` (one index or a sharded one)."""
-    if isinstance(index, ShardedIndex):
-        searcher = ShardedMeasureSearcher(index, measure)
-        return searcher.rank(searcher.prepare(text), top)
-    return Searcher(index).search(text, measure, top)
-
-
-def _number(index: Index | ShardedIndex, doc_id: str) -> int:
-    """The document's number in the whole collection."""
-    return global_number(index, doc_id) if isinstance(index, ShardedIndex) else index.doc_numbers[doc_id]
+def _ranked(index: IndexReader, text: str, measure: str, top: int) -> QueryResult:
+    """The ranked list of ``text`` by ``measure``."""
+    searcher = make_searcher(index, "ranking", QueryOptions(measure))
+    return searcher.rank(searcher.prepare(text), top)
 
 
 def _percent(part: int, total: int) -> float:
@@ -223,7 +264,7 @@ def _trimmed(p: Passage, query_text: str, source_text: str) -> Passage:
 
 def _classify(
     found: list[Passage], doc_id: str, query_text: str, source_text: str, words: _Words, options: ReportOptions,
-    containment: ContainmentSearcher | ShardedContainmentSearcher,
+    containment: ChunkSearcher,
 ) -> list[ReportPassage]:
     """The passages of one candidate with their word counts and the exclusion dropping each."""
     counted = np.concatenate(([0], np.cumsum(words.kind == 0)))
@@ -255,7 +296,7 @@ def _coverage(passages: list[ReportPassage], words: _Words) -> np.ndarray:
     return covered
 
 
-def _group(doc_ids: list[str], texts: dict[str, str], index: Index | ShardedIndex, options: ReportOptions) -> list[list[str]]:
+def _group(doc_ids: list[str], texts: dict[str, str], index: IndexReader, options: ReportOptions) -> list[list[str]]:
     """Documents grouped as versions of one another (union of pairs whose chunk similarity is at
     least ``version_percent`` both ways), each group in the candidates' order."""
     chunks = {d: chunk_set(index.analyzer.terms(texts[d])) for d in doc_ids}
@@ -314,9 +355,5 @@ def report_document(
 ) -> Report:
     """``coderiv report``: open the index (adding its chunk store if it lacks one, see
     :func:`coderiv.ranking.containment.open_with_chunks`) and build the report of ``query``."""
-    index: Index | ShardedIndex
-    if index_path is not None and is_sharded(index_path):
-        index = open_sharded_with_chunks(index_path, announce=announce)
-    else:
-        index = open_with_chunks(index_path, announce=announce, progress=progress)
+    index = open_with_chunks(index_path, announce=announce, progress=progress)
     return build_report(index, query.text, query.label, options)

@@ -17,8 +17,7 @@ from pathlib import Path
 
 from coderiv.errors import InputError
 from coderiv.overlap.matching import NormalizedText, normalize, shared_passages
-from coderiv.ranking.containment import ContainmentSearcher
-from coderiv.ranking.sharded_containment import ShardedContainmentSearcher
+from coderiv.ranking.containment import ChunkSearcher
 from coderiv.text.exclusions import Span, merge_spans
 from coderiv.text.extract import visible_text
 
@@ -41,7 +40,7 @@ def template_spans(query: NormalizedText, templates: tuple[tuple[str, str], ...]
     return merge_spans(spans)
 
 
-def is_common(searcher: ContainmentSearcher | ShardedContainmentSearcher, text: str, max_docs: int) -> bool:
+def is_common(searcher: ChunkSearcher, text: str, max_docs: int) -> bool:
     """Whether every chunk of ``text`` occurs in more than ``max_docs`` documents."""
     prepared = searcher.prepare(text)
     if len(prepared.keys) == 0:

@@ -120,11 +120,11 @@ def indexed_document(snapshot: Snapshot, doc_id: str) -> QueryDocument:
 
 def rank(snapshot: Snapshot, document: QueryDocument, options: CheckOptions) -> CheckOutcome:
     """Rank the collection against ``document`` (a document without words is an error)."""
-    searcher: Any = snapshot.searcher  # one index's Searcher or the sharded one: the same calls
+    searcher = snapshot.searcher(options.measure)
     prepared = searcher.prepare(document.text)
     if prepared.length == 0:
         raise InputError(f"{document.label} has no words after analysis ({snapshot.index.settings.describe()})")
-    result = searcher.rank(prepared, options.measure, options.top, document.label)
+    result = searcher.rank(prepared, options.top, label=document.label)
     notes = []
     if document.lossy:
         notes.append(f"{document.label}: undecodable bytes were replaced (not valid UTF-8)")

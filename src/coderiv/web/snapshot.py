@@ -8,96 +8,73 @@ Each request asks :meth:`IndexSnapshots.current`, which reads the small ``CURREN
 replaced atomically after a generation is complete and fsynced (:mod:`coderiv.index.storage`),
 so a half-written generation is never seen.
 
-A sharded index (:mod:`coderiv.index.shards`) is served the same way: its version is the live
-set ``SHARDS.json`` names, its searches the sharded ones (one index's answers), its pair tables
-those ``coderiv pairs`` stored through the shard view (:mod:`coderiv.index.shard_view`).
+A sharded index (:mod:`coderiv.index.shards`) is served the same way, through the one index
+interface (:class:`~coderiv.index.reader.IndexReader`): its version is the live set
+``SHARDS.json`` names, its searches the sharded ones (one index's answers, chosen by the
+searcher registry), its pair tables those ``coderiv pairs`` stored through its one-index view.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from coderiv.errors import CoderivError
-from coderiv.index.index import Index
-from coderiv.index.shard_view import VIEW_DIR, ShardView
-from coderiv.index.shards import SHARDS_MANIFEST, ShardedIndex, is_sharded, shard_of
-from coderiv.index.storage import CURRENT, MANIFEST, current_generation
+from coderiv.index.index import DocumentFacts, Index
+from coderiv.index.reader import IndexReader, live_version, open_index
+from coderiv.index.storage import CURRENT
+from coderiv.keys.kinds import StoreSpec
 from coderiv.pairs.groups import Group, find_groups
 from coderiv.pairs.table import PairTable, table_root, tables_info
-from coderiv.ranking.search import Searcher
-from coderiv.ranking.sharded import ShardedSearcher, global_number
+from coderiv.ranking.protocol import DocumentSearcher
+from coderiv.ranking.searchers import QueryOptions, make_searcher
 
-
-def live_version(root: Path) -> str:
-    """The name of the live generation (one index) or set (a sharded index) at ``root``."""
-    if is_sharded(root):
-        try:
-            live: str = json.loads((root / SHARDS_MANIFEST).read_text("utf-8"))["set"]
-            return live
-        except (OSError, ValueError, KeyError, TypeError):
-            return ""  # being replaced or damaged: opening it says which
-    return current_generation(root).name
+__all__ = ["IndexSnapshots", "Snapshot", "live_version"]
 
 
 @dataclass
 class Snapshot:
-    """One open index generation and what is derived from it (searcher, pair tables, groups)."""
+    """One open index generation (or set) and what is derived from it (searchers, pair tables,
+    groups)."""
 
-    index: Index | ShardedIndex
-    searcher: Searcher | ShardedSearcher
+    index: IndexReader
+    _searchers: dict[str, DocumentSearcher[Any]] = field(default_factory=dict)
     _tables: dict[tuple[str, str], PairTable | CoderivError] = field(default_factory=dict)
     _groups: dict[tuple[str, str, float], list[Group]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _view: ShardView | None = None
 
     @classmethod
     def open(cls, root: Path) -> Snapshot:
-        if is_sharded(root):
-            sharded = ShardedIndex.open(root)
-            return cls(sharded, ShardedSearcher(sharded))
-        index = Index.open(root)
-        return cls(index, Searcher(index))
+        return cls(open_index(root))
 
     @property
     def generation(self) -> str:
-        if isinstance(self.index, ShardedIndex):
-            return str(self.index.set_dir.name)
-        return str(self.index.generation.name)
+        return self.index.version
 
     @property
-    def specs(self) -> dict[str, Any]:
-        """The index's stores (a sharded index's: those of its shards)."""
-        if isinstance(self.index, ShardedIndex):
-            return dict(next(iter(self.index.shards.values())).specs)
-        return dict(self.index.specs)
+    def specs(self) -> dict[str, StoreSpec]:
+        """The index's stores."""
+        return self.index.specs
 
-    def facts(self, doc_id: str) -> tuple[int, int, str] | None:
+    def facts(self, doc_id: str) -> DocumentFacts | None:
         """A document's number in the collection, its length in terms and its SHA-256 (None if
         the index lacks it)."""
-        if isinstance(self.index, ShardedIndex):
-            shard = self.index.shards.get(shard_of(doc_id, self.index.k))
-            local = None if shard is None else shard.doc_numbers.get(doc_id)
-            if shard is None or local is None:
-                return None
-            return global_number(self.index, doc_id), int(shard.doc_lengths[local]), str(shard.doc_sha256[local])
-        number = self.index.doc_numbers.get(doc_id)
-        if number is None:
-            return None
-        return number, int(self.index.doc_lengths[number]), str(self.index.doc_sha256[number])
+        return self.index.facts(doc_id)
+
+    def searcher(self, measure: str) -> DocumentSearcher[Any]:
+        """The ranking searcher of ``measure`` over this snapshot (made once per measure)."""
+        with self._lock:
+            searcher = self._searchers.get(measure)
+            if searcher is None:
+                searcher = self._searchers[measure] = make_searcher(self.index, "ranking", QueryOptions(measure))
+            return searcher
 
     def _pairs_index(self) -> Index | None:
         """The index the pair tables belong to: this one, or a sharded one's view once
         ``coderiv pairs`` wrote it for the live set (None before: the server writes nothing)."""
-        if not isinstance(self.index, ShardedIndex):
-            return self.index
-        with self._lock:
-            if self._view is None and (self.index.root / VIEW_DIR / self.generation / MANIFEST).is_file():
-                self._view = ShardView(self.index)
-            return self._view
+        return self.index.stored_pairs_index()
 
     def pair_methods(self) -> list[dict[str, object]]:
         """Every stored pair table with its state (``up to date``, ``stale``, ``damaged``)."""
