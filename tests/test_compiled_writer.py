@@ -78,8 +78,8 @@ def test_compiled_loop_on_a_large_zipfian_run() -> None:
 
 def test_without_numba_loaded_the_numpy_path_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """Before :func:`coderiv.keys.compiled_terms.load` (a small job), no compiled loop is used."""
-    monkeypatch.setattr(compiled_writer, "_KERNELS", {})
-    monkeypatch.setattr(compiled_terms, "_KERNEL", None)
+    monkeypatch.setattr(compiled_writer, "_KERNELS", compiled_writer._KERNELS.fresh())
+    monkeypatch.setattr(compiled_terms, "_KERNELS", compiled_terms._KERNELS.fresh())
     assert not compiled_writer.load()
     store = _store(20, 1)
     args = (store.docs, store.vals, np.asarray(store.ptr), np.ones(len(store.keys)), np.ones(70_000), np.array([len(store.keys)]), 20)

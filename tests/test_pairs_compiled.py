@@ -201,7 +201,7 @@ def test_load_compiles_without_a_cache_when_numba_has_no_place_for_one(monkeypat
         return real(*args, **options)
 
     monkeypatch.setattr(numba, "njit", njit)
-    monkeypatch.setattr(compiled, "_KERNELS", {})
+    monkeypatch.setattr(compiled, "_KERNELS", compiled._KERNELS.fresh())
     assert compiled.load() and compiled.loaded()
     doc_ptr, _, _ = compiled.by_document(*_hand_lists(), np.empty(0, np.uint8), 5)
     assert doc_ptr.tolist() == [0, 1, 3, 6, 7, 7]
