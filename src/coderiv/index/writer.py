@@ -32,7 +32,7 @@ import multiprocessing
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,7 +45,6 @@ from coderiv.index.child_processes import stop_pool, worker_pool
 from coderiv.index.compiled_writer import group_run
 from coderiv.index.counts import ESCAPE, OVER_AT_FILE, OVER_VAL_FILE
 from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, narrow
-from coderiv.keys.kinds import StoreSpec
 from coderiv.weights import document_norms, idf_weight, tf_weight
 
 RANGE_POSTINGS = 16_000_000
@@ -745,8 +744,3 @@ def scratch_folder(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix="tmp-scratch-", dir=root))
 
-
-def store_specs_in_order(specs: Iterable[StoreSpec]) -> list[StoreSpec]:
-    """``terms`` first, then the other stores by name (the store-N folder order)."""
-    specs = list(specs)
-    return [s for s in specs if s.name == "terms"] + sorted((s for s in specs if s.name != "terms"), key=lambda s: s.name)
