@@ -14,7 +14,7 @@ numba, or before :func:`load`, :func:`group_run` takes the numpy path (same arra
 ``tests/test_compiled_writer.py``).
 
 **The cosine statistics of a written terms store** (:func:`cosine_passes`): W_d and each term's
-largest x_dt / W_d, as :func:`~coderiv.index.writer.cosine_statistics` computes them, in two
+largest x_dt / W_d, as :mod:`~coderiv.index.cosine_statistics` computes them, in two
 sequential passes over the stored arrays (document numbers decoded from their low bits and
 runs, values from their byte and side table) instead of numpy passes over decoded, weighted
 copies of every key range (several arrays of 8 bytes a posting, each a fresh allocation). Every

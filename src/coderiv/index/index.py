@@ -29,6 +29,7 @@ from coderiv._version import __version__
 from coderiv.errors import AnalysisMismatchError, CoderivError, CorruptIndexError
 from coderiv.index.analysis_workers import Skipped, analyze_documents
 from coderiv.index.cosine_bounds import LIMITS_FILE, NORMS_FILE, class_norms, load_class_norms, save_class_norms
+from coderiv.index.cosine_statistics import cosine_statistics
 from coderiv.index.postings import Postings
 from coderiv.index.storage import (
     MANIFEST,
@@ -39,7 +40,7 @@ from coderiv.index.storage import (
     verify_files,
     write_lock,
 )
-from coderiv.index.writer import Sources, Spill, cosine_statistics, scratch_folder, write_store
+from coderiv.index.writer import Sources, Spill, scratch_folder, write_store
 from coderiv.keys.kinds import TERMS, StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
