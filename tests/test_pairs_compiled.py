@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from coderiv import Index
 from coderiv.pairs import compiled
 from coderiv.pairs import run as pairs_run
-from coderiv.pairs.engine import Engine, RowBuilder, serial_engine
+from coderiv.pairs.counting import Engine, serial_engine
+from coderiv.pairs.row_ranking import RowBuilder
 from coderiv.pairs.run import compute_pairs, run_pairs
 from coderiv.pairs.table import PairTable
 from test_pairs import ALL_STORES, _edit, _random_docs, build, rows_by_id

@@ -1,7 +1,7 @@
 """Each document's top k in one compiled loop (numba), when ``coderiv[fast]`` is installed: the
-same rows as :func:`~coderiv.pairs.engine.product_rows` followed by
-:func:`~coderiv.pairs.engine.directed_values` and
-:func:`~coderiv.pairs.engine.select_top_grouped` (and, for identity5, as the block path's),
+same rows as :func:`~coderiv.pairs.counting.product_rows` followed by
+:func:`~coderiv.pairs.row_ranking.directed_values` and
+:func:`~coderiv.pairs.row_ranking.select_top_grouped` (and, for identity5, as the block path's),
 without materialising a range's entries.
 
 The sparse product computes a range of rows as a CSR matrix (every document sharing an eligible
@@ -15,7 +15,7 @@ set methods; identity5's fixed-point weight from a table) to every partner docum
 with the same float64 operations as ``directed_values``, keeps the candidates at least as
 large as the row's k-th largest, and ranks those by (percentage descending, document number
 ascending), as ``select_top`` does. Only the kept entries are written, straight into the
-:class:`~coderiv.pairs.engine.RowBuilder`'s arrays. An incremental run merges fresh entries
+:class:`~coderiv.pairs.row_ranking.RowBuilder`'s arrays. An incremental run merges fresh entries
 with kept ones, so :func:`_entries` writes a range's entries themselves (those with an end in
 a recomputed row).
 
