@@ -35,8 +35,8 @@ from scipy.stats import kendalltau
 
 from coderiv import Index
 from coderiv.pairs.dates import DocDate
-from coderiv.pairs.engine import get_method
 from coderiv.pairs.lineage import TEXT, Lineage, derive_lineage, index_lineages, index_profiles
+from coderiv.pairs.methods import get_method
 from coderiv.pairs.run import run_pairs
 from common import machine
 

@@ -31,8 +31,8 @@ import numpy as np
 from coderiv import Index
 from coderiv.evaluation.synthetic import SyntheticCollection
 from coderiv.pairs import compiled
-from coderiv.pairs.engine import METHODS
 from coderiv.pairs.groups import find_groups
+from coderiv.pairs.methods import METHODS
 from coderiv.pairs.run import compute_pairs, run_pairs
 from coderiv.pairs.table import PairTable
 from common import machine, peak_rss_mb, timed

@@ -16,8 +16,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from coderiv import Index
-from coderiv.pairs.engine import METHODS
 from coderiv.pairs.groups import find_groups
+from coderiv.pairs.methods import METHODS
 from coderiv.pairs.run import run_pairs
 from coderiv.pairs.table import PairTable
 from common import machine, peak_rss_mb, timed

@@ -314,7 +314,7 @@ def test_tar_headers_read_as_tarfile_reads_them(
 ) -> None:
     """The faster header reader gives tarfile's fields, or tarfile's error, for usual headers
     and for headers with bytes changed anywhere (checksum fixed again or not)."""
-    from coderiv.text.collection import _TarHeader
+    from coderiv.text.tar_headers import TarHeader
 
     info = tarfile.TarInfo(name)
     info.type, info.size, info.linkname, info.mtime = kind, size, "target", 1_700_000_000
@@ -325,8 +325,8 @@ def test_tar_headers_read_as_tarfile_reads_them(
     for at, value in edits:
         buf[at] = value
     data = _with_checksum(bytes(buf)) if fix else bytes(buf)
-    assert _header_outcome(_TarHeader, data) == _header_outcome(tarfile.TarInfo, data)
-    assert _header_outcome(_TarHeader, bytes(512)) == _header_outcome(tarfile.TarInfo, bytes(512))
+    assert _header_outcome(TarHeader, data) == _header_outcome(tarfile.TarInfo, data)
+    assert _header_outcome(TarHeader, bytes(512)) == _header_outcome(tarfile.TarInfo, bytes(512))
 
 
 @settings(max_examples=300, deadline=None)
@@ -354,12 +354,12 @@ def _member_fields(members: list[tarfile.TarInfo]) -> list[tuple[object, ...]]:
 
 
 def test_usual_headers_read_as_tarfile_reads_them(archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Headers read in one pass (:func:`_usual_headers`) are ``getmembers``' members, the file
+    """Headers read in one pass (:func:`~coderiv.text.tar_headers.usual_headers`) are ``getmembers``' members, the file
     left where ``getmembers`` leaves it; archives with long names, pax headers, damage or an
     odd end are left to ``tarfile`` (None), and every archive reads the same documents either way."""
     import gzip
 
-    from coderiv.text import collection
+    from coderiv.text import collection, tar_headers
 
     cases: dict[str, bytes] = {"links": gzip.decompress(archive.read_bytes())}
     for fmt, name in ((tarfile.GNU_FORMAT, "gnu"), (tarfile.PAX_FORMAT, "pax"), (tarfile.USTAR_FORMAT, "ustar")):
@@ -380,8 +380,8 @@ def test_usual_headers_read_as_tarfile_reads_them(archive: Path, tmp_path: Path,
     for case, content in cases.items():
         path = tmp_path / f"{case}.tar"
         path.write_bytes(content)
-        with open(path, "rb") as raw, tarfile.open(fileobj=raw, tarinfo=collection._TarHeader) as tar:
-            usual = collection._usual_headers(raw, tar.encoding, tar.errors)
+        with open(path, "rb") as raw, tarfile.open(fileobj=raw, tarinfo=tar_headers.TarHeader) as tar:
+            usual = tar_headers.usual_headers(raw, tar.encoding, tar.errors)
             position = raw.tell()
         assert (usual is not None) == expected_usual[case], case
         if usual is not None:
@@ -397,7 +397,7 @@ def test_usual_headers_read_as_tarfile_reads_them(archive: Path, tmp_path: Path,
 
         fast = read()
         with monkeypatch.context() as patch:
-            patch.setattr(collection, "_usual_headers", lambda *args: None)
+            patch.setattr(collection, "usual_headers", lambda *args: None)
             assert read() == fast, case
 
 
@@ -413,7 +413,7 @@ def test_tar_header_numbers_and_checksums_read_as_tarfile_reads_them(
 ) -> None:
     """Number fields spelled every way (spaces, NULs, 8s and 9s, signs) and headers full of bytes
     above 127 (whose sum the ASCII shortcut must not read) give tarfile's fields or error."""
-    from coderiv.text.collection import _TarHeader
+    from coderiv.text.tar_headers import TarHeader
 
     info = tarfile.TarInfo("a.txt")
     info.size, info.mtime = 1234, 1_700_000_000
@@ -421,7 +421,7 @@ def test_tar_header_numbers_and_checksums_read_as_tarfile_reads_them(
     for at, value in [*edits, *high]:
         buf[at] = value
     data = _with_checksum(bytes(buf)) if fix else bytes(buf)
-    assert _header_outcome(_TarHeader, data) == _header_outcome(tarfile.TarInfo, data)
+    assert _header_outcome(TarHeader, data) == _header_outcome(tarfile.TarInfo, data)
 
 
 def test_documents_longer_than_the_first_look_are_read_whole(tmp_path: Path) -> None:

@@ -155,7 +155,7 @@ def test_above_lists_the_documents_whose_bound_reaches_theta() -> None:
 
 def test_the_loops_load_once_the_numpy_passes_have_cost_as_much() -> None:
     """Rent or buy: numba is imported only after LOAD_AFTER_SECONDS of CPU in the numpy passes."""
-    with mock.patch.object(compiled_probes, "_KERNELS", {}), mock.patch.object(compiled_probes, "_FAILED", False), \
+    with mock.patch.object(compiled_probes, "_KERNELS", compiled_probes._KERNELS.fresh()), \
             mock.patch.object(compiled_probes, "_SPENT", 0.0), mock.patch.object(compiled_probes, "available", lambda: True), \
             mock.patch.object(compiled_probes, "load", return_value=True) as load:
         assert not compiled_probes.note_numpy_work(compiled_probes.LOAD_AFTER_SECONDS * 0.75)
@@ -167,7 +167,7 @@ def test_the_loops_load_once_the_numpy_passes_have_cost_as_much() -> None:
 @contextmanager
 def fresh_rule() -> Iterator[mock.MagicMock]:
     """The load rule's state as in a new process with numba installed; ``load`` recorded."""
-    with mock.patch.object(compiled_probes, "_KERNELS", {}), mock.patch.object(compiled_probes, "_FAILED", False), \
+    with mock.patch.object(compiled_probes, "_KERNELS", compiled_probes._KERNELS.fresh()), \
             mock.patch.object(compiled_probes, "_SPENT", 0.0), mock.patch.object(compiled_probes, "_PLANNED", None), \
             mock.patch.object(compiled_probes, "_HOLD", 0), mock.patch.object(compiled_probes, "available", lambda: True), \
             mock.patch.object(compiled_probes, "load", return_value=True) as load:
@@ -204,7 +204,7 @@ def test_a_batch_of_unknown_size_rents_then_buys() -> None:
 
 
 def test_without_numba_the_numpy_passes_stay() -> None:
-    with mock.patch.object(compiled_probes, "_KERNELS", {}), mock.patch.object(compiled_probes, "_FAILED", False), \
+    with mock.patch.object(compiled_probes, "_KERNELS", compiled_probes._KERNELS.fresh()), \
             mock.patch.object(compiled_probes, "_SPENT", 0.0), mock.patch.object(compiled_probes, "available", lambda: False):
         assert not compiled_probes.note_numpy_work(10 * compiled_probes.LOAD_AFTER_SECONDS)
         assert not compiled_probes.loaded()

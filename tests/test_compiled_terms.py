@@ -50,11 +50,11 @@ def test_compiled_loop_equals_the_numpy_passes(data: bytes) -> None:
 def test_term_counts_do_not_depend_on_the_loop(texts: list[bytes], group_bytes: int, stop: bool) -> None:
     stops = STOPS if stop else None
     fast = ascii_term_counts(texts, stops, group_bytes)
-    compiled_terms._KERNEL, kernel = None, compiled_terms._KERNEL
+    compiled_terms._KERNELS, kernels = compiled_terms._KERNELS.fresh(), compiled_terms._KERNELS  # not loaded
     try:
         slow = ascii_term_counts([t.decode("ascii") for t in texts], stops, group_bytes)
     finally:
-        compiled_terms._KERNEL = kernel
+        compiled_terms._KERNELS = kernels
     assert [(k.tolist(), c.tolist(), c.dtype) for k, c in fast] == [(k.tolist(), c.tolist(), c.dtype) for k, c in slow]
 
 
@@ -74,15 +74,15 @@ def test_index_is_byte_identical_with_and_without_the_loop(tmp_path: Path, monke
     for i in range(600):
         (source / f"{i:04d}.txt").write_text(" ".join(rng.choice(words, 30 + i % 50).tolist()))
     monkeypatch.setattr(compiled_terms, "LOAD_BYTES", 1 << 16)
-    monkeypatch.setattr(compiled_terms, "_KERNEL", None)
-    monkeypatch.setattr(compiled_terms, "_FAILED", True)  # load() refuses: numpy alone
-    Index.update_from(source, tmp_path / "numpy", workers=2)
-    monkeypatch.setattr(compiled_terms, "_FAILED", False)
+    monkeypatch.setattr(compiled_terms, "_KERNELS", compiled_terms._KERNELS.fresh())
+    with monkeypatch.context() as refused:
+        refused.setattr(compiled_terms, "load", lambda: False)  # load() refuses: numpy alone
+        Index.update_from(source, tmp_path / "numpy", workers=2)
     Index.update_from(source, tmp_path / "compiled", workers=2)
     assert compiled_terms.loaded()
     numpy_files, compiled_files = _generation_files(tmp_path / "numpy"), _generation_files(tmp_path / "compiled")
     assert numpy_files and numpy_files == compiled_files
     monkeypatch.setattr(compiled_terms, "LOAD_BYTES", 64 << 20)
-    monkeypatch.setattr(compiled_terms, "_KERNEL", None)
+    monkeypatch.setattr(compiled_terms, "_KERNELS", compiled_terms._KERNELS.fresh())
     Index.update_from(source, tmp_path / "small", workers=1)
     assert not compiled_terms.loaded() and _generation_files(tmp_path / "small") == numpy_files

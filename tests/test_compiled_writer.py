@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coderiv.index import compiled_writer, writer
+from coderiv.index import compiled_writer, cosine_statistics
 from coderiv.index.cosine_bounds import class_norms
 from coderiv.index.counts import CountValues
 from coderiv.index.postings import Postings, from_forward, group_by_key
@@ -78,8 +78,8 @@ def test_compiled_loop_on_a_large_zipfian_run() -> None:
 
 def test_without_numba_loaded_the_numpy_path_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """Before :func:`coderiv.keys.compiled_terms.load` (a small job), no compiled loop is used."""
-    monkeypatch.setattr(compiled_writer, "_KERNELS", {})
-    monkeypatch.setattr(compiled_terms, "_KERNEL", None)
+    monkeypatch.setattr(compiled_writer, "_KERNELS", compiled_writer._KERNELS.fresh())
+    monkeypatch.setattr(compiled_terms, "_KERNELS", compiled_terms._KERNELS.fresh())
     assert not compiled_writer.load()
     store = _store(20, 1)
     args = (store.docs, store.vals, np.asarray(store.ptr), np.ones(len(store.keys)), np.ones(70_000), np.array([len(store.keys)]), 20)
@@ -128,10 +128,10 @@ def test_compiled_cosine_passes_give_the_same_bits(monkeypatch: pytest.MonkeyPat
     f_t = np.diff(np.asarray(store.ptr)) + np.arange(len(store.keys))
     for kwargs in ({}, {"f_t": f_t, "collection_size": 3 * n}):
         assert compiled_terms.load() and compiled_writer.load()
-        compiled = writer.cosine_statistics(store, n, chunk, **kwargs)  # type: ignore[arg-type]
+        compiled = cosine_statistics.cosine_statistics(store, n, chunk, **kwargs)  # type: ignore[arg-type]
         with monkeypatch.context() as patch:
             patch.setattr(compiled_writer, "cosine_passes", lambda *args: None)
-            plain = writer.cosine_statistics(store, n, chunk, **kwargs)  # type: ignore[arg-type]
+            plain = cosine_statistics.cosine_statistics(store, n, chunk, **kwargs)  # type: ignore[arg-type]
         assert compiled[0].tobytes() == plain[0].tobytes()
         assert compiled[1].tobytes() == plain[1].tobytes()
         assert np.all(plain[0][[5, 997 + 5]] == 0) and np.all(plain[0] >= 0)
@@ -141,14 +141,14 @@ def test_compiled_cosine_passes_give_the_same_bits(monkeypatch: pytest.MonkeyPat
 @pytest.mark.parametrize("chunk", [1, 20_000, None])
 def test_compiled_class_norms_give_the_same_bytes(monkeypatch: pytest.MonkeyPatch, chunk: int | None) -> None:
     """The norm-class table (``class_norms``, whose per-class sums go through
-    :func:`~coderiv.index.writer.row_squares`) is the numpy path's, with the store's own and with
+    :func:`~coderiv.index.cosine_statistics.row_squares`) is the numpy path's, with the store's own and with
     a shard's collection-wide statistics."""
     store = _large_store(12)
     n = store.n_docs
     f_t = np.diff(np.asarray(store.ptr)) * 2
     for kwargs in ({}, {"f_t": f_t, "collection_size": 2 * n}):
         assert compiled_terms.load() and compiled_writer.load()
-        norms, _ = writer.cosine_statistics(store, n, **kwargs)  # type: ignore[arg-type]
+        norms, _ = cosine_statistics.cosine_statistics(store, n, **kwargs)  # type: ignore[arg-type]
         compiled = class_norms(store, n, norms, chunk=chunk, **kwargs)  # type: ignore[arg-type]
         with monkeypatch.context() as patch:
             patch.setattr(compiled_writer, "row_squares", lambda *args: None)

@@ -94,6 +94,7 @@ def test_tiny_runs_and_ranges_give_the_same_index(tmp_path, monkeypatch):
     Index.update_from(tmp_path / "c", tmp_path / "one", stores=chunks, workers=1)
     monkeypatch.setattr("coderiv.index.writer.RUN_POSTINGS", 7)
     monkeypatch.setattr("coderiv.index.writer.RANGE_POSTINGS", 13)
+    monkeypatch.setattr("coderiv.index.cosine_statistics.CHUNK_POSTINGS", 13)
     monkeypatch.setattr("coderiv.index.writer.ENCODE_CHUNK", 5)
     monkeypatch.setattr("coderiv.index.postings.ENCODE_CHUNK", 5)
     Index.update_from(tmp_path / "c", tmp_path / "many", stores=chunks, workers=2)  # ranges in 2 processes

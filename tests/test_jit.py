@@ -1,6 +1,9 @@
-"""coderiv.jit: the one way the optional numba loops are compiled."""
+"""coderiv.jit: the one way the optional numba loops are compiled, and loaded once."""
 
+import subprocess
 import sys
+import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -48,13 +51,58 @@ def test_without_a_writable_cache_the_loops_compile_in_memory(monkeypatch: pytes
 
 
 @needs_numba
-def test_a_loop_that_cannot_compile_gives_none_and_scipy_is_left_as_it_was() -> None:
+def test_a_loop_that_cannot_compile_gives_none() -> None:
     def bad(x: np.ndarray) -> object:
         return {frozenset([x.shape[0]]): object()}  # nothing numba can type
 
-    had_scipy = "scipy" in sys.modules
     assert jit.compile_loops({"bad": bad}, lambda k: k["bad"](np.ones(1))) is None
-    assert ("scipy" in sys.modules) == had_scipy and sys.modules.get("scipy", 0) is not None
+
+
+def _fresh_python(script: str) -> list[str]:
+    """The lines ``script`` prints, run by a new interpreter (scipy not imported yet)."""
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True, check=True)
+    return done.stdout.split()
+
+
+@needs_numba
+def test_scipy_is_hidden_from_the_compiling_thread_only() -> None:
+    """numba's BLAS probe does not import scipy in the thread that compiles; another thread
+    importing scipy.linalg meanwhile gets it (the old sys.modules patch made it fail), and
+    afterwards scipy imports as usual everywhere."""
+    printed = _fresh_python("""
+        import sys, threading
+        import numpy as np
+        from coderiv import jit
+
+        def first(x):
+            return x[0] + 1.0
+
+        def second(x):
+            return x[0] * 2.0
+
+        imported = []
+
+        def import_scipy():
+            try:
+                import scipy.linalg
+                imported.append(scipy.linalg.__name__)
+            except ImportError:
+                imported.append("refused")
+
+        def meanwhile(kernels):
+            other = threading.Thread(target=import_scipy)
+            other.start()
+            other.join()
+            kernels["second"](np.ones(1))
+
+        assert jit.compile_loops({"first": first}, lambda k: k["first"](np.ones(1))) is not None
+        print("scipy" in sys.modules)  # the compiling thread's BLAS probe was refused scipy
+        assert jit.compile_loops({"second": second}, meanwhile) is not None
+        print(*imported)
+        import scipy.sparse
+        print(scipy.sparse.__name__)
+    """)
+    assert printed == ["False", "scipy.linalg", "scipy.sparse"]
 
 
 def test_without_numba_nothing_is_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -82,3 +130,53 @@ def test_helpers_are_compiled_in_place_for_the_loops_that_call_them(monkeypatch:
     assert jit.compile_helpers(namespace, ("_halved",))  # again: from the plain function, not the compiled one
     kernels = jit.compile_loops({"sum": _sum_of_halves}, lambda k: k["sum"](np.ones(1)))
     assert kernels is not None and kernels["sum"](np.array([1.0, 3.0, 4.5])) == 4.25
+
+
+def _fake_compiler(monkeypatch: pytest.MonkeyPatch, result: dict[str, object] | None) -> list[list[str]]:
+    """jit.compile_loops replaced by one that records its calls (and lets other threads run
+    meanwhile), returning ``result``."""
+    calls: list[list[str]] = []
+
+    def compile_loops(loops: dict[str, object], warm_up: object = None) -> dict[str, object] | None:
+        calls.append(sorted(loops))
+        threading.Event().wait(0.01)  # the other threads reach load() meanwhile
+        return result
+
+    monkeypatch.setattr(jit, "compile_loops", compile_loops)
+    return calls
+
+
+def test_kernels_compile_once_whichever_threads_ask(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _fake_compiler(monkeypatch, {"sum": _weighted_sum})
+    kernels = jit.LazyKernels({"sum": _weighted_sum})
+    assert not kernels.loaded()
+    start, answers = threading.Barrier(8), []
+
+    def ask() -> None:
+        start.wait()
+        answers.append(kernels.load())
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers == [True] * 8 and calls == [["sum"]]
+    assert kernels.loaded() and not kernels.failed() and kernels["sum"] is _weighted_sum
+    assert kernels.fresh().loaded() is False and kernels.fresh().loops == {"sum": _weighted_sum}
+
+
+def test_kernels_that_fail_are_not_compiled_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _fake_compiler(monkeypatch, None)
+    kernels = jit.LazyKernels({"sum": _weighted_sum})
+    assert not kernels.load() and not kernels.load()
+    assert calls == [["sum"]] and kernels.failed() and not kernels.loaded()
+
+
+@needs_numba
+def test_kernels_compile_their_helpers_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    namespace, plain = globals(), _halved
+    monkeypatch.setitem(namespace, "_halved", plain)  # put back the plain function afterwards
+    kernels = jit.LazyKernels({"sum": _sum_of_halves}, lambda k: k["sum"](np.ones(1)), helpers=(namespace, ("_halved",)))
+    assert kernels.load() and kernels["sum"](np.array([1.0, 3.0, 4.5])) == 4.25
+    assert namespace["_halved"].py_func is plain

@@ -31,7 +31,6 @@ from coderiv.pairs.dates import (
     read_dates_file,
     recorded_dates,
 )
-from coderiv.pairs.engine import get_method
 from coderiv.pairs.lineage import (
     DATES,
     ROOT,
@@ -44,6 +43,7 @@ from coderiv.pairs.lineage import (
     index_lineages,
     text_confidence,
 )
+from coderiv.pairs.methods import get_method
 from coderiv.pairs.run import run_pairs
 from conftest import write_docs
 from test_created import docx_bytes

@@ -10,7 +10,7 @@ import pytest
 
 from coderiv.index.mapped_pages import release_arrays, release_store
 from coderiv.index.postings import Postings, from_forward
-from coderiv.pairs.engine import release_pages
+from coderiv.pairs.eligibility import release_pages
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="needs Linux's /proc/self/smaps")
 

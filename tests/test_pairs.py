@@ -14,15 +14,11 @@ from hypothesis import strategies as st
 
 from coderiv import Index
 from coderiv.cli.main import main
-from coderiv.pairs.engine import (
-    METHODS,
-    aggregate,
-    count_block,
-    default_max_df,
-    key_ranges,
-    row_ranges,
-)
+from coderiv.pairs.counting import aggregate, count_block
+from coderiv.pairs.eligibility import default_max_df, key_ranges
 from coderiv.pairs.groups import find_groups
+from coderiv.pairs.methods import METHODS
+from coderiv.pairs.row_ranking import row_ranges
 from coderiv.pairs.run import compute_pairs, run_pairs
 from coderiv.pairs.table import PairTable, StalePairsError
 from coderiv.ranking.search import Searcher
@@ -167,13 +163,13 @@ def _brute_force(index: Index, method: str, top: int, max_df: int) -> dict[str, 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10_000), method=st.sampled_from(["chunks", "resemblance"]), max_df=st.integers(2, 5))
 def test_set_methods_equal_brute_force(tmp_path_factory, monkeypatch, seed, method, max_df):
-    from coderiv.pairs import engine as pairs
+    from coderiv.pairs import budget, eligibility, row_ranking
 
-    monkeypatch.setattr(pairs, "ROW_ENTRIES", 7)  # rows ranked in several ranges
-    monkeypatch.setattr(pairs, "POSTINGS_STEP", 30)  # whole-store passes in several steps
+    monkeypatch.setattr(row_ranking, "ROW_ENTRIES", 7)  # rows ranked in several ranges
+    monkeypatch.setattr(eligibility, "POSTINGS_STEP", 30)  # whole-store passes in several steps
     # the scipy product's ranges (the compiled loop of a full run holds no range of entries)
     monkeypatch.setattr("coderiv.pairs.compiled.load", lambda: False)
-    monkeypatch.setattr(pairs, "MIN_RANGE_PAIRS", 1)  # the budget is all for pairs here
+    monkeypatch.setattr(budget, "MIN_RANGE_PAIRS", 1)  # the budget is all for pairs here
     monkeypatch.setattr("coderiv.pairs.run.fixed_bytes", lambda *args: 0)
     tmp = tmp_path_factory.mktemp("bf")
     index = build(tmp / "c", _random_docs(random.Random(seed), 12, vocab=12, length=20), tmp)
@@ -220,10 +216,10 @@ def _edit(folder: Path, rng: random.Random) -> None:
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10_000), method=st.sampled_from(sorted(METHODS)), max_df=st.sampled_from([None, 3, 4]))
 def test_incremental_run_equals_full_recomputation(tmp_path_factory, monkeypatch, seed, method, max_df):
-    from coderiv.pairs import engine as pairs
+    from coderiv.pairs import eligibility, row_ranking
 
-    monkeypatch.setattr(pairs, "ROW_ENTRIES", 5)  # rows merged in several ranges
-    monkeypatch.setattr(pairs, "POSTINGS_STEP", 50)  # whole-store passes in several steps
+    monkeypatch.setattr(row_ranking, "ROW_ENTRIES", 5)  # rows merged in several ranges
+    monkeypatch.setattr(eligibility, "POSTINGS_STEP", 50)  # whole-store passes in several steps
     tmp = tmp_path_factory.mktemp("inc")
     rng = random.Random(seed)
     index = build(tmp / "c", _random_docs(rng, 16, vocab=15, length=20), tmp)
@@ -244,17 +240,18 @@ def test_incremental_run_equals_full_recomputation(tmp_path_factory, monkeypatch
 def test_a_memory_budget_computes_rows_by_document_range_with_identical_results(
     tmp_path_factory, monkeypatch, seed, method, budget
 ):
-    from coderiv.pairs import engine as pairs
+    from coderiv.pairs import budget as memory
+    from coderiv.pairs import counting, eligibility
 
-    monkeypatch.setattr(pairs, "POSTINGS_STEP", 30)  # whole-store passes in several steps
+    monkeypatch.setattr(eligibility, "POSTINGS_STEP", 30)  # whole-store passes in several steps
     # the scipy product's ranges (the compiled loop of a full run holds no range of entries)
     monkeypatch.setattr("coderiv.pairs.compiled.load", lambda: False)
-    monkeypatch.setattr(pairs, "MIN_RANGE_PAIRS", 1)  # the budget is all for pairs here
+    monkeypatch.setattr(memory, "MIN_RANGE_PAIRS", 1)  # the budget is all for pairs here
     monkeypatch.setattr("coderiv.pairs.run.fixed_bytes", lambda *args: 0)
     ranges: list[list[tuple[int, int]]] = []
     # set methods cut product rows (product_ranges), identity5 the block path's document ranges
     spied = "product_ranges" if METHODS[method].measure is None else "document_ranges"
-    original = getattr(pairs, spied)
+    original = counting.product_ranges if spied == "product_ranges" else memory.document_ranges
     monkeypatch.setattr(f"coderiv.pairs.run.{spied}", lambda *args, **kw: ranges.append(original(*args, **kw)) or ranges[-1])
     tmp = tmp_path_factory.mktemp("mem")
     rng = random.Random(seed)
@@ -262,17 +259,17 @@ def test_a_memory_budget_computes_rows_by_document_range_with_identical_results(
     whole, whole_report = compute_pairs(index, method, top=3)
     assert ranges[-1] == [(0, index.n_docs)]  # the default budget holds this collection
     assume(whole_report.shared_pairs > budget)  # a budget that holds every pair needs no ranges
-    ranged, report = compute_pairs(index, method, top=3, memory=budget * pairs.BYTES_PER_PAIR)
+    ranged, report = compute_pairs(index, method, top=3, memory=budget * memory.BYTES_PER_PAIR)
     assert len(ranges[-1]) > 1 and ranges[-1][0][0] == 0 and ranges[-1][-1][1] == index.n_docs
     assert report.shared_pairs == whole_report.shared_pairs > 0
     for name in ("row_ptr", "targets", "values", "truncated"):
         assert np.array_equal(whole.arrays[name], ranged.arrays[name]), name
     # an incremental run under the budget equals a full one
-    run_pairs(index, method, top=3, memory=budget * pairs.BYTES_PER_PAIR)
+    run_pairs(index, method, top=3, memory=budget * memory.BYTES_PER_PAIR)
     _edit(tmp / "c", rng)
     Index.update_from(tmp / "c", tmp / "idx", workers=1)
     index = Index.open(tmp / "idx")
-    assert run_pairs(index, method, top=3, memory=budget * pairs.BYTES_PER_PAIR).mode == "incremental"
+    assert run_pairs(index, method, top=3, memory=budget * memory.BYTES_PER_PAIR).mode == "incremental"
     full, _ = compute_pairs(index, method, top=3)
     assert rows_by_id(PairTable.open(index, method)) == rows_by_id(full)
 
@@ -341,14 +338,14 @@ def test_stale_table_is_detected(tmp_path):
 # -- Dask ----------------------------------------------------------------------------------------
 
 def test_dask_local_cluster_gives_identical_table(tmp_path, monkeypatch):
-    from coderiv.pairs import engine as pairs
+    from coderiv.pairs import counting
     from coderiv.pairs.dask_backend import dask_client, dask_engine
 
-    monkeypatch.setattr(pairs, "BLOCK_PAIRS", 40)  # many small blocks, spread over both workers
+    monkeypatch.setattr(counting, "BLOCK_PAIRS", 40)  # many small blocks, spread over both workers
     index = build(tmp_path / "c", _random_docs(random.Random(5), 30, vocab=20), tmp_path)
     for method in sorted(METHODS):
         single, single_report = compute_pairs(index, method, top=4)  # the set methods' sparse product
-        _, blocks_report = compute_pairs(index, method, top=4, engine=lambda tasks: pairs.serial_engine(tasks))
+        _, blocks_report = compute_pairs(index, method, top=4, engine=lambda tasks: counting.serial_engine(tasks))
         with dask_client("local", workers=2, processes=False) as client:
             assert len(client.nthreads()) == 2
             distributed, report = compute_pairs(index, method, top=4, engine=dask_engine(client))
@@ -488,17 +485,17 @@ def test_component_labels_match_a_breadth_first_search():
 
 
 def test_key_freqs_are_the_stores_document_frequencies_in_int32(tmp_path, monkeypatch):
-    from coderiv.pairs import engine as pairs
+    from coderiv.pairs import eligibility
 
-    monkeypatch.setattr(pairs, "POSTINGS_STEP", 7)  # computed in several steps
+    monkeypatch.setattr(eligibility, "POSTINGS_STEP", 7)  # computed in several steps
     index = build(tmp_path / "c", _random_docs(random.Random(3), 12, vocab=30, length=25), tmp_path)
     store = index.store(METHODS["resemblance"].store.name)
-    f = pairs.key_freqs(store)
+    f = eligibility.key_freqs(store)
     assert f.dtype == np.int32 and f.tolist() == store.doc_freqs.tolist()
 
 
 def test_the_budget_left_for_shared_pairs_is_memory_minus_fixed_costs_with_a_floor():
-    from coderiv.pairs import engine as pairs
+    from coderiv.pairs import budget as pairs
 
     assert pairs.range_pairs(1000 * pairs.BYTES_PER_PAIR + 5_000, 5_000) == max(pairs.MIN_RANGE_PAIRS, 1000)
     assert pairs.range_pairs(100 << 30, 4 << 30) == (96 << 30) // pairs.BYTES_PER_PAIR
@@ -506,7 +503,7 @@ def test_the_budget_left_for_shared_pairs_is_memory_minus_fixed_costs_with_a_flo
 
 
 def test_row_builder_writes_consecutive_csr_rows_in_place():
-    from coderiv.pairs.engine import RowBuilder
+    from coderiv.pairs.row_ranking import RowBuilder
 
     built = RowBuilder(5, 2)
     built.add((np.array([0, 2, 3]), np.array([4, 1, 0], np.uint32), np.array([50.0, 20.0, 90.0]), np.array([True, False])))
@@ -515,3 +512,24 @@ def test_row_builder_writes_consecutive_csr_rows_in_place():
     assert row_ptr.tolist() == [0, 2, 3, 3, 5, 5]
     assert targets.tolist() == [4, 1, 0, 3, 2] and values.tolist() == [50.0, 20.0, 90.0, 10.0, 5.0]
     assert truncated.tolist() == [True, False, False, True, False]
+
+
+def test_a_pair_method_carries_its_kind_as_data_not_in_its_name():
+    """How a shared count becomes a percentage is the method's ``kind``: a resemblance method
+    under another name reads as resemblance; a kind that does not fit the measure is refused."""
+    from dataclasses import replace
+
+    from coderiv.keys.kinds import TERMS
+    from coderiv.pairs.methods import CONTAINMENT, RESEMBLANCE, SELF_SCORE, PairMethod
+    from coderiv.pairs.row_ranking import directed_values
+
+    assert [METHODS[n].kind for n in ("chunks", "identity5", "resemblance")] == [CONTAINMENT, SELF_SCORE, RESEMBLANCE]
+    shingles = replace(METHODS["resemblance"], name="shingles")
+    src, dst, shared, sizes = np.array([0, 1]), np.array([1, 0]), np.array([2, 2]), np.array([4, 6])
+    # 2 shared of 4 and 6: resemblance 2 / (4 + 6 − 2) = 25% both ways; containment 2/4 and 2/6
+    assert directed_values(shingles, src, dst, shared, sizes, None).tolist() == [25.0, 25.0]
+    assert directed_values(replace(shingles, kind=CONTAINMENT), src, dst, shared, sizes, None).tolist() == [50.0, 100 * 2 / 6]
+    with pytest.raises(ValueError, match="does not fit"):
+        PairMethod("x", TERMS, None, SELF_SCORE, "a self-score needs a measure")
+    with pytest.raises(ValueError, match="does not fit"):
+        PairMethod("x", TERMS, "identity5", RESEMBLANCE, "a measure's method reads as a self-score")

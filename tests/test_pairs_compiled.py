@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from coderiv import Index
 from coderiv.pairs import compiled
 from coderiv.pairs import run as pairs_run
-from coderiv.pairs.engine import Engine, RowBuilder, serial_engine
+from coderiv.pairs.counting import Engine, serial_engine
+from coderiv.pairs.row_ranking import RowBuilder
 from coderiv.pairs.run import compute_pairs, run_pairs
 from coderiv.pairs.table import PairTable
 from test_pairs import ALL_STORES, _edit, _random_docs, build, rows_by_id
@@ -201,7 +202,7 @@ def test_load_compiles_without_a_cache_when_numba_has_no_place_for_one(monkeypat
         return real(*args, **options)
 
     monkeypatch.setattr(numba, "njit", njit)
-    monkeypatch.setattr(compiled, "_KERNELS", {})
+    monkeypatch.setattr(compiled, "_KERNELS", compiled._KERNELS.fresh())
     assert compiled.load() and compiled.loaded()
     doc_ptr, _, _ = compiled.by_document(*_hand_lists(), np.empty(0, np.uint8), 5)
     assert doc_ptr.tolist() == [0, 1, 3, 6, 7, 7]

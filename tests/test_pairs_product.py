@@ -1,4 +1,4 @@
-"""The set methods' sparse product (pairs/engine.py: incidence, product_rows) and the grouped
+"""The set methods' sparse product (pairs/counting.py: incidence, product_rows) and the grouped
 top-k: hand-worked counts, and the same tables as the block path that sorts pair codes."""
 
 from __future__ import annotations
@@ -12,17 +12,9 @@ from hypothesis import strategies as st
 
 from coderiv import Index
 from coderiv.index.postings import from_forward
-from coderiv.pairs.engine import (
-    Engine,
-    incidence,
-    key_freqs,
-    kth_largest,
-    product_ranges,
-    product_rows,
-    select_top,
-    select_top_grouped,
-    serial_engine,
-)
+from coderiv.pairs.counting import Engine, incidence, product_ranges, product_rows, serial_engine
+from coderiv.pairs.eligibility import key_freqs
+from coderiv.pairs.row_ranking import kth_largest, select_top, select_top_grouped
 from coderiv.pairs.run import compute_pairs, run_pairs
 from coderiv.pairs.table import PairTable
 from test_pairs import ALL_STORES, _edit, _random_docs, build
@@ -98,10 +90,10 @@ def _block_path(tasks):  # another engine object: compute_pairs takes the block 
     row_entries=st.sampled_from([3, 20, 8_000_000]),
 )
 def test_product_gives_the_block_paths_tables(tmp_path_factory, monkeypatch, seed, method, max_df, row_entries):
-    from coderiv.pairs import engine as pairs
+    from coderiv.pairs import eligibility, row_ranking
 
-    monkeypatch.setattr(pairs, "ROW_ENTRIES", row_entries)  # product rows in several ranges
-    monkeypatch.setattr(pairs, "POSTINGS_STEP", 40)  # whole-store passes in several steps
+    monkeypatch.setattr(row_ranking, "ROW_ENTRIES", row_entries)  # product rows in several ranges
+    monkeypatch.setattr(eligibility, "POSTINGS_STEP", 40)  # whole-store passes in several steps
     tmp = tmp_path_factory.mktemp("prod")
     rng = random.Random(seed)
     index = build(tmp / "c", _random_docs(rng, 18, vocab=14, length=24), tmp)

@@ -11,7 +11,8 @@ from coderiv.cli.options import TerminalBar
 from coderiv.evaluation.evaluate import Topics, evaluate_method
 from coderiv.index.index import Index
 from coderiv.keys.kinds import StoreSpec
-from coderiv.pairs.engine import block_count, key_view, plan_blocks
+from coderiv.pairs.counting import block_count, plan_blocks
+from coderiv.pairs.eligibility import key_view
 from coderiv.pairs.run import compute_pairs
 from coderiv.progress import Counter
 from coderiv.text.collection import iter_collection, stored_size

@@ -96,8 +96,9 @@ def test_a_larger_collection_with_duplicates() -> None:
 
 def test_pruned_queries_count_their_numpy_time_towards_loading() -> None:
     """Without the loops, each pruned query adds its CPU time to the rent-or-buy account."""
-    with built(["a b c", "a b", "b c d", "a d e e"]) as index, mock.patch.object(compiled_probes, "_KERNELS", {}), \
-            mock.patch.object(compiled_probes, "_FAILED", False), mock.patch.object(compiled_probes, "_SPENT", 0.0), \
+    with built(["a b c", "a b", "b c d", "a d e e"]) as index, \
+            mock.patch.object(compiled_probes, "_KERNELS", compiled_probes._KERNELS.fresh()), \
+            mock.patch.object(compiled_probes, "_SPENT", 0.0), \
             mock.patch.object(compiled_probes, "available", lambda: False):
         searcher = Searcher(index)
         searcher.rank(searcher.prepare("a b"), "identity5", top=2)

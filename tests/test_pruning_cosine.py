@@ -275,7 +275,7 @@ def test_counts_past_255_are_probed_exactly() -> None:
 def test_without_numba_cosine_prunes_with_numpy() -> None:
     """numba missing (and nothing loaded): the numpy passes answer, whatever the work done."""
     docs = {f"d{i:02d}.txt": " ".join(VOCABULARY[(i * j) % 23] for j in range(4 + i)) for i in range(30)}
-    with folder() as root, mock.patch.object(compiled_probes, "_KERNELS", {}), \
+    with folder() as root, mock.patch.object(compiled_probes, "_KERNELS", compiled_probes._KERNELS.fresh()), \
             mock.patch.object(compiled_probes, "_SPENT", 10 * compiled_probes.LOAD_AFTER_SECONDS), \
             mock.patch.object(compiled_probes, "available", lambda: False):
         write_docs(root / "c", docs)

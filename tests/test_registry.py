@@ -8,7 +8,7 @@ from coderiv.errors import UnknownNameError
 from coderiv.keys.fingerprint import STRATEGIES
 from coderiv.keys.kinds import KEY_KINDS
 from coderiv.overlap.compare import COMPARE_METHODS
-from coderiv.pairs.engine import METHODS as PAIR_METHODS
+from coderiv.pairs.methods import METHODS as PAIR_METHODS
 from coderiv.ranking.measures import MEASURES
 from coderiv.ranking.searchers import QUERY_METHODS
 from coderiv.registry import Registry

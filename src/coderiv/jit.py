@@ -1,27 +1,63 @@
 """coderiv's optional compiled loops (numba, ``pip install 'coderiv[fast]'``), compiled one way.
 
 Each accelerated module (the word loop of the analysis, the index writer's loops, the query
-pruning's loops, the pairs loop) keeps an exact numpy path and asks :func:`compile_loops` for
-numba versions of its plain-Python loops. They are compiled with numba's on-disk cache where
-numba finds a writable place for one (compiled once per machine, then loaded in a fraction of a
-second), in memory otherwise; ``None`` when numba is missing or cannot compile them, and the
-numpy path runs.
+pruning's loops, the pairs loop) keeps an exact numpy path and holds its plain-Python loops in a
+:class:`LazyKernels`: compiled on first use, once per process whichever thread asks first, with
+numba's on-disk cache where numba finds a writable place for one (compiled once per machine,
+then loaded in a fraction of a second), in memory otherwise; not at all when numba is missing or
+cannot compile them, and the numpy path runs.
+
+numba's CPU target probes for a BLAS when it first compiles (``numba.np.arraymath`` imports
+``scipy.linalg.cython_blas``: about 0.15 s of CPU, more than a cached loop takes to load). The
+loops use no BLAS, so the thread that compiles them is refused every scipy module not imported
+yet (:class:`_ScipyHidden`, a finder on ``sys.meta_path`` that answers only to that thread); any
+other thread imports scipy as usual meanwhile.
 """
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
 from typing import Any
-
-_COMPILING = threading.Lock()  # sys.modules is patched while numba loads (below)
 
 
 def available() -> bool:
     """Whether numba is installed (``coderiv[fast]``)."""
     return importlib.util.find_spec("numba") is not None
+
+
+class _ScipyHidden(importlib.abc.MetaPathFinder):
+    """Refuses scipy's modules to the threads compiling loops (``hiding``), declines every
+    other import. Installed once and never removed: taking a finder off ``sys.meta_path``
+    while another thread walks it could make that thread skip the next finder."""
+
+    def __init__(self) -> None:
+        self.hiding = threading.local()
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if (fullname == "scipy" or fullname.startswith("scipy.")) and getattr(self.hiding, "on", False):
+            raise ModuleNotFoundError(f"{fullname} is not imported while coderiv compiles its loops", name=fullname)
+        return None
+
+
+_SCIPY_HIDDEN = _ScipyHidden()
+_INSTALLING = threading.Lock()
+
+
+def _hide_scipy(on: bool) -> None:
+    """Refuse (or no longer) scipy's modules not yet imported to this thread."""
+    if on and _SCIPY_HIDDEN not in sys.meta_path:
+        with _INSTALLING:
+            if _SCIPY_HIDDEN not in sys.meta_path:
+                sys.meta_path.insert(0, _SCIPY_HIDDEN)
+    _SCIPY_HIDDEN.hiding.on = on
 
 
 def compile_loops(
@@ -32,17 +68,12 @@ def compile_loops(
     loads them from the cache); None when numba is missing or fails."""
     if not available():
         return None
-    with _COMPILING:
-        # numba's CPU target imports scipy.linalg to look for BLAS (a second or so of start-up);
-        # the loops use no BLAS, so scipy is hidden from it unless something already imported it
-        hide = "scipy" not in sys.modules
-        if hide:
-            sys.modules["scipy"] = None  # type: ignore[assignment]
-        try:
-            return _compile(loops, warm_up)
-        finally:
-            if hide:
-                del sys.modules["scipy"]
+    hidden = getattr(_SCIPY_HIDDEN.hiding, "on", False)  # a helper compiled within a compile
+    _hide_scipy(True)
+    try:
+        return _compile(loops, warm_up)
+    finally:
+        _hide_scipy(hidden)
 
 
 def _compile(loops: Mapping[str, Callable[..., Any]], warm_up: Callable[[dict[str, Any]], None] | None) -> dict[str, Any] | None:
@@ -72,3 +103,50 @@ def compile_helpers(namespace: dict[str, Any], names: Sequence[str]) -> bool:
         return False
     namespace.update(compiled)
     return True
+
+
+class LazyKernels:
+    """A module's compiled loops, compiled on the first :meth:`load` (by :func:`compile_loops`,
+    after the ``helpers`` they call: a module's ``globals()`` and the helpers' names, for
+    :func:`compile_helpers`), once per process: threads asking together wait for the one that
+    compiles; a failure is final (the module's numpy path runs from then on)."""
+
+    def __init__(
+        self,
+        loops: Mapping[str, Callable[..., Any]],
+        warm_up: Callable[[dict[str, Any]], None] | None = None,
+        helpers: tuple[dict[str, Any], Sequence[str]] | None = None,
+    ) -> None:
+        self.loops, self.warm_up, self.helpers = dict(loops), warm_up, helpers
+        self._kernels: dict[str, Any] | None = None
+        self._failed = False
+        self._lock = threading.Lock()
+
+    def load(self) -> bool:
+        """Compile (or load from numba's cache) the loops unless done; whether they are ready."""
+        if self._kernels is not None:
+            return True
+        with self._lock:
+            if self._kernels is None and not self._failed:
+                kernels = None
+                if self.helpers is None or compile_helpers(*self.helpers):
+                    kernels = compile_loops(self.loops, self.warm_up)
+                self._kernels, self._failed = kernels, kernels is None
+            return self._kernels is not None
+
+    def loaded(self) -> bool:
+        """Whether the loops are ready in this process."""
+        return self._kernels is not None
+
+    def failed(self) -> bool:
+        """Whether loading was tried and failed (numba missing or unable to compile them)."""
+        return self._failed
+
+    def fresh(self) -> LazyKernels:
+        """The same loops, not loaded yet (a new process's state, for tests)."""
+        return LazyKernels(self.loops, self.warm_up, self.helpers)
+
+    def __getitem__(self, name: str) -> Any:
+        """The compiled loop ``name`` (after a successful :meth:`load`)."""
+        assert self._kernels is not None, "load() the kernels first"
+        return self._kernels[name]

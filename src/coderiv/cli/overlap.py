@@ -19,10 +19,8 @@ from coderiv.cli.options import (
 )
 from coderiv.errors import CoderivError
 from coderiv.output import fmt_percent, json_line, over_100_note, printable, table, to_json, tsv
-from coderiv.overlap import verify as _verify  # noqa: F401  (registers the "verified:" evaluation family)
 from coderiv.overlap.compare import COMPARE_METHODS, DEFAULT_MAX_CHARS, DEFAULT_MAX_PASSAGE_PAIRS
 from coderiv.overlap.verify import VerifiedResult
-from coderiv.ranking import passage_windows as _passages  # noqa: F401  (registers the "passages" evaluation method)
 from coderiv.ranking.measures import over_100_reason
 
 

@@ -10,7 +10,7 @@ import click
 from coderiv.cli.options import format_option, friendly_errors, index_option, progress_bar, quiet_option
 from coderiv.errors import CoderivError
 from coderiv.output import fmt_percent, json_percent, printable, table, to_json, tsv
-from coderiv.pairs.engine import DEFAULT_METHOD, DEFAULT_TOP, METHODS
+from coderiv.pairs.methods import DEFAULT_METHOD, DEFAULT_TOP, METHODS
 
 method_option = click.option(
     "--method", "-m", type=click.Choice(sorted(METHODS)), default=DEFAULT_METHOD, show_default=True,
@@ -53,7 +53,7 @@ def pairs_command(
     After 'coderiv index' added, changed or deleted documents, only what they touch is
     recomputed. Look rows up with 'coderiv similar', groups with 'coderiv groups'.
     """
-    from coderiv.pairs.engine import serial_engine
+    from coderiv.pairs.counting import serial_engine
     from coderiv.pairs.run import run_pairs
 
     if workers is not None and dask_address != "local":
@@ -97,7 +97,7 @@ def similar_command(doc_ids: tuple[str, ...], everything: bool, method: str, top
 
     if not doc_ids and not everything:
         raise CoderivError("give a document id, or --all for the whole table")
-    from coderiv.pairs.engine import get_method
+    from coderiv.pairs.methods import get_method
 
     pairs = PairTable.open(open_index(index_dir).pairs_index(), method)
     ids = pairs.doc_ids if everything else list(doc_ids)

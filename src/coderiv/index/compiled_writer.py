@@ -14,7 +14,7 @@ numba, or before :func:`load`, :func:`group_run` takes the numpy path (same arra
 ``tests/test_compiled_writer.py``).
 
 **The cosine statistics of a written terms store** (:func:`cosine_passes`): W_d and each term's
-largest x_dt / W_d, as :func:`~coderiv.index.writer.cosine_statistics` computes them, in two
+largest x_dt / W_d, as :mod:`~coderiv.index.cosine_statistics` computes them, in two
 sequential passes over the stored arrays (document numbers decoded from their low bits and
 runs, values from their byte and side table) instead of numpy passes over decoded, weighted
 copies of every key range (several arrays of 8 bytes a posting, each a fresh allocation). Every
@@ -29,21 +29,16 @@ does so for large jobs); without it the numpy paths run.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from coderiv.jit import compile_loops
+from coderiv.jit import LazyKernels
 from coderiv.keys import compiled_terms
 
 #: Fibonacci hashing's multiplier (2^64 / golden ratio): spreads any key set over the table.
 _SPREAD = np.uint64(0x9E3779B97F4A7C15)
-
-_KERNELS: dict[str, Callable[..., Any]] = {}
-_FAILED = False
-_LOCK = threading.Lock()
 
 
 def _group(
@@ -206,27 +201,20 @@ def _merge(
     return key_counts, maxvals, runs
 
 
+def _warm_up(kernels: dict[str, Any]) -> None:
+    """Compile (or load from the cache) the loops for the array types of a run of one posting."""
+    one = np.ones(1, np.uint64)
+    kernels["group"](one, one, np.ones(1, np.int64), 0, np.ones(1, np.uint32), _SPREAD)
+
+
 _LOOPS: dict[str, Callable[..., Any]] = {"group": _group, "squares": _squares, "max_units": _max_units, "merge": _merge}
+_KERNELS = LazyKernels(_LOOPS, _warm_up)
 
 
 def load() -> bool:
     """Compile (or load from numba's cache) the loops when numba is already loaded by
     :func:`coderiv.keys.compiled_terms.load`; False otherwise (the numpy paths then run)."""
-    global _FAILED
-    with _LOCK:
-        if _KERNELS or _FAILED or not compiled_terms.loaded():
-            return bool(_KERNELS)
-
-        def warm_up(kernels: dict[str, Any]) -> None:
-            one = np.ones(1, np.uint64)
-            kernels["group"](one, one, np.ones(1, np.int64), 0, np.ones(1, np.uint32), _SPREAD)
-
-        kernels = compile_loops(_LOOPS, warm_up)
-        if kernels is None:
-            _FAILED = True
-            return False
-        _KERNELS.update(kernels)
-        return True
+    return _KERNELS.loaded() or (compiled_terms.loaded() and _KERNELS.load())
 
 
 def _usual_store(docs: Any, vals: Any) -> bool:

@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from coderiv.errors import CorruptIndexError
+from coderiv.index.cosine_statistics import row_squares
 from coderiv.index.postings import Postings
-from coderiv.index.writer import row_squares
 
 #: The files of an index generation (or, prefixed by the shard, of a sharded set's global folder).
 NORMS_FILE = "cosine_class_norms.npy"

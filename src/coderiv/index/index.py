@@ -29,6 +29,7 @@ from coderiv._version import __version__
 from coderiv.errors import AnalysisMismatchError, CoderivError, CorruptIndexError
 from coderiv.index.analysis_workers import Skipped, analyze_documents
 from coderiv.index.cosine_bounds import LIMITS_FILE, NORMS_FILE, class_norms, load_class_norms, save_class_norms
+from coderiv.index.cosine_statistics import cosine_statistics
 from coderiv.index.postings import Postings
 from coderiv.index.storage import (
     MANIFEST,
@@ -40,7 +41,7 @@ from coderiv.index.storage import (
     was_an_index,
     write_lock,
 )
-from coderiv.index.writer import Sources, Spill, cosine_statistics, scratch_folder, write_store
+from coderiv.index.writer import Sources, Spill, scratch_folder, write_store
 from coderiv.keys.kinds import TERMS, StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
@@ -544,33 +545,11 @@ def _write(
     progress: Progress | None,
     reading: ReadOptions,
 ) -> None:
-    """Analyse what changed and write the next generation in bounded memory (:mod:`.writer`)."""
-    old_sha = dict(zip(old.doc_ids, old.doc_sha256)) if old is not None else {}
-    seen: set[str] = set()
-    kept: dict[str, int] = {}
-    modified: dict[str, float] = {}
-    source_bytes = 0
-
-    def to_analyse() -> Iterator[RawDocument]:
-        nonlocal source_bytes
-        for raw in iter_source(source, reading):  # a path or an fsspec URL
-            if raw.doc_id in seen:
-                continue
-            seen.add(raw.doc_id)
-            if raw.note:
-                report.notes.append((raw.doc_id, raw.note))
-            if raw.modified is not None:
-                modified[raw.doc_id] = raw.modified
-            if raw.escaped:
-                report.escaped.append(raw.doc_id)
-            source_bytes += len(raw.data)
-            if progress is not None:
-                progress.advance(len(raw.data) if raw.stored is None else raw.stored)
-            if old is not None and old_sha.get(raw.doc_id) == raw.sha256:
-                kept[raw.doc_id] = old.doc_numbers[raw.doc_id]
-                continue
-            yield raw
-
+    """Analyse what changed and write the next generation in bounded memory (:mod:`.writer`):
+    read the source (:class:`_SourcePass`), analyse and spill what is new or changed
+    (:func:`_analyse`), number every document by sorted id (:func:`_numbering`), then write the
+    documents' tables, the stores and the manifest into a new generation."""
+    passing = _SourcePass(source, reading, old, report, progress)
     # the source's size: progress, and whether analysis is worth its compiled loop (a URL's
     # size is asked for only when progress is shown: it may mean listing a remote folder)
     total = source_size(source, reading) if progress is not None else stored_size(source, reading)
@@ -579,22 +558,10 @@ def _write(
     scratch = scratch_folder(root)
     try:
         spill = Spill(scratch, [spec.name for spec in specs], presort=old is None)  # runs sorted during analysis (fresh builds)
-        fresh_sha: dict[str, str] = {}
-        fresh_length: dict[str, int] = {}
-        for batch in analyze_documents(to_analyse(), settings, specs, workers, source_bytes=total):
-            report.skipped.extend(batch.skipped)
-            report.lossy.extend(batch.lossy)
-            report.formats.extend(batch.formats)
-            report.notes.extend(batch.notes)
-            for doc_id, sha, length in zip(batch.ids, batch.shas, batch.lengths):
-                fresh_sha[doc_id] = sha
-                fresh_length[doc_id] = length
-                (report.changed if doc_id in old_sha else report.added).append(doc_id)
-            spill.add(batch)
-        spill.flush()
-        report.removed = sorted(set(old_sha) - set(kept) - set(fresh_sha))
-        report.unchanged = len(kept)
-        ids = sorted([*kept, *fresh_sha])
+        fresh = _analyse(passing, settings, specs, workers, total, spill, report)
+        report.removed = sorted(set(passing.old_sha) - set(passing.kept) - set(fresh.sha))
+        report.unchanged = len(passing.kept)
+        ids = sorted([*passing.kept, *fresh.sha])
         report.n_docs = len(ids)
         if old is not None and not report.modified:
             return
@@ -602,62 +569,166 @@ def _write(
             where = source if isinstance(source, (str, os.PathLike)) else "the given documents"
             raise CoderivError(f"no indexable documents in {where}")
 
-        number_of = {doc_id: i for i, doc_id in enumerate(ids)}
-        old_to_new = np.full(old.n_docs if old is not None else 0, -1, np.int64)
-        for doc_id, old_number in kept.items():
-            old_to_new[old_number] = number_of[doc_id]
+        number_of, old_to_new = _numbering(ids, passing.kept, old)
         sources = Sources(
             runs=spill.runs,
             run_numbers=[np.array([number_of[d] for d in run.ids], np.int64) for run in spill.runs],
-            old={spec.name: old.store(spec.name) for spec in specs} if old is not None and kept else {},
+            old={spec.name: old.store(spec.name) for spec in specs} if old is not None and passing.kept else {},
             old_to_new=old_to_new,
         )
-        lengths = np.zeros(len(ids), np.int64)
-        for doc_id, length in fresh_length.items():
-            lengths[number_of[doc_id]] = length
-        if old is not None and kept:
-            lengths[old_to_new[old_to_new >= 0]] = np.asarray(old.doc_lengths)[old_to_new >= 0]
-
+        lengths = _lengths(len(ids), number_of, fresh.length, old if passing.kept else None, old_to_new)
         with new_generation(root) as staging:
-            shas = [fresh_sha[d] if d in fresh_sha else old_sha[d] for d in ids]
-            blob, digest = _doc_table_arrays(ids, shas)
-            (staging / "doc_ids.bin").write_bytes(blob)
-            np.save(staging / "doc_sha256.npy", digest)
-            np.save(staging / "doc_lengths.npy", lengths)
-            np.save(staging / MODIFIED_FILE, np.array([modified.get(d, np.nan) for d in ids], np.float64))
-            stores_meta = {}
-            for number, spec in enumerate(specs):
-                folder = f"store-{number}"
-                postings = write_store(sources, spec.name, len(ids), lengths, staging / folder, scratch, workers=workers)
-                stores_meta[spec.name] = {
-                    "dir": folder,
-                    "spec": spec.to_dict(),
-                    "keys": len(postings.keys),
-                    "postings": postings.n_postings,
-                }
-                if spec.name == "terms":
-                    norms, max_unit = cosine_statistics(postings, len(ids))
-                    np.save(staging / "doc_norms.npy", norms)
-                    np.save(staging / "term_max_unit.npy", max_unit)
-                    save_class_norms(staging, *class_norms(postings, len(ids), norms))
-                del postings
+            shas = [fresh.sha[d] if d in fresh.sha else passing.old_sha[d] for d in ids]
+            _write_documents(staging, ids, shas, lengths, passing.modified)
+            stores_meta = _write_stores(staging, scratch, sources, specs, lengths, workers)
             sources.old.clear()
-            old_lossy = set(old.manifest.get("lossy", [])) & set(kept) if old is not None else set()
-            manifest = {
-                "format": FORMAT,
-                "format_version": FORMAT_VERSION,
-                "coderiv_version": __version__,
-                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                "source": source_name(source),
-                "source_bytes": source_bytes,
-                "documents": len(ids),
-                "analysis": settings.to_dict(),
-                "extraction": EXTRACTION_VERSION,
-                "reading": reading.to_dict(),
-                "stores": stores_meta,
-                "skipped": [{"doc_id": s.doc_id, "reason": s.reason} for s in report.skipped],
-                "lossy": sorted(set(report.lossy) | old_lossy),
-            }
+            manifest = _manifest(source, passing, settings, reading, stores_meta, report, len(ids))
             (staging / MANIFEST).write_text(json.dumps(manifest), "utf-8")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+class _SourcePass:
+    """One pass over the source (a path or an fsspec URL): every document once, those whose
+    bytes the old index holds kept by their old number (:attr:`kept`), the others given to
+    analysis (:meth:`to_analyse`); notes, escaped names, modification times and progress
+    recorded on the way."""
+
+    def __init__(
+        self, source: Source, reading: ReadOptions, old: Index | None, report: UpdateReport, progress: Progress | None
+    ) -> None:
+        self.source, self.reading, self.old, self.report, self.progress = source, reading, old, report, progress
+        self.old_sha: dict[str, str] = dict(zip(old.doc_ids, old.doc_sha256)) if old is not None else {}
+        self.seen: set[str] = set()
+        self.kept: dict[str, int] = {}
+        self.modified: dict[str, float] = {}
+        self.source_bytes = 0
+
+    def to_analyse(self) -> Iterator[RawDocument]:
+        """The documents added or changed since the old index, in source order."""
+        for raw in iter_source(self.source, self.reading):
+            if raw.doc_id in self.seen:
+                continue
+            self.seen.add(raw.doc_id)
+            if raw.note:
+                self.report.notes.append((raw.doc_id, raw.note))
+            if raw.modified is not None:
+                self.modified[raw.doc_id] = raw.modified
+            if raw.escaped:
+                self.report.escaped.append(raw.doc_id)
+            self.source_bytes += len(raw.data)
+            if self.progress is not None:
+                self.progress.advance(len(raw.data) if raw.stored is None else raw.stored)
+            if self.old is not None and self.old_sha.get(raw.doc_id) == raw.sha256:
+                self.kept[raw.doc_id] = self.old.doc_numbers[raw.doc_id]
+                continue
+            yield raw
+
+
+@dataclass
+class _Analysed:
+    """SHA-256 and length (terms) of each document analysed in this run, by id."""
+
+    sha: dict[str, str] = field(default_factory=dict)
+    length: dict[str, int] = field(default_factory=dict)
+
+
+def _analyse(
+    passing: _SourcePass, settings: AnalysisSettings, specs: list[StoreSpec], workers: int | None, total: int | None,
+    spill: Spill, report: UpdateReport,
+) -> _Analysed:
+    """Analyse the documents the pass gives (worker processes) and spill their keys; the report
+    gets what was skipped, lossy, which formats, notes, and which ids were added or changed."""
+    fresh = _Analysed()
+    for batch in analyze_documents(passing.to_analyse(), settings, specs, workers, source_bytes=total):
+        report.skipped.extend(batch.skipped)
+        report.lossy.extend(batch.lossy)
+        report.formats.extend(batch.formats)
+        report.notes.extend(batch.notes)
+        for doc_id, sha, length in zip(batch.ids, batch.shas, batch.lengths):
+            fresh.sha[doc_id] = sha
+            fresh.length[doc_id] = length
+            (report.changed if doc_id in passing.old_sha else report.added).append(doc_id)
+        spill.add(batch)
+    spill.flush()
+    return fresh
+
+
+def _numbering(ids: list[str], kept: dict[str, int], old: Index | None) -> tuple[dict[str, int], np.ndarray]:
+    """Each id's number (its rank among the sorted ``ids``), and each old number's new one (−1:
+    not kept)."""
+    number_of = {doc_id: i for i, doc_id in enumerate(ids)}
+    old_to_new = np.full(old.n_docs if old is not None else 0, -1, np.int64)
+    for doc_id, old_number in kept.items():
+        old_to_new[old_number] = number_of[doc_id]
+    return number_of, old_to_new
+
+
+def _lengths(
+    n_docs: int, number_of: dict[str, int], fresh_length: dict[str, int], old: Index | None, old_to_new: np.ndarray
+) -> np.ndarray:
+    """Every document's length in terms: analysed ones from this run, kept ones from ``old``."""
+    lengths = np.zeros(n_docs, np.int64)
+    for doc_id, length in fresh_length.items():
+        lengths[number_of[doc_id]] = length
+    if old is not None:
+        lengths[old_to_new[old_to_new >= 0]] = np.asarray(old.doc_lengths)[old_to_new >= 0]
+    return lengths
+
+
+def _write_documents(staging: Path, ids: list[str], shas: list[str], lengths: np.ndarray, modified: dict[str, float]) -> None:
+    """The documents' tables: ids, SHA-256, lengths and modification times (NaN: unknown)."""
+    blob, digest = _doc_table_arrays(ids, shas)
+    (staging / "doc_ids.bin").write_bytes(blob)
+    np.save(staging / "doc_sha256.npy", digest)
+    np.save(staging / "doc_lengths.npy", lengths)
+    np.save(staging / MODIFIED_FILE, np.array([modified.get(d, np.nan) for d in ids], np.float64))
+
+
+def _write_stores(
+    staging: Path, scratch: Path, sources: Sources, specs: list[StoreSpec], lengths: np.ndarray, workers: int | None
+) -> dict[str, dict[str, Any]]:
+    """Every store (``store-N`` in ``specs`` order) and, after the terms store, its cosine
+    statistics; the manifest's record of each store."""
+    n_docs = len(lengths)
+    stores_meta = {}
+    for number, spec in enumerate(specs):
+        folder = f"store-{number}"
+        postings = write_store(sources, spec.name, n_docs, lengths, staging / folder, scratch, workers=workers)
+        stores_meta[spec.name] = {
+            "dir": folder,
+            "spec": spec.to_dict(),
+            "keys": len(postings.keys),
+            "postings": postings.n_postings,
+        }
+        if spec.name == "terms":
+            norms, max_unit = cosine_statistics(postings, n_docs)
+            np.save(staging / "doc_norms.npy", norms)
+            np.save(staging / "term_max_unit.npy", max_unit)
+            save_class_norms(staging, *class_norms(postings, n_docs, norms))
+        del postings
+    return stores_meta
+
+
+def _manifest(
+    source: Source, passing: _SourcePass, settings: AnalysisSettings, reading: ReadOptions,
+    stores_meta: dict[str, dict[str, Any]], report: UpdateReport, n_docs: int,
+) -> dict[str, Any]:
+    """The new generation's manifest (lossy documents: this run's and the kept ones' recorded)."""
+    old = passing.old
+    old_lossy = set(old.manifest.get("lossy", [])) & set(passing.kept) if old is not None else set()
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "coderiv_version": __version__,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "source": source_name(source),
+        "source_bytes": passing.source_bytes,
+        "documents": n_docs,
+        "analysis": settings.to_dict(),
+        "extraction": EXTRACTION_VERSION,
+        "reading": reading.to_dict(),
+        "stores": stores_meta,
+        "skipped": [{"doc_id": s.doc_id, "reason": s.reason} for s in report.skipped],
+        "lossy": sorted(set(report.lossy) | old_lossy),
+    }

@@ -44,11 +44,11 @@ from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
 from coderiv.index.analysis_workers import Skipped
 from coderiv.index.cluster import check_workers, dask_client
 from coderiv.index.cosine_bounds import class_norms, load_class_norms, save_class_norms
+from coderiv.index.cosine_statistics import cosine_statistics
 from coderiv.index.counts import CountValues
 from coderiv.index.index import DocumentFacts, Index, UpdateReport
 from coderiv.index.postings import DocNumbers, Postings, group_by_key, narrow
 from coderiv.index.storage import MANIFEST, fsync_path, write_lock
-from coderiv.index.writer import cosine_statistics
 from coderiv.keys.kinds import StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer

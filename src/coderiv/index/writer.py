@@ -18,9 +18,10 @@
    written as their low 16 bits, and the runs of high bits are found segment by segment on
    the way (:class:`_DocRuns`); values as one byte a posting with the large ones aside.
 
-The heavy loops (a run grouped by key, a key range merged, the cosine statistics) have
-compiled twins in :mod:`~coderiv.index.compiled_writer` (numba, ``coderiv[fast]``), used when
-the indexing job loaded numba; they write the same bytes.
+The heavy loops (a run grouped by key, a key range merged) have compiled twins in
+:mod:`~coderiv.index.compiled_writer` (numba, ``coderiv[fast]``), used when the indexing job
+loaded numba; they write the same bytes. The cosine statistics of a written terms store are
+computed by :mod:`~coderiv.index.cosine_statistics`.
 
 Peak memory is a few times ``range_postings`` × 8 bytes, whatever the number of documents or
 keys: no array of the merge holds one entry per key of the store.
@@ -32,7 +33,7 @@ import multiprocessing
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,8 +46,6 @@ from coderiv.index.child_processes import stop_pool, worker_pool
 from coderiv.index.compiled_writer import group_run
 from coderiv.index.counts import ESCAPE, OVER_AT_FILE, OVER_VAL_FILE
 from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, narrow
-from coderiv.keys.kinds import StoreSpec
-from coderiv.weights import document_norms, idf_weight, tf_weight
 
 RANGE_POSTINGS = 16_000_000
 RUN_POSTINGS = 2_000_000
@@ -660,93 +659,8 @@ class NpyWriter:
             self.file.close()
 
 
-def _cosine_tables(
-    store: Postings, n_docs: int, f_t: np.ndarray | None = None, collection_size: int | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(postings per key, w_t per key, the table of 1 + ln f over the values 1 … max)."""
-    f_t_all = np.diff(np.asarray(store.ptr))
-    weights = idf_weight((f_t_all if f_t is None else np.asarray(f_t)).astype(np.float64), collection_size or n_docs)
-    tf_table = tf_weight(np.arange(1, int(np.max(store.maxvals, initial=1)) + 1, dtype=np.float64))
-    return f_t_all, weights, tf_table
-
-
-def _chunk_ends(ptr: np.ndarray, chunk: int) -> list[int]:
-    """The end key of each consecutive key range of about ``chunk`` postings (at least one key)."""
-    ends, key = [], 0
-    while key < len(ptr) - 1:
-        key = max(int(np.searchsorted(ptr, ptr[key] + chunk, side="right")) - 1, key + 1)
-        ends.append(key)
-    return ends
-
-
-def _cosine_components(
-    store: Postings, n_docs: int, chunk: int, f_t: np.ndarray | None = None, collection_size: int | None = None
-) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
-    """(first key, end key, documents, x_dt) for consecutive key ranges of about ``chunk``
-    postings: x_dt = (1 + ln f_dt) · w_t from per-key weights and a table over the few distinct
-    f_dt values, so no logarithm is taken per posting. ``f_t`` and ``collection_size`` give
-    collection-wide statistics when the store holds only a shard (default: the store's own)."""
-    ptr = np.asarray(store.ptr)
-    f_t_all, weights, tf_table = _cosine_tables(store, n_docs, f_t, collection_size)
-    key = 0
-    for end in _chunk_ends(ptr, chunk):
-        lo, hi = int(ptr[key]), int(ptr[end])
-        x = tf_table[np.asarray(store.vals[lo:hi]).astype(np.int64) - 1] * np.repeat(weights[key:end], f_t_all[key:end])
-        yield key, end, np.asarray(store.docs[lo:hi]), x
-        key = end
-
-
-def cosine_statistics(
-    store: Postings, n_docs: int, chunk: int | None = None, f_t: np.ndarray | None = None, collection_size: int | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """W_d for every document and, for every term, max_d x_dt / W_d (cosine, and the bound
-    that lets cosine queries prune): two passes over the terms store, a key range at a time
-    (or the compiled loops of :mod:`~coderiv.index.compiled_writer`, same bits, when loaded).
-    A shard passes the collection's ``f_t`` (per key of its store) and ``collection_size`` N."""
-    chunk = chunk or RANGE_POSTINGS
-    ptr = np.asarray(store.ptr)
-    _, weights, tf_table = _cosine_tables(store, n_docs, f_t, collection_size)
-    compiled = compiled_writer.cosine_passes(store.docs, store.vals, ptr, weights, tf_table, np.array(_chunk_ends(ptr, chunk)), n_docs)
-    if compiled is not None:
-        return compiled
-    components = _cosine_components(store, n_docs, chunk, f_t, collection_size)
-    norms = document_norms(((docs, x) for _, _, docs, x in components), n_docs)
-    max_unit = np.zeros(len(store.keys))
-    for key, end, docs, x in _cosine_components(store, n_docs, chunk, f_t, collection_size):
-        starts = ptr[key:end] - ptr[key]
-        max_unit[key:end] = np.maximum.reduceat(x / norms[docs], starts)
-    return norms, max_unit
-
-
-def row_squares(
-    store: Postings, n_docs: int, key_rows: np.ndarray, n_rows: int, chunk: int | None = None,
-    f_t: np.ndarray | None = None, collection_size: int | None = None,
-) -> np.ndarray:
-    """Σ_t x_dt² per (row of the key, document), flat at ``row · n_docs + document``: one pass
-    over the store a key range at a time (``np.bincount`` per range, the sums then added), or
-    the compiled loop (same bits) when loaded. :func:`~coderiv.index.cosine_bounds.class_norms`
-    gives each key its class as its row."""
-    chunk = chunk or RANGE_POSTINGS
-    ptr = np.asarray(store.ptr)
-    f_t_all, weights, tf_table = _cosine_tables(store, n_docs, f_t, collection_size)
-    ends = np.array(_chunk_ends(ptr, chunk), np.int64)
-    compiled = compiled_writer.row_squares(store.docs, store.vals, ptr, weights, tf_table, ends, key_rows, n_rows, n_docs)
-    if compiled is not None:
-        return compiled
-    squares = np.zeros(n_rows * n_docs)
-    for key, end, docs, x in _cosine_components(store, n_docs, chunk, f_t, collection_size):
-        row = np.repeat(np.asarray(key_rows[key:end], np.int64), f_t_all[key:end])
-        squares += np.bincount(row * n_docs + docs.astype(np.int64), weights=x * x, minlength=len(squares))
-    return squares
-
-
 def scratch_folder(root: Path) -> Path:
     """A temporary folder for runs and segments beside the index (same filesystem)."""
     root.mkdir(parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix="tmp-scratch-", dir=root))
 
-
-def store_specs_in_order(specs: Iterable[StoreSpec]) -> list[StoreSpec]:
-    """``terms`` first, then the other stores by name (the store-N folder order)."""
-    specs = list(specs)
-    return [s for s in specs if s.name == "terms"] + sorted((s for s in specs if s.name != "terms"), key=lambda s: s.name)

@@ -18,20 +18,16 @@ parent calls :func:`load` only for a large job (a full first batch from a source
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from coderiv.jit import LazyKernels
 from coderiv.jit import available as available  # re-exported: whether numba is installed
-from coderiv.jit import compile_loops
 from coderiv.keys.kinds import _MULTIPLIER, _SEED
 
 #: Bytes of source from which loading the loop pays for itself (see the module's docstring).
 LOAD_BYTES = 64 << 20
-
-_KERNEL: Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
-_FAILED = False
 
 
 def _word_keys(
@@ -74,32 +70,28 @@ def _word_keys(
     return starts[:count], lengths[:count], keys[:count]
 
 
+def _warm_up(kernels: dict[str, Any]) -> None:
+    """Compile (or load from the cache) the loop for the arrays it gets: bytes and a fold table."""
+    kernels["word_keys"](np.frombuffer(b"warm up", np.uint8), np.zeros(256, np.uint8), _MULTIPLIER, _SEED)
+
+
+_KERNELS = LazyKernels({"word_keys": _word_keys}, _warm_up)
+
+
 def load() -> bool:
     """Import numba and compile (or load from numba's cache) the loop; False when numba is
     missing or fails (the numpy passes then run). Call it before forking workers."""
-    global _KERNEL, _FAILED
-    if _KERNEL is not None or _FAILED:
-        return _KERNEL is not None
-
-    def warm_up(kernels: dict[str, Any]) -> None:
-        kernels["word_keys"](np.frombuffer(b"warm up", np.uint8), np.zeros(256, np.uint8), _MULTIPLIER, _SEED)
-
-    kernels = compile_loops({"word_keys": _word_keys}, warm_up)
-    if kernels is None:
-        _FAILED = True
-        return False
-    _KERNEL = kernels["word_keys"]
-    return True
+    return _KERNELS.load()
 
 
 def loaded() -> bool:
     """Whether the compiled loop is ready in this process (see :func:`load`)."""
-    return _KERNEL is not None
+    return _KERNELS.loaded()
 
 
 def word_keys(codes: np.ndarray, fold: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(starts, lengths, keys) of the words of ``codes`` (uint8 bytes; a word is a maximal run
     of bytes that ``fold`` maps to non-zero, its code points the folded bytes). Needs
     :func:`load` first."""
-    assert _KERNEL is not None, "compiled_terms.load() first"
-    return _KERNEL(codes, fold, _MULTIPLIER, _SEED)
+    result: tuple[np.ndarray, np.ndarray, np.ndarray] = _KERNELS["word_keys"](codes, fold, _MULTIPLIER, _SEED)
+    return result

@@ -182,13 +182,6 @@ def get_strategy(name: str) -> Strategy:
     return STRATEGIES.get(name)
 
 
-def _first_distinct(minutiae: np.ndarray, rank: np.ndarray, r: int) -> np.ndarray:
-    """The r distinct minutiae that come first by ``rank`` (ascending; ties by minutia value)."""
-    values, first = np.unique(minutiae, return_index=True)
-    order = np.lexsort((values, rank[first]))
-    return values[order[:r]]
-
-
 @register_strategy("full", "every overlapping phrase")
 def full(doc: Phrases, params: Params) -> np.ndarray:
     return doc.all_minutiae

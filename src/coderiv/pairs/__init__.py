@@ -1,13 +1,24 @@
-"""n-to-n: every document's most similar documents through the inverted index (:mod:`.engine`),
-the stored table (:mod:`.table`), running it (:mod:`.run`), on Dask (:mod:`.dask_backend`, extra
-``dask``), groups of coderivatives (:mod:`.groups`) and their version lineage (:mod:`.lineage`:
+"""n-to-n: every document's most similar documents through the inverted index (SPEC §8; paper
+003 §2.2–2.4).
+
+Every document's k most similar documents, never by comparing all N² pairs: each key (chunk id
+or term) of the index's postings emits the pairs of documents it contains, the pairs are
+counted, and each document keeps its top k. The modules, in the order a run (:mod:`.run`) uses
+them: the methods and their key weights (:mod:`.methods`); which keys count, boilerplate
+skipped (:mod:`.eligibility`); the memory budget and the document ranges it sets
+(:mod:`.budget`); counting shared keys by blocks of keys or by a sparse product
+(:mod:`.counting`; on Dask: :mod:`.dask_backend`, extra ``dask``); or, with numba
+(``coderiv[fast]``), counting and ranking each row in one compiled loop (:mod:`.compiled`,
+every method: the same tables again); from counts to ranked rows (:mod:`.row_ranking`); an
+incremental run's plan (:mod:`.incremental`); the stored table (:mod:`.table`). On top of the
+table: groups of coderivatives (:mod:`.groups`) and their version lineage (:mod:`.lineage`:
 which came first and which derives from which, with :mod:`.dates`, :mod:`.arborescence` and the
 renderings of :mod:`.lineage_output`)."""
 
 from coderiv.pairs.dates import DocDate, read_dates_file
-from coderiv.pairs.engine import DEFAULT_METHOD, METHODS
 from coderiv.pairs.groups import find_groups
 from coderiv.pairs.lineage import Lineage, Link, Profile, derive_lineage, index_lineages
+from coderiv.pairs.methods import DEFAULT_METHOD, METHODS
 from coderiv.pairs.run import run_pairs, similar
 from coderiv.pairs.table import PairTable
 

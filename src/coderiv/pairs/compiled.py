@@ -1,7 +1,7 @@
 """Each document's top k in one compiled loop (numba), when ``coderiv[fast]`` is installed: the
-same rows as :func:`~coderiv.pairs.engine.product_rows` followed by
-:func:`~coderiv.pairs.engine.directed_values` and
-:func:`~coderiv.pairs.engine.select_top_grouped` (and, for identity5, as the block path's),
+same rows as :func:`~coderiv.pairs.counting.product_rows` followed by
+:func:`~coderiv.pairs.row_ranking.directed_values` and
+:func:`~coderiv.pairs.row_ranking.select_top_grouped` (and, for identity5, as the block path's),
 without materialising a range's entries.
 
 The sparse product computes a range of rows as a CSR matrix (every document sharing an eligible
@@ -15,7 +15,7 @@ set methods; identity5's fixed-point weight from a table) to every partner docum
 with the same float64 operations as ``directed_values``, keeps the candidates at least as
 large as the row's k-th largest, and ranks those by (percentage descending, document number
 ascending), as ``select_top`` does. Only the kept entries are written, straight into the
-:class:`~coderiv.pairs.engine.RowBuilder`'s arrays. An incremental run merges fresh entries
+:class:`~coderiv.pairs.row_ranking.RowBuilder`'s arrays. An incremental run merges fresh entries
 with kept ones, so :func:`_entries` writes a range's entries themselves (those with an end in
 a recomputed row).
 
@@ -26,16 +26,12 @@ disk by numba (``cache=True``): only the first use on a machine compiles them (a
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from coderiv.jit import LazyKernels
 from coderiv.jit import available as available  # re-exported: whether numba is installed
-from coderiv.jit import compile_helpers, compile_loops
-
-_KERNELS: dict[str, Callable[..., Any]] = {}
-_FAILED = False
 
 #: What a shared key adds and how a count becomes a percentage (``kind`` of :func:`_top_rows`).
 RESEMBLANCE, CONTAINMENT, WEIGHTED = 0, 1, 2
@@ -212,25 +208,21 @@ def _entries(
     return e, pairs
 
 
+_KERNELS = LazyKernels(
+    {"by_document": _by_document, "top_rows": _top_rows, "entries": _entries},
+    helpers=(globals(), ("_count_row", "_percent")),  # the loops call them, compiled
+)
+
+
 def load() -> bool:
     """Compile (or load from numba's cache) the loops; False when numba is missing or fails
     (the scipy product then runs)."""
-    global _FAILED
-    if _KERNELS or _FAILED:
-        return bool(_KERNELS)
-    kernels = None
-    if compile_helpers(globals(), ("_count_row", "_percent")):  # the loops call them, compiled
-        kernels = compile_loops({"by_document": _by_document, "top_rows": _top_rows, "entries": _entries})
-    if kernels is None:
-        _FAILED = True
-        return False
-    _KERNELS.update(kernels)
-    return True
+    return _KERNELS.load()
 
 
 def loaded() -> bool:
     """Whether the compiled loops are ready in this process (see :func:`load`)."""
-    return bool(_KERNELS)
+    return _KERNELS.loaded()
 
 
 def by_document(

@@ -1,7 +1,7 @@
 """Running the pair computation on Dask (paper 003 §3: split the chunk-id space across nodes).
 
-The key space is cut into the same blocks as in a single-process run (:func:`coderiv.pairs.engine.plan_blocks`);
-each block is scattered to a worker, counted there (:meth:`coderiv.pairs.engine.BlockTask.run`) and its
+The key space is cut into the same blocks as in a single-process run (:func:`coderiv.pairs.counting.plan_blocks`);
+each block is scattered to a worker, counted there (:meth:`coderiv.pairs.counting.BlockTask.run`) and its
 pair counts come back to be summed. Integer counts make the sum independent of which worker
 finished first, so the table is identical to the single-process one. ``local`` starts a
 ``LocalCluster`` on this machine; an address (``tcp://host:8786``) uses an existing cluster,
@@ -21,7 +21,7 @@ import numpy as np
 
 from coderiv.errors import CoderivError
 from coderiv.index.cluster import dask_client
-from coderiv.pairs.engine import BlockTask, Engine
+from coderiv.pairs.counting import BlockTask, Engine
 
 __all__ = ["dask_client", "dask_engine"]
 

@@ -41,8 +41,8 @@ from coderiv.keys.kinds import counted_keys, term_key
 from coderiv.overlap.pairwise import DEFAULT_CHUNK_WORDS
 from coderiv.pairs.arborescence import max_arborescence
 from coderiv.pairs.dates import DocDate, document_dates, recorded_dates
-from coderiv.pairs.engine import get_method
 from coderiv.pairs.groups import find_groups
+from coderiv.pairs.methods import get_method
 from coderiv.pairs.table import PairTable
 
 if TYPE_CHECKING:

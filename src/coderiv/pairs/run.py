@@ -7,6 +7,7 @@ import os
 import queue
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -16,42 +17,56 @@ from coderiv.index.postings import Postings
 from coderiv.index.reader import open_with_store
 from coderiv.keys.kinds import StoreSpec
 from coderiv.pairs import compiled
-from coderiv.pairs.engine import (
-    DEFAULT_METHOD,
-    DEFAULT_TOP,
-    PAIRS_MEMORY,
-    ROW_ENTRIES,
+from coderiv.pairs.budget import PAIRS_MEMORY, document_ranges, fixed_bytes, range_pairs
+from coderiv.pairs.counting import (
     Engine,
-    IncrementalPlan,
-    KeyView,
-    PairMethod,
-    RowBuilder,
-    RunReport,
     block_count,
-    default_max_df,
-    directed_values,
-    document_ranges,
-    eligible_lists,
-    fixed_bytes,
-    get_method,
     incidence,
-    key_freqs,
-    key_view,
-    key_weights,
-    keys_holding,
     plan_blocks,
     product_ranges,
     product_rows,
-    range_pairs,
-    release_pages,
-    row_ranges,
-    select_top_grouped,
     serial_engine,
     shared_pairs_of,
 )
+from coderiv.pairs.eligibility import (
+    KeyView,
+    default_max_df,
+    eligible_lists,
+    key_freqs,
+    key_view,
+    keys_holding,
+    release_pages,
+)
+from coderiv.pairs.incremental import IncrementalPlan
+from coderiv.pairs.methods import (
+    CONTAINMENT,
+    DEFAULT_METHOD,
+    DEFAULT_TOP,
+    RESEMBLANCE,
+    PairMethod,
+    get_method,
+    key_weights,
+)
+from coderiv.pairs.row_ranking import ROW_ENTRIES, RowBuilder, directed_values, row_ranges, select_top_grouped
 from coderiv.pairs.table import PairTable
 from coderiv.progress import Progress
 from coderiv.ranking.measures import get_measure
+
+
+@dataclass
+class RunReport:
+    """What a ``pairs`` run did."""
+
+    method: str
+    mode: str  # "full", "incremental" or "unchanged"
+    documents: int
+    recomputed_rows: int
+    blocks: int
+    shared_pairs: int
+    max_df: int
+    skipped_keys: int
+    skipped_postings: int
+    reason: str = ""
 
 
 def compute_pairs(
@@ -73,11 +88,11 @@ def compute_pairs(
     depend on both documents' counts, and any other ``engine`` (Dask) sort pair codes per block
     of keys (:func:`_rows_by_blocks`). All give the same table.
 
-    ``memory`` (bytes, default :data:`~coderiv.pairs.engine.PAIRS_MEMORY`) bounds the run: what
-    it holds apart from the shared pairs (:func:`~coderiv.pairs.engine.fixed_bytes`) is taken
+    ``memory`` (bytes, default :data:`~coderiv.pairs.budget.PAIRS_MEMORY`) bounds the run: what
+    it holds apart from the shared pairs (:func:`~coderiv.pairs.budget.fixed_bytes`) is taken
     off, and the entries held at once stay within the rest: the product's row ranges shrink;
     the block path computes rows a document range at a time
-    (:func:`~coderiv.pairs.engine.document_ranges`), each range's blocks keeping only pairs with
+    (:func:`~coderiv.pairs.budget.document_ranges`), each range's blocks keeping only pairs with
     an end in the range, so the rows are the same, only slower.
     """
     pm = get_method(method)
@@ -172,7 +187,7 @@ def _rows_by_product(
     top: int, memory: int | None, built: RowBuilder, progress: Progress | None,
 ) -> tuple[int, int]:
     """Rows of a set method (each shared key counts 1) through the sparse product of the
-    key-document incidence (:func:`~coderiv.pairs.engine.incidence`), a range of rows at a time;
+    key-document incidence (:func:`~coderiv.pairs.counting.incidence`), a range of rows at a time;
     (row ranges, shared pairs). Each document's row is counted once, whatever the budget: the
     budget only sets how many entries a range of rows holds."""
     n = store.n_docs
@@ -217,9 +232,9 @@ def _worth_compiling(f: np.ndarray, eligible: np.ndarray) -> bool:
 
 def _compiled_kind(pm: PairMethod) -> int | None:
     """What the compiled loop computes for ``pm`` (None: it cannot, the other paths run)."""
-    if pm.name == "resemblance":
+    if pm.kind == RESEMBLANCE:
         return compiled.RESEMBLANCE
-    if pm.measure is None:
+    if pm.kind == CONTAINMENT:
         return compiled.CONTAINMENT
     return compiled.WEIGHTED if pm.measure == "identity5" else None
 
@@ -313,7 +328,7 @@ def _merge_compiled(
     progress: Progress | None,
 ) -> tuple[int, int]:
     """An incremental run's rows: row ranges of about as many entries as the scipy product's
-    (:func:`~coderiv.pairs.engine.product_ranges`' bound, 1 + Σ (f_t − 1) over a document's
+    (:func:`~coderiv.pairs.counting.product_ranges`' bound, 1 + Σ (f_t − 1) over a document's
     eligible keys), each range's entries with an end in a recomputed row counted by the compiled
     loop and merged with the kept entries; (row ranges, shared pairs)."""
     n = store.n_docs

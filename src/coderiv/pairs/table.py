@@ -34,7 +34,9 @@ from coderiv.index.storage import (
     verify_files,
     write_lock,
 )
-from coderiv.pairs.engine import IncrementalPlan, KeyView, PairMethod, get_method, plan_incremental
+from coderiv.pairs.eligibility import KeyView
+from coderiv.pairs.incremental import IncrementalPlan, plan_incremental
+from coderiv.pairs.methods import PairMethod, get_method
 
 if TYPE_CHECKING:
     from coderiv.index.index import Index

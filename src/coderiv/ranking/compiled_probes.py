@@ -34,14 +34,13 @@ long-lived process (a benchmark) may call :func:`load`. The very first load on a
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from coderiv.jit import LazyKernels
 from coderiv.jit import available as available  # re-exported: whether numba is installed
-from coderiv.jit import compile_helpers, compile_loops
 
 #: CPU seconds a process spends in the numpy passes of pruned queries before it loads the
 #: compiled loops: about what loading them costs, so that whatever the number of queries still
@@ -52,12 +51,9 @@ LOAD_AFTER_SECONDS = 0.4
 #: what a batch of known size weighs against the load.
 SAVED_SHARE = 0.6
 
-_KERNELS: dict[str, Callable[..., Any]] = {}
-_FAILED = False
 _SPENT = 0.0
 _PLANNED: int | None = None  # queries announced by a batch, not begun yet
 _HOLD = 0  # pruned queries still to run before the rent-or-buy rule may load
-_LOADING = threading.Lock()  # a server's threads may reach the rule together
 
 
 def _run_of(run_at: np.ndarray, position: int) -> int:
@@ -200,27 +196,6 @@ def _above(
     return count
 
 
-def load() -> bool:
-    """Import numba and compile (or load from numba's cache) the loops; False when numba is
-    missing or fails (the numpy passes then answer)."""
-    with _LOADING:
-        return _load()
-
-
-def _load() -> bool:
-    global _FAILED
-    if _KERNELS or _FAILED:
-        return bool(_KERNELS)
-    kernels = None
-    if compile_helpers(globals(), ("_run_of", "_escaped")):  # the loops call them, compiled
-        kernels = compile_loops({"accumulate": _accumulate, "probe": _probe, "above": _above}, _warm_up)
-    if kernels is None:
-        _FAILED = True
-        return False
-    _KERNELS.update(kernels)
-    return True
-
-
 def _warm_up(kernels: dict[str, Callable[..., Any]]) -> None:
     """Compile (or load from the cache) the loops for the array types of a usual index: one key
     of two postings (documents 1 and 70,000, in two runs)."""
@@ -233,9 +208,21 @@ def _warm_up(kernels: dict[str, Callable[..., Any]]) -> None:
     kernels["above"](np.zeros(2), 0.0, np.ones((2, 2), np.uint8), np.ones(2), 1.0, 1, np.zeros(2, np.int64))
 
 
+_KERNELS = LazyKernels(
+    {"accumulate": _accumulate, "probe": _probe, "above": _above}, _warm_up,
+    helpers=(globals(), ("_run_of", "_escaped")),  # the loops call them, compiled
+)
+
+
+def load() -> bool:
+    """Import numba and compile (or load from numba's cache) the loops; False when numba is
+    missing or fails (the numpy passes then answer). A server's threads may ask together."""
+    return _KERNELS.load()
+
+
 def loaded() -> bool:
     """Whether the compiled loops are ready in this process."""
-    return bool(_KERNELS)
+    return _KERNELS.loaded()
 
 
 def expect_queries(count: int | None) -> None:
@@ -252,9 +239,9 @@ def note_numpy_work(seconds: float) -> bool:
     is installed) when a batch announced by :func:`expect_queries` will repay them, or, without
     such a plan, once :data:`LOAD_AFTER_SECONDS` have been spent. Returns whether they are loaded."""
     global _SPENT, _PLANNED, _HOLD
-    if _KERNELS:
+    if _KERNELS.loaded():
         return True
-    if _FAILED:
+    if _KERNELS.failed():
         return False
     _SPENT += seconds
     if _PLANNED is not None:  # a batch's first query: decide for the whole batch

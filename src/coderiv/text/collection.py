@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import gc
 import hashlib
 import os
 import posixpath
 import re
 import stat
-import struct
 import tarfile
 import zlib
 from collections import Counter
@@ -26,15 +24,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, BinaryIO, Union
+from typing import IO, Any, BinaryIO, Union
 
 from coderiv.errors import InputError
 from coderiv.text.extract import MAX_DOCUMENT_BYTES
 from coderiv.text.formats.plain import SNIFF_BYTES, looks_binary
 from coderiv.text.formats.registry import declared, sniff
-
-if TYPE_CHECKING:  # typing.Self is Python 3.11+
-    from typing_extensions import Self
+from coderiv.text.gc_freeze import collector_frozen
+from coderiv.text.tar_headers import TarHeader, usual_headers
 
 
 @dataclass(frozen=True)
@@ -375,134 +372,6 @@ def _member_kind(member: tarfile.TarInfo) -> str:
     return f"an unknown (type {member.type!r})"
 
 
-#: (start, end) of a tar header's number fields: mode, uid, gid, size, mtime, chksum, devmajor, devminor
-_NUMBER_FIELDS = ((100, 108), (108, 116), (116, 124), (124, 136), (136, 148), (148, 156), (329, 337), (337, 345))
-
-
-def _octal(field: bytes | bytearray) -> int | None:
-    """A tar number field written the usual way (spaces, octal digits, spaces, then NUL and
-    anything), as ``tarfile.nti`` reads it; None for any other spelling (base-256, other
-    whitespace...), which is left to ``tarfile``."""
-    digits = field.split(b"\0", 1)[0].strip(b" ")
-    if not digits:
-        return 0
-    if not digits.isdigit():
-        return None
-    try:
-        return int(digits, 8)
-    except ValueError:  # an 8 or a 9
-        return None
-
-
-def _number(field: bytes) -> int | None:
-    """:func:`_octal`, at once for the usual spellings: a NUL first (0), or octal digits up to
-    the first NUL."""
-    if field[0] == 0:
-        return 0
-    head = field.partition(b"\0")[0]
-    if head.isdigit():
-        try:
-            return int(head, 8)
-        except ValueError:  # an 8 or a 9
-            return None
-    return _octal(field)
-
-
-def _byte_sum(buf: bytes | bytearray) -> int:
-    """The sum of the bytes: for ASCII bytes, read off Adler-32's first half (1 + the sum,
-    modulo 65,521, which 512 bytes below 128 never reach), else summed one by one."""
-    if len(buf) <= 512 and buf.isascii():
-        return (zlib.adler32(buf) & 0xFFFF) - 1
-    return sum(buf)
-
-
-#: A tar header's fields in order: name, mode, uid, gid, size, mtime, chksum, type, linkname,
-#: magic + version, uname, gname, devmajor, devminor, prefix (the last 12 bytes unused).
-_HEADER_FIELDS = struct.Struct("100s8s8s8s12s12s8s1s100s8s32s32s8s8s155s12x")
-#: Where :data:`_HEADER_FIELDS` has the number fields of :data:`_NUMBER_FIELDS`.
-_NUMBER_AT = (1, 2, 3, 4, 5, 6, 12, 13)
-
-
-def _text(field: bytes | bytearray, encoding: str, errors: str) -> str:
-    """A NUL-terminated tar text field, as ``tarfile.nts`` reads it."""
-    return field.split(b"\0", 1)[0].decode(encoding, errors)
-
-
-class _TarHeader(tarfile.TarInfo):
-    """``tarfile.TarInfo`` reading a usual header (octal numbers, unsigned checksum, not sparse)
-    in a third of the time, with the same fields; any other header, and every error, is left
-    to ``tarfile``'s own reader. Reading 20,000 headers cost ~0.45 s of the parent's CPU, as
-    much as reading the members' bytes."""
-
-    @classmethod
-    def frombuf(cls, buf: bytes | bytearray, encoding: str, errors: str) -> Self:
-        usual = cls.usual(buf, encoding, errors)
-        return super().frombuf(buf, encoding, errors) if usual is None else usual
-
-    @classmethod
-    def usual(cls, buf: bytes | bytearray, encoding: str, errors: str) -> Self | None:
-        """The header of ``buf`` when it is a usual one, else None (``tarfile`` reads it)."""
-        if len(buf) != tarfile.BLOCKSIZE or buf[156:157] == tarfile.GNUTYPE_SPARSE:
-            return None
-        fields = _HEADER_FIELDS.unpack(buf)
-        numbers = [_number(fields[i]) for i in _NUMBER_AT]
-        if None in numbers or numbers[5] != 256 + _byte_sum(buf) - sum(buf[148:156]):
-            return None  # also an all-NUL block: end of archive
-        obj = cls()
-        obj.mode, obj.uid, obj.gid, obj.size, obj.mtime, obj.chksum, obj.devmajor, obj.devminor = numbers  # type: ignore[assignment]
-        obj.name = _text(fields[0], encoding, errors)
-        obj.type = fields[7]
-        obj.linkname = _text(fields[8], encoding, errors)
-        obj.uname = _text(fields[10], encoding, errors)
-        obj.gname = _text(fields[11], encoding, errors)
-        prefix = _text(fields[14], encoding, errors)
-        if obj.type == tarfile.AREGTYPE and obj.name.endswith("/"):
-            obj.type = tarfile.DIRTYPE
-        if obj.isdir():
-            obj.name = obj.name.rstrip("/")
-        if prefix and obj.type not in tarfile.GNU_TYPES:
-            obj.name = prefix + "/" + obj.name
-        return obj
-
-
-#: Header types :func:`_usual_headers` leaves to ``tarfile``: long names, sparse files, pax headers.
-_UNUSUAL_TYPES = (*tarfile.GNU_TYPES, tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
-
-
-def _usual_headers(raw: IO[bytes], encoding: str, errors: str) -> list[tarfile.TarInfo] | None:
-    """Every member of an uncompressed archive, as ``TarFile.getmembers`` reads them, when all
-    its headers are usual ones (:meth:`_TarHeader.usual`, no long names, pax or sparse headers)
-    and it ends cleanly (a block of zeros, or the file's end after a member); None for any other
-    archive, which ``tarfile`` then reads (with its errors). One ``pread`` and one parse per
-    header, without ``tarfile``'s per-member file positioning: about half the parent's CPU
-    of reading 100,000 headers, all of it spent before the first document can be analysed."""
-    fd = raw.fileno()
-    size = os.fstat(fd).st_size
-    members: list[tarfile.TarInfo] = []
-    offset = 0
-    while offset < size:
-        buf = os.pread(fd, tarfile.BLOCKSIZE, offset)
-        member = _TarHeader.usual(buf, encoding, errors)
-        if member is None or member.type in _UNUSUAL_TYPES:
-            if buf == _ZERO_BLOCK and members:  # the end of the archive
-                raw.seek(offset + tarfile.BLOCKSIZE)
-                return members
-            return None
-        member.offset = offset
-        member.offset_data = offset + tarfile.BLOCKSIZE
-        offset = member.offset_data
-        if member.isreg() or member.type not in tarfile.SUPPORTED_TYPES:
-            offset += -(-member.size // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE  # the data blocks, as TarInfo._block counts them
-        members.append(member)
-    if offset > size or not members:  # data past the end ("unexpected end of data"), or empty
-        return None
-    raw.seek(size)
-    return members
-
-
-_ZERO_BLOCK = bytes(tarfile.BLOCKSIZE)
-
-
 class _MemberData:
     """A regular member of an uncompressed archive read straight from the archive file: what
     ``TarFile.extractfile`` gives (the same bytes, the same error for a truncated archive)
@@ -533,16 +402,6 @@ class _MemberData:
         return self.read()
 
 
-def _freeze_collector() -> bool:
-    """Leave every object alive now (the archive's members above all: one per member, 100,000 or a
-    million) out of the garbage collector's full passes while the archive is read, unless
-    something else froze objects already (its freeze is left alone). True when frozen here."""
-    if gc.get_freeze_count():
-        return False
-    gc.freeze()
-    return True
-
-
 def _has_fileno(raw: IO[bytes]) -> bool:
     try:
         raw.fileno()
@@ -562,16 +421,15 @@ def iter_archive(
     ``path`` may be an open seekable file (an archive read by URL, ``name``)."""
     try:
         with (open(path, "rb") if isinstance(path, (str, os.PathLike)) else contextlib.nullcontext(path)) as raw, \
-                tarfile.open(fileobj=raw, tarinfo=_TarHeader) as archive:
+                tarfile.open(fileobj=raw, tarinfo=TarHeader) as archive:
             # not compressed: a regular member's bytes are read straight from the file
             direct = archive.fileobj is raw
-            usual = _usual_headers(raw, archive.encoding, archive.errors) if direct and _has_fileno(raw) else None
+            usual = usual_headers(raw, archive.encoding, archive.errors) if direct and _has_fileno(raw) else None
             members = archive.getmembers() if usual is None else usual
             names = [_member_name(m.name) for m in members]
             last = {name: i for i, name in enumerate(names)}
             copies = Counter(names)
-            frozen = _freeze_collector()
-            try:
+            with collector_frozen():
                 read = 0
 
                 def consumed() -> int:
@@ -616,9 +474,6 @@ def iter_archive(
                         doc_id, data, modified=float(member.mtime), stored=consumed(), escaped=escaped, note=note,
                         plain=look == "plain",
                     )
-            finally:
-                if frozen:
-                    gc.unfreeze()
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise InputError(f"cannot read archive {name or path}: {exc}") from exc
 

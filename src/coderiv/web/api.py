@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import JSONResponse
 
 from coderiv.errors import CoderivError
-from coderiv.pairs.engine import DEFAULT_METHOD
+from coderiv.pairs.methods import DEFAULT_METHOD
 from coderiv.web import views
 from coderiv.web.checks import CheckOptions, run_check, run_report
 from coderiv.web.context import WebContext

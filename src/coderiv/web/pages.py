@@ -14,7 +14,7 @@ from fastapi.templating import Jinja2Templates
 
 from coderiv.errors import CoderivError
 from coderiv.output import html_visible
-from coderiv.pairs.engine import DEFAULT_METHOD, METHODS
+from coderiv.pairs.methods import DEFAULT_METHOD, METHODS
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES
 from coderiv.report import ReportOptions, render_html
 from coderiv.web import views

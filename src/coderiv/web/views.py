@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from coderiv.errors import CoderivError
-from coderiv.pairs.engine import DEFAULT_METHOD
+from coderiv.pairs.methods import DEFAULT_METHOD
 from coderiv.web.snapshot import Snapshot
 
 #: Default link threshold of a document's group on its page (percent).

@@ -1,7 +1,8 @@
 """Documents as people hold them: PDF, DOCX, ODT, RTF, EPUB, Markdown, reStructuredText, HTML
 and plain text, each read by its own module into an :class:`Extracted` text with a map from
 offsets back to pages or paragraphs. :func:`extract` is the one entry point; the readers of the
-binary formats and of Markdown, reStructuredText and RTF need ``coderiv[formats]``."""
+binary formats (PDF, DOCX, ODT, EPUB) and of RTF need ``coderiv[formats]``; Markdown and
+reStructuredText are read by core dependencies (markdown-it-py, docutils)."""
 
 from __future__ import annotations
 
