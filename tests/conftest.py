@@ -1,20 +1,10 @@
-"""Shared fixtures: tiny collections written into tmp_path, and a CliRunner."""
+"""Shared fixtures (a CliRunner). Helper functions live in tests/support, never here: a
+conftest is not imported by name."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from click.testing import CliRunner
-
-
-def write_docs(folder: Path, docs: dict[str, str]) -> Path:
-    """Write {relative path: text} below ``folder``; returns the folder."""
-    for name, text in docs.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, "utf-8")
-    return folder
 
 
 @pytest.fixture

@@ -20,8 +20,8 @@ from coderiv import Index
 from coderiv.cli.main import main
 from coderiv.errors import CoderivError
 from coderiv.text.collection import ReadOptions, escape_name, iter_archive, iter_folder, read_member, unescape_name
-from strategies import document
-from test_formats import check_extract
+from tests.support.formats import check_extract
+from tests.support.strategies import document
 
 ALL = ReadOptions(hidden=True)
 

@@ -16,7 +16,7 @@ from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError, 
 from coderiv.index.index import FORMAT_VERSION, resolve_index_path
 from coderiv.keys.kinds import StoreSpec
 from coderiv.text.analysis import AnalysisSettings
-from conftest import write_docs
+from tests.support.files import write_docs
 
 DOCS = {
     "a.txt": "the quick brown fox jumps over the lazy dog",

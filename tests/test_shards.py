@@ -14,9 +14,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.conftest import write_docs
-from tests.dask_cluster import real_cluster
-from tests.strategies import collection, document
 
 from coderiv.errors import CoderivError, CorruptIndexError
 from coderiv.index import shards as shards_module
@@ -26,6 +23,9 @@ from coderiv.ranking.measures import MEASURES
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.ranking.sharded import ShardedMeasureSearcher
 from coderiv.text.analysis import AnalysisSettings
+from tests.support.dask_cluster import real_cluster
+from tests.support.files import write_docs
+from tests.support.strategies import collection, document
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,6 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.conftest import write_docs
-from tests.dask_cluster import real_cluster
-from tests.strategies import collection
 
 from coderiv.cli import main
 from coderiv.index.index import Index
@@ -26,6 +23,9 @@ from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.ranking.sharded import ShardedMeasureSearcher
 from coderiv.ranking.sharded_containment import ShardedContainmentSearcher, open_sharded_with_chunks
+from tests.support.dask_cluster import real_cluster
+from tests.support.files import write_docs
+from tests.support.strategies import collection
 
 BASE = [" ".join(f"w{(i * 11 + j * 5) % 41}" for j in range(60)) for i in range(6)]
 #: six documents, each with two later versions (a few words changed or added), and a stray one

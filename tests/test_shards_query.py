@@ -11,8 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from tests.conftest import write_docs
-from tests.dask_cluster import real_cluster
 
 from coderiv.cli import main
 from coderiv.errors import CoderivError
@@ -20,6 +18,8 @@ from coderiv.index.shards import ShardedIndex, build_sharded
 from coderiv.ranking.fanout import ThreadFanout, held_indexes, open_on_worker
 from coderiv.ranking.measures import MEASURES
 from coderiv.ranking.sharded import ShardedFingerprintSearcher, ShardedMeasureSearcher
+from tests.support.dask_cluster import real_cluster
+from tests.support.files import write_docs
 
 DOCS = {f"d{i:02d}.txt": " ".join(f"w{(i * 7 + j * 3) % 29}" for j in range(20 + i * 3)) for i in range(30)}
 DOCS["sub/copy.txt"] = DOCS["d05.txt"] + " extra words here"

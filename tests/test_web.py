@@ -19,7 +19,7 @@ from coderiv.index.index import Index  # noqa: E402
 from coderiv.pairs.run import require_store, run_pairs  # noqa: E402
 from coderiv.web.app import create_app  # noqa: E402
 from coderiv.web.context import ServeSettings  # noqa: E402
-from conftest import write_docs  # noqa: E402
+from tests.support.files import write_docs  # noqa: E402
 
 TINY = {"a.txt": "alpha beta gamma", "b.txt": "alpha beta delta", "c.txt": "epsilon zeta"}
 

@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import chromium
 import pytest
 
 import coderiv
@@ -28,6 +27,7 @@ from coderiv.index.index import Index
 from coderiv.pairs.run import require_store
 from coderiv.ranking.search import Searcher
 from coderiv.report import ReportOptions, build_report
+from tests.support.chromium import needs_chromium
 
 EXAMPLE = Path(coderiv.__file__).parent / "data" / "example"
 QUERY = EXAMPLE / "plagiarized-essay.txt"
@@ -87,8 +87,7 @@ def server(index_dir: Path) -> Iterator[str]:
             process.wait()
         log.close()
 
-pytestmark = chromium.needs_chromium
-browser = chromium.browser  # the shared fixture
+pytestmark = needs_chromium
 
 
 @pytest.fixture
