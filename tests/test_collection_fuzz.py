@@ -12,6 +12,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -53,6 +54,7 @@ def run(args: list[str]) -> tuple[int, str]:
 
 @FUZZ
 @given(files=st.dictionaries(name_bytes, content, min_size=1, max_size=6))
+@pytest.mark.slow
 def test_folder_of_hostile_names_and_bytes(files: dict[bytes, bytes]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "c"

@@ -86,6 +86,7 @@ def test_incremental_update_with_a_chunk_store_equals_rebuild(tmp_path):
     assert_same_index(inc, full)
 
 
+@pytest.mark.slow
 def test_tiny_runs_and_ranges_give_the_same_index(tmp_path, monkeypatch):
     """Spilling many runs, inverting many document ranges and merging them changes nothing."""
     texts = {f"doc{i:03d}.txt": f"word{i % 7} common text number{i} word{i % 3} more{i % 11}" for i in range(120)}

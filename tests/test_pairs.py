@@ -299,6 +299,7 @@ def test_stale_table_is_detected(tmp_path):
 
 # -- Dask ----------------------------------------------------------------------------------------
 
+@pytest.mark.cluster
 def test_dask_local_cluster_gives_identical_table(tmp_path, monkeypatch):
     from coderiv.pairs import engine as pairs
     from coderiv.pairs.dask_backend import dask_client, dask_engine
@@ -401,6 +402,7 @@ def test_cli_errors_are_one_line(tmp_path, runner):
     assert "Traceback" not in result.output
 
 
+@pytest.mark.cluster
 def test_cli_dask_local_cluster_matches_single_process(tmp_path, runner):
     write_docs(tmp_path / "c", random_docs(random.Random(9), 10))
     idx = str(tmp_path / "idx")

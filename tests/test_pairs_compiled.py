@@ -18,7 +18,7 @@ from coderiv.pairs.run import compute_pairs, run_pairs
 from coderiv.pairs.table import PairTable
 from tests.support.pairs import ALL_STORES, build, edit_docs, random_docs, rows_by_id
 
-pytestmark = pytest.mark.skipif(not compiled.load(), reason="numba (coderiv[fast]) is not installed")
+pytestmark = [pytest.mark.compiled, pytest.mark.skipif(not compiled.load(), reason="numba (coderiv[fast]) is not installed")]
 
 ARRAYS = ("row_ptr", "targets", "values", "truncated")
 

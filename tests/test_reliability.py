@@ -32,6 +32,7 @@ def start_index(source: Path, index: Path, stderr: Path) -> subprocess.Popen[byt
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the process table from /proc")
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.faults
 def test_a_killed_writer_leaves_no_worker_and_no_lock(tmp_path: Path, signum: int) -> None:
     source = slow_collection(tmp_path / "c")
     proc = start_index(source, tmp_path / "i", tmp_path / "stderr")

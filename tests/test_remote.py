@@ -263,6 +263,7 @@ def test_document_bytes_round_trip(text: str) -> None:
         ]
 
 
+@pytest.mark.cluster
 def test_workers_of_a_real_cluster_read_the_url(tmp_path: Path) -> None:
     """``dask scheduler`` + two ``dask worker`` processes: each shard task reads the URL itself
     (a file:// folder, and an archive as an fsspec tar:// folder: the generic reader), and the

@@ -53,6 +53,7 @@ def assert_same_answers(single: Index, sharded: ShardedIndex, queries: list[str]
 
 @settings(max_examples=25, deadline=None)
 @given(docs=collection, k=st.integers(1, 5), query=document)
+@pytest.mark.slow
 def test_sharded_index_answers_as_one_index(cases: Path, docs: list[str], k: int, query: str) -> None:
     case = Path(tempfile.mkdtemp(dir=cases))
     source = write_docs(case / "src", {f"d{i:02d}.txt": text for i, text in enumerate(docs)})
@@ -162,6 +163,7 @@ def test_cli_index_and_query_sharded(tmp_path: Path, runner: object) -> None:
     assert nodask.exit_code != 0 and "add --shards" in nodask.output
 
 
+@pytest.mark.cluster
 def test_real_dask_cluster_builds_the_same_index(tmp_path: Path) -> None:
     """A scheduler and two workers as separate processes (Dask's own command-line tools on
     loopback): ``index --shards --dask ADDRESS`` gives byte-for-byte the single machine's answers."""
@@ -215,6 +217,7 @@ FINGERPRINTS = ["full:g=2", "anchor:g=2", "winnowing:g=2", "first-r:g=2,r=3"]
 
 @settings(max_examples=15, deadline=None)
 @given(docs=collection, k=st.integers(1, 4), query=document)
+@pytest.mark.slow
 def test_sharded_fingerprints_answer_as_one_index(cases: Path, docs: list[str], k: int, query: str) -> None:
     from coderiv.keys.fingerprint import parse_fingerprint
     from coderiv.ranking.fingerprint_search import FingerprintSearcher
@@ -286,6 +289,7 @@ edits = st.lists(st.tuples(st.sampled_from(["write", "remove"]), st.integers(0, 
 
 @settings(max_examples=15, deadline=None)
 @given(docs=collection, k=st.integers(1, 4), steps=edits, query=document)
+@pytest.mark.slow
 def test_an_update_of_a_sharded_index_answers_as_a_fresh_build(
     cases: Path, docs: list[str], k: int, steps: list[tuple[str, int, str]], query: str
 ) -> None:

@@ -76,6 +76,7 @@ def test_query_on_shards_prints_one_index_s_output(indexes: tuple[Path, Path, Pa
         assert '"t2/v2.txt"' in expected.split('"excluded"')[1]  # the versions of t2/v1 are left out
 
 
+@pytest.mark.cluster
 def test_containment_and_exclusions_on_a_real_cluster(indexes: tuple[Path, Path, Path]) -> None:
     """``dask scheduler`` + two ``dask worker`` processes score the shards (``--dask``)."""
     source, one, many = indexes
@@ -102,6 +103,7 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @settings(max_examples=10, deadline=None)
 @given(docs=collection, k=st.integers(1, 4), pick=st.integers(0, 11), top=st.integers(1, 5))
+@pytest.mark.slow
 def test_excluding_on_shards_gives_one_index_s_lists(cases: Path, docs: list[str], k: int, pick: int, top: int) -> None:
     """For containment and a ranking measure, the ranked lists of ``--doc`` queries with their
     own document excluded are one index's: same ids in the same order, same percentages."""

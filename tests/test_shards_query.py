@@ -51,6 +51,7 @@ def _query(index: Path, args: list[str], *extra: str) -> str:
 DOCS_QUERY = Path(__file__)  # any text file: a query from outside the collection too
 
 
+@pytest.mark.slow
 def test_threads_give_one_index_s_output(indexes: tuple[Path, Path, Path]) -> None:
     _, one, many = indexes
     for args in QUERY_ARGS:
@@ -100,6 +101,8 @@ def test_dask_on_a_single_index_is_refused(indexes: tuple[Path, Path, Path]) -> 
     assert result.exit_code != 0 and "--dask applies to a sharded index" in result.output
 
 
+@pytest.mark.cluster
+@pytest.mark.faults
 def test_real_dask_cluster_answers_as_one_index(indexes: tuple[Path, Path, Path]) -> None:
     """``query --dask tcp://…`` on a scheduler and two worker processes: table and TSV byte for
     byte those of one index, JSON byte for byte that of the threads, for every measure and
@@ -150,6 +153,7 @@ def test_evaluate_on_a_sharded_index_is_one_index_s(indexes: tuple[Path, Path, P
     assert refused.exit_code != 0 and "method containment needs a single index" in refused.output
 
 
+@pytest.mark.slow
 def test_report_on_a_sharded_index_is_one_index_s(indexes: tuple[Path, Path, Path], tmp_path: Path) -> None:
     """The evidence report (JSON and HTML) on a sharded index, which first gets its chunk
     store (the set rebuilt atomically), is one index's but for the index path it names."""
@@ -246,6 +250,8 @@ def test_pairs_on_a_sharded_index_is_one_index_s(indexes: tuple[Path, Path, Path
     assert "up to date" in again.output  # (a store added for a later method rebuilds the set: earlier tables go stale)
 
 
+@pytest.mark.cluster
+@pytest.mark.faults
 def test_pairs_on_a_real_dask_cluster_with_a_worker_killed(indexes: tuple[Path, Path, Path], tmp_path: Path) -> None:
     """``pairs --dask tcp://…`` over a sharded index equals one index's table; a worker killed
     (by its PID) in the middle of a run: the run completes (Dask reruns the blocks) or fails

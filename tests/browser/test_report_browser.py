@@ -19,7 +19,7 @@ FILLER = "\n".join(f"line{i} filler{i}" for i in range(60))  # tall, but too sho
 QUERY = f"{A1}\n\n" + "\n".join(f"own{i} words{i}" for i in range(60)) + f"\n\n{LONG}"
 EVIL = '<script>window.pwned = 1</script> <img src=x onerror="window.pwned = 2"> </textarea> ' + para("x", 0)
 
-pytestmark = needs_chromium
+pytestmark = [pytest.mark.browser, needs_chromium]
 
 
 @pytest.fixture(scope="module")

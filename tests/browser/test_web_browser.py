@@ -87,7 +87,7 @@ def server(index_dir: Path) -> Iterator[str]:
             process.wait()
         log.close()
 
-pytestmark = needs_chromium
+pytestmark = [pytest.mark.browser, needs_chromium]
 
 
 @pytest.fixture
