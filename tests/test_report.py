@@ -1,5 +1,5 @@
 """The evidence report: exact sources, passages, offsets, shares and exclusions on a collection
-whose shared paragraphs are known (tests/report_corpus.py)."""
+whose shared paragraphs are known (tests/support/report_corpus.py)."""
 
 from __future__ import annotations
 
