@@ -42,6 +42,7 @@ def collect(*args: str) -> tuple[int, str]:
     return done.returncode, done.stdout.strip().splitlines()[-1]
 
 
+@pytest.mark.slow  # two pytest processes: 5.5 s at a load of 4.6
 def test_a_file_named_on_the_command_line_runs_whatever_its_tier() -> None:
     # test_compiled_writer.py is all in the compiled tier: named, its 11 tests are collected
     code, last = collect("tests/test_compiled_writer.py")
