@@ -29,11 +29,7 @@ from pathlib import Path
 import psutil
 
 from common import machine
-
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # tests/dask_cluster.py: the same cluster the tests start
-
-from tests.dask_cluster import real_cluster  # noqa: E402
+from dask_cluster import real_cluster
 
 
 class TreeSampler:

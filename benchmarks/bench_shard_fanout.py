@@ -14,15 +14,10 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.dask_cluster
-
-from tests.dask_cluster import real_cluster
 
 from coderiv.evaluation.synthetic import SyntheticCollection
 from coderiv.index.cluster import dask_client
@@ -32,6 +27,7 @@ from coderiv.ranking.fanout import DaskFanout, ThreadFanout
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.ranking.sharded import ShardedMeasureSearcher
 from common import latency_summary, machine, timed
+from dask_cluster import real_cluster
 
 
 def run(searcher: Any, queries: list[tuple[str, str]], expected: list[list[str]] | None) -> tuple[list[float], float, list[list[str]]]:

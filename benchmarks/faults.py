@@ -37,9 +37,6 @@ from pathlib import Path
 
 from common import machine
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from processes import alive, descendants_of  # noqa: E402  (the process table, shared with the fault tests)
-
 SRC = Path(__file__).resolve().parents[1] / "src"
 WORDS = "river delta marsh wetland estuary sediment tide channel levee basin floodplain meander oxbow".split()
 QUERIES = 3
@@ -105,6 +102,38 @@ def answers(index: Path, queries: list[Path]) -> tuple[str, ...]:
         done = coderiv("query", str(q), "--index", str(index), "--format", "tsv", "-k", "10")
         out.append(done.stdout if done.returncode == 0 else f"exit {done.returncode}: {done.stderr.strip()}")
     return tuple(out)
+
+
+# -- the process table, read from /proc (tests/support/processes.py reads it the same way for
+# the fault tests; benchmarks never import the tests) -------------------------------------------
+
+def _state_and_parent(pid: int) -> tuple[str, int] | None:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return fields[0], int(fields[1])
+
+
+def alive(pid: int) -> bool:
+    """``pid`` exists and is not a zombie."""
+    found = _state_and_parent(pid)
+    return found is not None and found[0] != "Z"
+
+
+def descendants_of(pid: int) -> set[int]:
+    """Every live process below ``pid``: children, grandchildren…"""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        found = _state_and_parent(int(entry.name)) if entry.name.isdigit() else None
+        if found is not None and found[0] != "Z":
+            parents[int(entry.name)] = found[1]
+    below: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier} - below
+        below |= frontier
+    return below
 
 
 @dataclass

@@ -111,3 +111,93 @@ def test_the_checker_sees_a_cycle_and_an_upward_import(tmp_path: Path) -> None:
     assert layer("coderiv.cli.main") > layer("coderiv.text.analysis")
     assert find_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
     assert find_cycles({"a": {"b"}, "b": set(), "c": {"a", "b"}}) == []
+
+
+# -- the tests' house: test modules share helpers only through tests/support -----------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTS, BENCHMARKS = ROOT / "tests", ROOT / "benchmarks"
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module ``path`` imports, anywhere in the file (``from a import b`` gives ``a`` and
+    ``a.b``; a relative import keeps its dots), and ``sys.path`` if the file changes it."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            found.add(module)
+            found.update(f"{module}.{a.name}" if node.module else f"{module}{a.name}" for a in node.names)
+        elif (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in {"insert", "append", "extend"}
+            and ast.unparse(node.func.value) == "sys.path"
+        ):
+            found.add("sys.path")
+    return found
+
+
+def stems(folder: Path) -> set[str]:
+    return {p.stem for p in folder.rglob("*.py")} - {"__init__"}
+
+
+def forbidden_in_tests(name: str, *, test_stems: set[str], bench_stems: set[str]) -> str | None:
+    """Why a test file (a test module, a conftest or tests/support) may not import ``name``, or None."""
+    top = name.split(".")[0]
+    if name == "sys.path":
+        return "changes sys.path"
+    if name.startswith("."):
+        return "a relative import"
+    if top == "tests" and name != "tests" and not (name == "tests.support" or name.startswith("tests.support.")):
+        return "imports a test module (shared helpers belong in tests/support)"
+    if top in test_stems:
+        return "imports a test module by its bare name (shared helpers belong in tests/support)"
+    if top == "benchmarks" or top in bench_stems:
+        return "imports a benchmark"
+    return None
+
+
+def forbidden_in_benchmarks(name: str, *, test_stems: set[str], bench_stems: set[str]) -> str | None:
+    """Why a benchmark may not import ``name``, or None: benchmarks import coderiv, libraries and
+    each other, never the tests."""
+    top = name.split(".")[0]
+    if name == "sys.path":
+        return "changes sys.path"
+    if top == "tests" or top in test_stems - bench_stems:
+        return "imports the tests"
+    return None
+
+
+def test_tests_and_benchmarks_never_import_each_other() -> None:
+    test_stems, bench_stems = stems(TESTS), stems(BENCHMARKS)
+    assert {"conftest", "test_architecture", "files"} <= test_stems and {"common"} <= bench_stems
+    found = sorted(
+        f"{path.relative_to(ROOT)}: {name}: {why}"
+        for folder, rule in [(TESTS, forbidden_in_tests), (BENCHMARKS, forbidden_in_benchmarks)]
+        for path in folder.rglob("*.py")
+        for name in imported_modules(path)
+        if (why := rule(name, test_stems=test_stems, bench_stems=bench_stems))
+    )
+    assert found == []
+
+
+def test_the_checker_sees_a_test_importing_a_test_or_a_benchmark(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text(
+        "import sys\nfrom tests.support.files import write_docs\nfrom tests import support\n"
+        "def f():\n    from test_pairs import build\n    from tests.test_pairs import build\n"
+        "from tests import test_pairs\nfrom . import conftest\nimport common\nsys.path.insert(0, 'tests')\n"
+    )
+    test_stems, bench_stems = {"test_pairs", "conftest", "files", "faults"}, {"common", "faults"}
+    verdicts = {name: forbidden_in_tests(name, test_stems=test_stems, bench_stems=bench_stems) for name in imported_modules(source)}
+    assert {name for name, why in verdicts.items() if why is None} == {
+        "sys", "tests", "tests.support", "tests.support.files", "tests.support.files.write_docs"
+    }
+    assert {name for name, why in verdicts.items() if why is not None} == {
+        "test_pairs", "test_pairs.build", "tests.test_pairs", "tests.test_pairs.build", ".", ".conftest",
+        "common", "sys.path",
+    }
+    assert forbidden_in_benchmarks("faults", test_stems=test_stems, bench_stems=bench_stems) is None  # a benchmark's own module
+    assert forbidden_in_benchmarks("tests.support.files", test_stems=test_stems, bench_stems=bench_stems) == "imports the tests"
+    assert forbidden_in_benchmarks("files", test_stems=test_stems, bench_stems=bench_stems) == "imports the tests"

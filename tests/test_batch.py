@@ -15,7 +15,7 @@ from coderiv.progress import Counter
 from coderiv.ranking.batch import DEFAULT_TOP, Limits, check_batch, cut_note, own_document, rank_query
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.text.reading import QueryDocument, SkippedQuery, count_queries, is_batch, iter_queries
-from conftest import write_docs
+from tests.support.files import write_docs
 
 # Twelve copies of one text (each 100% to the others) and two unrelated documents.
 TEXT = "granite basalt obsidian pumice marble slate quartzite gneiss schist"

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from coderiv.cli.main import main
-from conftest import write_docs
+from tests.support.files import write_docs
 
 DOCS = {"d1.txt": "apple banana apple", "d2.txt": "banana cherry", "d3.txt": "cherry cherry date"}
 

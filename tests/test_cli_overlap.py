@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from coderiv.cli.main import main
-from conftest import write_docs
+from tests.support.files import write_docs
 
 SHARED = "Configuration files are read from the project folder before any plugin is loaded."
 QUERY = SHARED + "\n\nEvery option can be overridden on the command line with a flag of the same name."

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from coderiv.cli.main import main
-from report_corpus import build, para
+from tests.support.report_corpus import build, para
 
 A1, B2, OWN = para("a", 1), para("b", 2), para("own", 0)
 

@@ -12,6 +12,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,8 +21,8 @@ from coderiv import Index
 from coderiv.cli.main import main
 from coderiv.errors import CoderivError
 from coderiv.text.collection import ReadOptions, escape_name, iter_archive, iter_folder, read_member, unescape_name
-from strategies import document
-from test_formats import check_extract
+from tests.support.formats import check_extract
+from tests.support.strategies import document
 
 ALL = ReadOptions(hidden=True)
 
@@ -53,6 +54,7 @@ def run(args: list[str]) -> tuple[int, str]:
 
 @FUZZ
 @given(files=st.dictionaries(name_bytes, content, min_size=1, max_size=6))
+@pytest.mark.slow
 def test_folder_of_hostile_names_and_bytes(files: dict[bytes, bytes]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "c"

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from coderiv.cli.main import main
 from coderiv.overlap.compare import compare_texts
 from coderiv.text.analysis import Analyzer
-from strategies import WORDS
+from tests.support.strategies import WORDS
 
 #: Words of a small vocabulary mixed with arbitrary characters, so that texts share passages.
 texts = st.lists(st.one_of(st.sampled_from(WORDS), st.text(max_size=6)), max_size=120).map(" ".join)

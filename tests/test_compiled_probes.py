@@ -21,7 +21,9 @@ from coderiv.index.postings import DocNumbers, Postings, group_by_key, narrow
 from coderiv.ranking import compiled_probes
 from coderiv.ranking.batch import Limits, query_documents
 from coderiv.ranking.search import MeasureSearcher
-from conftest import write_docs
+from tests.support.files import write_docs
+
+pytestmark = pytest.mark.compiled  # numba compiles (or loads) the query loops: the compiled tier
 
 PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -15,6 +15,8 @@ from coderiv.keys import batch_terms, compiled_terms
 from coderiv.keys.batch_terms import StopTable, ascii_term_counts, numpy_word_keys
 from coderiv.text.analysis import default_stoplist
 
+pytestmark = pytest.mark.compiled  # numba compiles (or loads) the word loop: the compiled tier
+
 pytest.importorskip("numba")
 
 STOPS = StopTable(default_stoplist())

@@ -17,6 +17,8 @@ from coderiv.index.counts import CountValues
 from coderiv.index.postings import Postings, from_forward, group_by_key
 from coderiv.keys import compiled_terms
 
+pytestmark = pytest.mark.compiled  # numba compiles (or loads) the writer's loops: the compiled tier
+
 numba_loaded = pytest.mark.skipif(not compiled_terms.available(), reason="numba (coderiv[fast]) not installed")
 
 #: a few keys (so documents share them), colliding low and high bits, the extremes of uint64

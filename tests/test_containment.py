@@ -13,7 +13,7 @@ from coderiv.errors import CoderivError
 from coderiv.index.index import Index
 from coderiv.ranking.containment import ContainmentSearcher, chunk_store_spec, open_with_chunks
 from coderiv.ranking.protocol import DocumentSearcher
-from conftest import write_docs
+from tests.support.files import write_docs
 
 SEVEN = "alpha bravo charlie delta echo foxtrot golf"
 QUERY = SEVEN + " kilo lima mike"  # 10 terms: 6 five-word chunks, the first 3 inside SEVEN

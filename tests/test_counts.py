@@ -13,7 +13,7 @@ from coderiv import Index, Searcher
 from coderiv.index import counts
 from coderiv.index.counts import OVER_AT_FILE, OVER_VAL_FILE, CountValues
 from coderiv.index.postings import Postings
-from conftest import write_docs
+from tests.support.files import write_docs
 
 PROPERTY = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

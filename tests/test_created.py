@@ -8,20 +8,9 @@ import io
 import pytest
 
 from coderiv.text.formats.created import creation_date, pdf_date
+from tests.support.formats import docx_bytes
 
 UTC = dt.timezone.utc
-
-
-def docx_bytes(text: str, created: dt.datetime | None) -> bytes:
-    import docx
-
-    document = docx.Document()
-    document.add_paragraph(text)
-    if created is not None:
-        document.core_properties.created = created
-    out = io.BytesIO()
-    document.save(out)
-    return out.getvalue()
 
 
 def odt_bytes(text: str, created: str | None) -> bytes:

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from coderiv.cli.main import main
 from coderiv.index.index import Index
 from coderiv.index.storage import MANIFEST_COPY
-from conftest import write_docs
+from tests.support.files import write_docs
 
 DOCS = {
     "river.txt": "rivers carry sediments and nutrients downstream, feeding the estuaries and their fishing villages",

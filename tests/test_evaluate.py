@@ -33,7 +33,7 @@ from coderiv.evaluation.evaluate import (
 from coderiv.evaluation.methods import EVALUATION_METHODS, METHOD_FAMILIES, expand_methods, get_method, register_family, register_method
 from coderiv.evaluation.variants import expand_variants, variant_index, variant_path
 from coderiv.ranking.measures import MEASURES
-from conftest import write_docs
+from tests.support.files import write_docs
 
 T, F = True, False
 

@@ -17,10 +17,10 @@ import pytest
 from click.testing import CliRunner
 
 from coderiv.cli.main import main
-from processes import alive, descendants_of, signal_and_reap, wait_for
-from test_reliability import SRC, slow_collection
+from tests.support.faults import SRC, slow_collection
+from tests.support.processes import alive, descendants_of, signal_and_reap, wait_for
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the process table from /proc")
+pytestmark = [pytest.mark.faults, pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the process table from /proc")]
 
 
 def start_pairs(index: Path, stderr: Path, *extra: str) -> subprocess.Popen[bytes]:

@@ -28,7 +28,7 @@ from coderiv.keys.fingerprint import (
 )
 from coderiv.ranking.fingerprint_search import fingerprint_stores, rarest_keys, rarest_selection
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer
-from conftest import write_docs
+from tests.support.files import write_docs
 
 RAW = Analyzer(AnalysisSettings(stop=False))
 

@@ -23,6 +23,7 @@ from coderiv.text.formats import ExtractionError, extract
 from coderiv.text.formats.pdf import drop_running_lines
 from coderiv.text.formats.ziparchive import MAX_RATIO
 from coderiv.text.reading import read_query
+from tests.support.formats import check_extract
 
 PARAGRAPHS = [
     "Otters have returned to the lower river after thirty years of absence.",
@@ -358,16 +359,6 @@ def valid_sample(name: str) -> bytes:
             "a.md": b"# Otters\n\n*Salmon* [rise](http://x.org).\n", "a.rst": b"Otters\n======\n\n:ref:`Salmon <s>` rise.\n",
         })
     return _VALID[name]
-
-
-def check_extract(data: bytes, name: str) -> None:
-    try:
-        extracted = extract(data, name)
-    except (ExtractionError, MissingExtraError) as exc:
-        assert "\n" not in str(exc)
-    else:
-        assert isinstance(extracted.text, str)
-        assert list(extracted.locations.starts) == sorted(extracted.locations.starts)
 
 
 @settings(max_examples=40, deadline=None)

@@ -10,7 +10,7 @@ import pytest
 from coderiv.errors import InputError
 from coderiv.evaluation.generate import generate_cases
 from coderiv.text.collection import iter_collection
-from conftest import write_docs
+from tests.support.files import write_docs
 
 
 def paragraph(doc: str, k: int) -> str:

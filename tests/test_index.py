@@ -16,7 +16,7 @@ from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError, 
 from coderiv.index.index import FORMAT_VERSION, resolve_index_path
 from coderiv.keys.kinds import StoreSpec
 from coderiv.text.analysis import AnalysisSettings
-from conftest import write_docs
+from tests.support.files import write_docs
 
 DOCS = {
     "a.txt": "the quick brown fox jumps over the lazy dog",
@@ -86,6 +86,7 @@ def test_incremental_update_with_a_chunk_store_equals_rebuild(tmp_path):
     assert_same_index(inc, full)
 
 
+@pytest.mark.slow
 def test_tiny_runs_and_ranges_give_the_same_index(tmp_path, monkeypatch):
     """Spilling many runs, inverting many document ranges and merging them changes nothing."""
     texts = {f"doc{i:03d}.txt": f"word{i % 7} common text number{i} word{i % 3} more{i % 11}" for i in range(120)}

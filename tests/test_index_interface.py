@@ -24,7 +24,7 @@ from coderiv.ranking.search import MeasureSearcher, Searcher
 from coderiv.ranking.searchers import QUERY_METHODS, QueryMethod, QueryOptions, make_searcher, searcher_for
 from coderiv.ranking.sharded import ShardedFingerprintSearcher, ShardedMeasureSearcher
 from coderiv.ranking.sharded_containment import ShardedContainmentSearcher
-from conftest import write_docs
+from tests.support.files import write_docs
 
 PACKAGE = Path(coderiv.__file__).parent
 

@@ -19,7 +19,7 @@ from coderiv.text.isolated import Budget, read_isolated
 from coderiv.text.reading import read_query_bytes
 from coderiv.web.app import create_app
 from coderiv.web.context import ServeSettings
-from conftest import write_docs
+from tests.support.files import write_docs
 
 CONTENT_TYPES = (
     '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
@@ -90,6 +90,7 @@ def _reader_children() -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_other_requests_are_answered_while_a_hostile_upload_is_read(tmp_path: Path, heavy_docx: bytes) -> None:
     folder = write_docs(tmp_path / "docs", {"a.txt": "the lighthouse keeper climbed the stairs every evening"})
     Index.update_from(folder, tmp_path / "index", workers=1)

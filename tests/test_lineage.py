@@ -45,8 +45,8 @@ from coderiv.pairs.lineage import (
 )
 from coderiv.pairs.methods import get_method
 from coderiv.pairs.run import run_pairs
-from conftest import write_docs
-from test_created import docx_bytes
+from tests.support.files import write_docs
+from tests.support.formats import docx_bytes
 
 WORDS = ["".join(p) for p in itertools.product("bcdfghk", "aeiou", "lmnprst", "aeiou")]
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from coderiv import Index, Searcher
 from coderiv.errors import UnknownNameError
 from coderiv.ranking.measures import MEASURES, get_measure
-from conftest import write_docs
+from tests.support.files import write_docs
 
 L1 = 1 / (1 + log(1 + abs(3 - 2)))  # L(q, d1): |f_d1 − f_q| = 1
 W_D1 = sqrt(((1 + log(2)) * log(4)) ** 2 + log(2.5) ** 2)  # apple: f=2, w=ln 4; banana: f=1, w=ln 2.5

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,21 +21,8 @@ from coderiv.pairs.row_ranking import row_ranges
 from coderiv.pairs.run import compute_pairs, run_pairs
 from coderiv.pairs.table import PairTable, StalePairsError
 from coderiv.ranking.search import Searcher
-from conftest import write_docs
-
-ALL_STORES = [m.store for m in METHODS.values()]
-
-
-def build(folder: Path, docs: dict[str, str], tmp: Path) -> Index:
-    write_docs(folder, docs)
-    Index.update_from(folder, tmp / "idx", stores=ALL_STORES, workers=1)
-    return Index.open(tmp / "idx")
-
-
-def rows_by_id(table: PairTable) -> dict[str, list[tuple[str, float]]]:
-    """The table as {doc id: [(similar id, percent), ...]}, independent of document numbers."""
-    return {d: [(other, pct) for _, pct, other in table.similar(d)] for d in table.doc_ids}
-
+from tests.support.files import write_docs
+from tests.support.pairs import build, edit_docs, random_docs, rows_by_id
 
 # -- the kernel ------------------------------------------------------------------------------
 
@@ -117,22 +103,8 @@ def test_identity5_worked_by_hand(tmp_path):
     assert expected == pytest.approx(44.30, abs=0.01)
 
 
-def _random_docs(rng: random.Random, n_docs: int, vocab: int = 40, length: int = 30) -> dict[str, str]:
-    words = [f"w{i}x" for i in range(vocab)]
-    docs = {}
-    for i in range(n_docs):
-        if i and rng.random() < 0.4:  # a revision of an earlier document
-            base = docs[f"d{rng.randrange(i):02d}.txt"].split()
-            cut = rng.randrange(len(base))
-            text = base[:cut] + [rng.choice(words) for _ in range(rng.randrange(1, 8))] + base[cut:]
-        else:
-            text = [rng.choice(words) for _ in range(length)]
-        docs[f"d{i:02d}.txt"] = " ".join(text)
-    return docs
-
-
 def test_identity5_rows_equal_one_to_n_ranking(tmp_path):
-    index = build(tmp_path / "c", _random_docs(random.Random(3), 14), tmp_path)
+    index = build(tmp_path / "c", random_docs(random.Random(3), 14), tmp_path)
     table, _ = compute_pairs(index, "identity5", top=5)  # M = 100 > N: nothing skipped, exact identity5
     searcher = Searcher(index)
     for doc_id in index.doc_ids:
@@ -172,7 +144,7 @@ def test_set_methods_equal_brute_force(tmp_path_factory, monkeypatch, seed, meth
     monkeypatch.setattr(budget, "MIN_RANGE_PAIRS", 1)  # the budget is all for pairs here
     monkeypatch.setattr("coderiv.pairs.run.fixed_bytes", lambda *args: 0)
     tmp = tmp_path_factory.mktemp("bf")
-    index = build(tmp / "c", _random_docs(random.Random(seed), 12, vocab=12, length=20), tmp)
+    index = build(tmp / "c", random_docs(random.Random(seed), 12, vocab=12, length=20), tmp)
     table, _ = compute_pairs(index, method, top=3, max_df=max_df)
     got = rows_by_id(table)
     want = _brute_force(index, method, 3, max_df)
@@ -200,19 +172,6 @@ def test_boilerplate_keys_are_skipped_and_reported(tmp_path):
 
 # -- incremental runs ----------------------------------------------------------------------------
 
-def _edit(folder: Path, rng: random.Random) -> None:
-    files = sorted(folder.glob("*.txt"))
-    for path in rng.sample(files, 2):
-        path.unlink()
-    for path in rng.sample(sorted(folder.glob("*.txt")), 2):
-        other = rng.choice(files)
-        if other.exists():
-            path.write_text(other.read_text() + " zz1 zz2", "utf-8")
-    for i in range(3):
-        base = rng.choice(sorted(folder.glob("*.txt"))).read_text().split()
-        (folder / f"new{i}.txt").write_text(" ".join(base[: len(base) // 2 + i] + ["fresh", f"n{i}x"]), "utf-8")
-
-
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10_000), method=st.sampled_from(sorted(METHODS)), max_df=st.sampled_from([None, 3, 4]))
 def test_incremental_run_equals_full_recomputation(tmp_path_factory, monkeypatch, seed, method, max_df):
@@ -222,10 +181,10 @@ def test_incremental_run_equals_full_recomputation(tmp_path_factory, monkeypatch
     monkeypatch.setattr(eligibility, "POSTINGS_STEP", 50)  # whole-store passes in several steps
     tmp = tmp_path_factory.mktemp("inc")
     rng = random.Random(seed)
-    index = build(tmp / "c", _random_docs(rng, 16, vocab=15, length=20), tmp)
+    index = build(tmp / "c", random_docs(rng, 16, vocab=15, length=20), tmp)
     first = run_pairs(index, method, top=3, max_df=max_df)
     assert first.mode == "full"
-    _edit(tmp / "c", rng)
+    edit_docs(tmp / "c", rng)
     Index.update_from(tmp / "c", tmp / "idx", workers=1)
     index = Index.open(tmp / "idx")
     report = run_pairs(index, method, top=3, max_df=max_df)
@@ -255,7 +214,7 @@ def test_a_memory_budget_computes_rows_by_document_range_with_identical_results(
     monkeypatch.setattr(f"coderiv.pairs.run.{spied}", lambda *args, **kw: ranges.append(original(*args, **kw)) or ranges[-1])
     tmp = tmp_path_factory.mktemp("mem")
     rng = random.Random(seed)
-    index = build(tmp / "c", _random_docs(rng, 16, vocab=15, length=20), tmp)
+    index = build(tmp / "c", random_docs(rng, 16, vocab=15, length=20), tmp)
     whole, whole_report = compute_pairs(index, method, top=3)
     assert ranges[-1] == [(0, index.n_docs)]  # the default budget holds this collection
     assume(whole_report.shared_pairs > budget)  # a budget that holds every pair needs no ranges
@@ -266,7 +225,7 @@ def test_a_memory_budget_computes_rows_by_document_range_with_identical_results(
         assert np.array_equal(whole.arrays[name], ranged.arrays[name]), name
     # an incremental run under the budget equals a full one
     run_pairs(index, method, top=3, memory=budget * memory.BYTES_PER_PAIR)
-    _edit(tmp / "c", rng)
+    edit_docs(tmp / "c", rng)
     Index.update_from(tmp / "c", tmp / "idx", workers=1)
     index = Index.open(tmp / "idx")
     assert run_pairs(index, method, top=3, memory=budget * memory.BYTES_PER_PAIR).mode == "incremental"
@@ -314,7 +273,7 @@ def test_truncated_row_that_loses_its_entry_is_recomputed(tmp_path):
 
 
 def test_changed_parameters_force_a_full_run(tmp_path):
-    index = build(tmp_path / "c", _random_docs(random.Random(1), 8), tmp_path)
+    index = build(tmp_path / "c", random_docs(random.Random(1), 8), tmp_path)
     run_pairs(index, "chunks", top=3)
     assert run_pairs(index, "chunks", top=4).mode == "full"
     assert run_pairs(index, "chunks", top=4, max_df=5).mode == "full"
@@ -327,7 +286,7 @@ def test_changed_parameters_force_a_full_run(tmp_path):
 
 
 def test_stale_table_is_detected(tmp_path):
-    index = build(tmp_path / "c", _random_docs(random.Random(2), 8), tmp_path)
+    index = build(tmp_path / "c", random_docs(random.Random(2), 8), tmp_path)
     run_pairs(index, "chunks", top=3)
     write_docs(tmp_path / "c", {"extra.txt": "something else entirely new"})
     Index.update_from(tmp_path / "c", tmp_path / "idx", workers=1)
@@ -337,12 +296,13 @@ def test_stale_table_is_detected(tmp_path):
 
 # -- Dask ----------------------------------------------------------------------------------------
 
+@pytest.mark.cluster
 def test_dask_local_cluster_gives_identical_table(tmp_path, monkeypatch):
     from coderiv.pairs import counting
     from coderiv.pairs.dask_backend import dask_client, dask_engine
 
     monkeypatch.setattr(counting, "BLOCK_PAIRS", 40)  # many small blocks, spread over both workers
-    index = build(tmp_path / "c", _random_docs(random.Random(5), 30, vocab=20), tmp_path)
+    index = build(tmp_path / "c", random_docs(random.Random(5), 30, vocab=20), tmp_path)
     for method in sorted(METHODS):
         single, single_report = compute_pairs(index, method, top=4)  # the set methods' sparse product
         _, blocks_report = compute_pairs(index, method, top=4, engine=lambda tasks: counting.serial_engine(tasks))
@@ -439,8 +399,9 @@ def test_cli_errors_are_one_line(tmp_path, runner):
     assert "Traceback" not in result.output
 
 
+@pytest.mark.cluster
 def test_cli_dask_local_cluster_matches_single_process(tmp_path, runner):
-    write_docs(tmp_path / "c", _random_docs(random.Random(9), 10))
+    write_docs(tmp_path / "c", random_docs(random.Random(9), 10))
     idx = str(tmp_path / "idx")
     runner.invoke(main, ["index", str(tmp_path / "c"), "--index", idx, "-q"])
     assert runner.invoke(main, ["pairs", "--index", idx, "-q"]).exit_code == 0
@@ -488,7 +449,7 @@ def test_key_freqs_are_the_stores_document_frequencies_in_int32(tmp_path, monkey
     from coderiv.pairs import eligibility
 
     monkeypatch.setattr(eligibility, "POSTINGS_STEP", 7)  # computed in several steps
-    index = build(tmp_path / "c", _random_docs(random.Random(3), 12, vocab=30, length=25), tmp_path)
+    index = build(tmp_path / "c", random_docs(random.Random(3), 12, vocab=30, length=25), tmp_path)
     store = index.store(METHODS["resemblance"].store.name)
     f = eligibility.key_freqs(store)
     assert f.dtype == np.int32 and f.tolist() == store.doc_freqs.tolist()

@@ -17,9 +17,9 @@ from coderiv.pairs.counting import Engine, serial_engine
 from coderiv.pairs.row_ranking import RowBuilder
 from coderiv.pairs.run import compute_pairs, run_pairs
 from coderiv.pairs.table import PairTable
-from test_pairs import ALL_STORES, _edit, _random_docs, build, rows_by_id
+from tests.support.pairs import ALL_STORES, build, edit_docs, random_docs, rows_by_id
 
-pytestmark = pytest.mark.skipif(not compiled.load(), reason="numba (coderiv[fast]) is not installed")
+pytestmark = [pytest.mark.compiled, pytest.mark.skipif(not compiled.load(), reason="numba (coderiv[fast]) is not installed")]
 
 ARRAYS = ("row_ptr", "targets", "values", "truncated")
 
@@ -104,7 +104,7 @@ def test_compiled_gives_the_products_and_the_blocks_tables(
     monkeypatch.setattr(pairs_run, "COMPILED_STEPS", steps)
     monkeypatch.setattr(pairs_run, "PAIRS_THREADS", threads)
     tmp = tmp_path_factory.mktemp("comp")
-    index = build(tmp / "c", _random_docs(random.Random(seed), 20, vocab=12, length=24), tmp)
+    index = build(tmp / "c", random_docs(random.Random(seed), 20, vocab=12, length=24), tmp)
     blocks_engine: Engine = _block_path
     by_blocks, blocks_report = compute_pairs(index, method, top=top, max_df=max_df, engine=blocks_engine)
     by_compiled, compiled_report = compute_pairs(index, method, top=top, max_df=max_df)
@@ -133,9 +133,9 @@ def test_compiled_incremental_runs_give_the_other_paths_tables(
     monkeypatch.setattr(pairs_run, "ROW_ENTRIES", row_entries)  # entries in several row ranges
     tmp = tmp_path_factory.mktemp("inc")
     rng = random.Random(seed)
-    index = build(tmp / "c", _random_docs(rng, 18, vocab=12, length=24), tmp)
+    index = build(tmp / "c", random_docs(rng, 18, vocab=12, length=24), tmp)
     run_pairs(index, method, top=top, max_df=max_df)
-    _edit(tmp / "c", rng)
+    edit_docs(tmp / "c", rng)
     Index.update_from(tmp / "c", tmp / "idx", stores=ALL_STORES, workers=1)
     index = Index.open(tmp / "idx")
     previous = PairTable.load_previous(index, method)
@@ -168,7 +168,7 @@ def test_identity5_with_large_counts_and_lengths(tmp_path, monkeypatch):
     # counts past one byte (the values' side table) and very different document lengths: the
     # weight and length-factor tables span them, and the rows equal the block path's
     rng = random.Random(5)
-    docs = _random_docs(rng, 12, vocab=10, length=20)
+    docs = random_docs(rng, 12, vocab=10, length=20)
     docs["big.txt"] = " ".join(["w1x"] * 300 + ["w2x"] * 7 + ["w3x"] * 260)
     docs["big2.txt"] = " ".join(["w1x"] * 280 + ["w3x"] * 2 + ["w4x"] * 40)
     index = build(tmp_path / "c", docs, tmp_path)
@@ -209,7 +209,7 @@ def test_load_compiles_without_a_cache_when_numba_has_no_place_for_one(monkeypat
 
 
 def test_small_runs_keep_the_other_paths(tmp_path, monkeypatch):
-    index = build(tmp_path / "c", _random_docs(random.Random(2), 10), tmp_path)
+    index = build(tmp_path / "c", random_docs(random.Random(2), 10), tmp_path)
     calls: list[int] = []
     original = compiled.top_rows
     monkeypatch.setattr(compiled, "top_rows", lambda *a: calls.append(1) or original(*a))

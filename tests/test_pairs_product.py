@@ -17,7 +17,7 @@ from coderiv.pairs.eligibility import key_freqs
 from coderiv.pairs.row_ranking import kth_largest, select_top, select_top_grouped
 from coderiv.pairs.run import compute_pairs, run_pairs
 from coderiv.pairs.table import PairTable
-from test_pairs import ALL_STORES, _edit, _random_docs, build
+from tests.support.pairs import ALL_STORES, build, edit_docs, random_docs
 
 ARRAYS = ("row_ptr", "targets", "values", "truncated")
 
@@ -96,7 +96,7 @@ def test_product_gives_the_block_paths_tables(tmp_path_factory, monkeypatch, see
     monkeypatch.setattr(eligibility, "POSTINGS_STEP", 40)  # whole-store passes in several steps
     tmp = tmp_path_factory.mktemp("prod")
     rng = random.Random(seed)
-    index = build(tmp / "c", _random_docs(rng, 18, vocab=14, length=24), tmp)
+    index = build(tmp / "c", random_docs(rng, 18, vocab=14, length=24), tmp)
     blocks_engine: Engine = _block_path
     by_blocks, blocks_report = compute_pairs(index, method, top=3, max_df=max_df, engine=blocks_engine)
     by_product, product_report = compute_pairs(index, method, top=3, max_df=max_df)
@@ -106,7 +106,7 @@ def test_product_gives_the_block_paths_tables(tmp_path_factory, monkeypatch, see
         assert a.dtype == b.dtype and np.array_equal(a, b), name
     # incremental: both paths update the same stored table to the same rows
     run_pairs(index, method, top=3, max_df=max_df)
-    _edit(tmp / "c", rng)
+    edit_docs(tmp / "c", rng)
     Index.update_from(tmp / "c", tmp / "idx", stores=ALL_STORES, workers=1)
     index = Index.open(tmp / "idx")
     previous = PairTable.load_previous(index, method)
@@ -125,7 +125,7 @@ def test_identity5_and_dask_keep_the_block_path(tmp_path: Path, monkeypatch):
     monkeypatch.setattr("coderiv.pairs.compiled.load", lambda: False)  # no compiled loop
     original = pairs_run._rows_by_blocks
     monkeypatch.setattr(pairs_run, "_rows_by_blocks", lambda *a, **kw: calls.append("blocks") or original(*a, **kw))
-    index = build(tmp_path / "c", _random_docs(random.Random(3), 8), tmp_path)
+    index = build(tmp_path / "c", random_docs(random.Random(3), 8), tmp_path)
     compute_pairs(index, "identity5", top=3)
     compute_pairs(index, "chunks", top=3)
     compute_pairs(index, "chunks", top=3, engine=_block_path)

@@ -10,7 +10,7 @@ from coderiv.errors import UnknownNameError
 from coderiv.evaluation.methods import get_method
 from coderiv.index.index import Index
 from coderiv.ranking.passage_windows import passage_matrix, passage_scores, split_passages
-from conftest import write_docs
+from tests.support.files import write_docs
 
 QUERY = [f"q{i}" for i in range(100)]
 

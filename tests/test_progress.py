@@ -16,7 +16,7 @@ from coderiv.pairs.eligibility import key_view
 from coderiv.pairs.run import compute_pairs
 from coderiv.progress import Counter
 from coderiv.text.collection import iter_collection, stored_size
-from conftest import write_docs
+from tests.support.files import write_docs
 
 DOCS = {"a.txt": "alpha bravo charlie delta echo", "b.txt": "alpha bravo charlie delta echo foxtrot", "c/d.txt": "golf"}
 

@@ -21,8 +21,8 @@ from coderiv import Index, Searcher
 from coderiv.ranking import compiled_probes, pruning
 from coderiv.ranking.kernel import all_scores, top_k
 from coderiv.ranking.measures import MEASURES, get_measure
-from conftest import write_docs
-from strategies import document
+from tests.support.files import write_docs
+from tests.support.strategies import document
 
 PROPERTY = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

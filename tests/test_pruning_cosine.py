@@ -26,7 +26,7 @@ from coderiv.ranking.kernel import PreparedQuery, all_scores, top_k
 from coderiv.ranking.measures import get_measure
 from coderiv.ranking.sharded import ShardedMeasureSearcher
 from coderiv.weights import cosine_weight
-from conftest import write_docs
+from tests.support.files import write_docs
 
 PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 COSINE = get_measure("cosine")

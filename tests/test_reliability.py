@@ -10,27 +10,15 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from coderiv import Index, Searcher, StoreSpec
 from coderiv.cli.main import main
 from coderiv.errors import CoderivError, CorruptIndexError
 from coderiv.index import storage
-from conftest import write_docs
-from processes import alive, children_of, signal_and_reap, wait_for
-
-SRC = Path(__file__).resolve().parents[1] / "src"
-WORDS = "river delta marsh wetland estuary sediment tide channel levee basin floodplain meander".split()
-
-
-def slow_collection(folder: Path, count: int = 240) -> Path:
-    """reStructuredText documents: docutils makes each take ~20 ms, so indexing lasts seconds."""
-    rng = np.random.default_rng(7)
-    for i in range(count):
-        body = "\n\n".join(" ".join(rng.choice(WORDS, 40)) + f" doc{i} para{p}." for p in range(12))
-        write_docs(folder, {f"d{i:04d}.rst": f"Title {i}\n========\n\n{body}\n\n.. note:: see :ref:`x{i}`\n"})
-    return folder
+from tests.support.faults import SRC, WORDS, slow_collection
+from tests.support.files import write_docs
+from tests.support.processes import alive, children_of, signal_and_reap, wait_for
 
 
 def start_index(source: Path, index: Path, stderr: Path) -> subprocess.Popen[bytes]:
@@ -44,6 +32,7 @@ def start_index(source: Path, index: Path, stderr: Path) -> subprocess.Popen[byt
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the process table from /proc")
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.faults
 def test_a_killed_writer_leaves_no_worker_and_no_lock(tmp_path: Path, signum: int) -> None:
     source = slow_collection(tmp_path / "c")
     proc = start_index(source, tmp_path / "i", tmp_path / "stderr")

@@ -19,8 +19,6 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.conftest import write_docs
-from tests.strategies import collection, document
 
 from coderiv.cli.main import main
 from coderiv.errors import CoderivError, InputError, MissingExtraError
@@ -30,6 +28,8 @@ from coderiv.text.collection import iter_collection
 from coderiv.text.extract import MAX_DOCUMENT_BYTES
 from coderiv.text.remote import is_url, iter_source, source_name, source_size
 from coderiv.text.sources import DocumentTexts
+from tests.support.files import write_docs
+from tests.support.strategies import collection, document
 
 #: fields of a manifest that say when and from where, not what the index holds
 _WHEN_AND_WHERE = ("created", "source")
@@ -263,13 +263,13 @@ def test_document_bytes_round_trip(text: str) -> None:
         ]
 
 
+@pytest.mark.cluster
 def test_workers_of_a_real_cluster_read_the_url(tmp_path: Path) -> None:
     """``dask scheduler`` + two ``dask worker`` processes: each shard task reads the URL itself
     (a file:// folder, and an archive as an fsspec tar:// folder: the generic reader), and the
     sharded index is the one built from the plain path in this process."""
-    from tests.dask_cluster import real_cluster
-
     from coderiv.index.shards import build_sharded_on
+    from tests.support.dask_cluster import real_cluster
 
     source = write_docs(tmp_path / "src", {f"s{i % 3}/d{i:02d}.txt": f"river w{i % 4} bank w{i % 7} mill {i}" for i in range(15)})
     archive = tar_of(source, tmp_path / "src.tar")

@@ -1,5 +1,5 @@
 """The evidence report: exact sources, passages, offsets, shares and exclusions on a collection
-whose shared paragraphs are known (tests/report_corpus.py)."""
+whose shared paragraphs are known (tests/support/report_corpus.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from coderiv.errors import CoderivError
 from coderiv.report import ReportOptions, build_report, render_html, render_json
 from coderiv.report.render_html import FOLD_KEEP, pane_runs
-from report_corpus import DOCS, LICENCE, WORDS, build, para
+from tests.support.report_corpus import DOCS, LICENCE, WORDS, build, para
 
 A1, B2, OWN = para("a", 1), para("b", 2), para("own", 0)
 Q1 = f"{A1}\n\n{OWN}\n\n{B2}"  # 60 words: 20 from a (and c), 20 own, 20 from b

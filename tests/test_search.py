@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from coderiv import Index, Searcher
 from coderiv.ranking.kernel import top_k
 from coderiv.ranking.measures import MEASURES
-from conftest import write_docs
-from strategies import WORDS, collection, document
+from tests.support.files import write_docs
+from tests.support.strategies import WORDS, collection, document
 
 PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 _FOLDERS: list[Path] = []

@@ -12,7 +12,7 @@ from coderiv.ranking.passage_windows import PassageSearcher
 from coderiv.ranking.protocol import DocumentSearcher
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.ranking.searchers import QueryOptions, make_searcher, rank_queries
-from conftest import write_docs
+from tests.support.files import write_docs
 
 DOCS = {
     "a.txt": "apple banana cherry date elder fig grape",

@@ -12,7 +12,7 @@ import pytest
 from coderiv.cli.main import main
 from coderiv.cli.serve import is_loopback
 from coderiv.index.index import Index
-from conftest import write_docs
+from tests.support.files import write_docs
 
 
 @pytest.fixture

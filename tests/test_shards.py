@@ -14,9 +14,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.conftest import write_docs
-from tests.dask_cluster import real_cluster
-from tests.strategies import collection, document
 
 from coderiv.errors import CoderivError, CorruptIndexError
 from coderiv.index import shards as shards_module
@@ -26,6 +23,9 @@ from coderiv.ranking.measures import MEASURES
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.ranking.sharded import ShardedMeasureSearcher
 from coderiv.text.analysis import AnalysisSettings
+from tests.support.dask_cluster import real_cluster
+from tests.support.files import write_docs
+from tests.support.strategies import collection, document
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +53,7 @@ def assert_same_answers(single: Index, sharded: ShardedIndex, queries: list[str]
 
 @settings(max_examples=25, deadline=None)
 @given(docs=collection, k=st.integers(1, 5), query=document)
+@pytest.mark.slow
 def test_sharded_index_answers_as_one_index(cases: Path, docs: list[str], k: int, query: str) -> None:
     case = Path(tempfile.mkdtemp(dir=cases))
     source = write_docs(case / "src", {f"d{i:02d}.txt": text for i, text in enumerate(docs)})
@@ -65,13 +66,19 @@ def test_sharded_index_answers_as_one_index(cases: Path, docs: list[str], k: int
 
 
 def test_shard_of_is_stable_and_spreads() -> None:
-    assert shard_of("a.txt", 4) == shard_of("a.txt", 4)
-    assert [shard_of(f"doc{i}", 3) for i in range(8)] == [shard_of(f"doc{i}", 3) for i in range(8)]
+    # Pinned values, the same in every process and every release (Python's hash() would change
+    # with PYTHONHASHSEED): BLAKE2b-64 of b"a.txt" is 0xc90efc5142c899d5, whose last two bits
+    # are 01 (shard 1 of 4) and which is 4 mod 7; the ids doc0…doc7 fall in these shards of 3.
+    assert shard_of("a.txt", 4) == 1
+    assert shard_of("a.txt", 7) == 4
+    assert [shard_of(f"doc{i}", 3) for i in range(8)] == [2, 0, 1, 0, 1, 0, 0, 2]
     assert len({shard_of(f"doc{i}", 3) for i in range(50)}) == 3
-    # BLAKE2b of the UTF-8 id, first 8 bytes big-endian, mod K (pinned so it never drifts)
+    # BLAKE2b of the UTF-8 id, first 8 bytes big-endian, mod K, computed here with hashlib
     import hashlib
 
-    assert shard_of("a.txt", 7) == int.from_bytes(hashlib.blake2b(b"a.txt", digest_size=8).digest(), "big") % 7
+    assert hashlib.blake2b(b"a.txt", digest_size=8).hexdigest() == "c90efc5142c899d5"
+    for doc_id, k in [("a.txt", 7), ("é/ü.txt", 5), ("doc42", 3)]:
+        assert shard_of(doc_id, k) == int.from_bytes(hashlib.blake2b(doc_id.encode("utf-8"), digest_size=8).digest(), "big") % k
 
 
 def test_global_statistics_are_the_collection_s(tmp_path: Path) -> None:
@@ -156,6 +163,7 @@ def test_cli_index_and_query_sharded(tmp_path: Path, runner: object) -> None:
     assert nodask.exit_code != 0 and "add --shards" in nodask.output
 
 
+@pytest.mark.cluster
 def test_real_dask_cluster_builds_the_same_index(tmp_path: Path) -> None:
     """A scheduler and two workers as separate processes (Dask's own command-line tools on
     loopback): ``index --shards --dask ADDRESS`` gives byte-for-byte the single machine's answers."""
@@ -209,6 +217,7 @@ FINGERPRINTS = ["full:g=2", "anchor:g=2", "winnowing:g=2", "first-r:g=2,r=3"]
 
 @settings(max_examples=15, deadline=None)
 @given(docs=collection, k=st.integers(1, 4), query=document)
+@pytest.mark.slow
 def test_sharded_fingerprints_answer_as_one_index(cases: Path, docs: list[str], k: int, query: str) -> None:
     from coderiv.keys.fingerprint import parse_fingerprint
     from coderiv.ranking.fingerprint_search import FingerprintSearcher
@@ -280,6 +289,7 @@ edits = st.lists(st.tuples(st.sampled_from(["write", "remove"]), st.integers(0, 
 
 @settings(max_examples=15, deadline=None)
 @given(docs=collection, k=st.integers(1, 4), steps=edits, query=document)
+@pytest.mark.slow
 def test_an_update_of_a_sharded_index_answers_as_a_fresh_build(
     cases: Path, docs: list[str], k: int, steps: list[tuple[str, int, str]], query: str
 ) -> None:

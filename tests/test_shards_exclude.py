@@ -14,9 +14,6 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.conftest import write_docs
-from tests.dask_cluster import real_cluster
-from tests.strategies import collection
 
 from coderiv.cli import main
 from coderiv.index.index import Index
@@ -26,6 +23,9 @@ from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.ranking.sharded import ShardedMeasureSearcher
 from coderiv.ranking.sharded_containment import ShardedContainmentSearcher
+from tests.support.dask_cluster import real_cluster
+from tests.support.files import write_docs
+from tests.support.strategies import collection
 
 BASE = [" ".join(f"w{(i * 11 + j * 5) % 41}" for j in range(60)) for i in range(6)]
 #: six documents, each with two later versions (a few words changed or added), and a stray one
@@ -76,6 +76,7 @@ def test_query_on_shards_prints_one_index_s_output(indexes: tuple[Path, Path, Pa
         assert '"t2/v2.txt"' in expected.split('"excluded"')[1]  # the versions of t2/v1 are left out
 
 
+@pytest.mark.cluster
 def test_containment_and_exclusions_on_a_real_cluster(indexes: tuple[Path, Path, Path]) -> None:
     """``dask scheduler`` + two ``dask worker`` processes score the shards (``--dask``)."""
     source, one, many = indexes
@@ -102,6 +103,7 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @settings(max_examples=10, deadline=None)
 @given(docs=collection, k=st.integers(1, 4), pick=st.integers(0, 11), top=st.integers(1, 5))
+@pytest.mark.slow
 def test_excluding_on_shards_gives_one_index_s_lists(cases: Path, docs: list[str], k: int, pick: int, top: int) -> None:
     """For containment and a ranking measure, the ranked lists of ``--doc`` queries with their
     own document excluded are one index's: same ids in the same order, same percentages."""

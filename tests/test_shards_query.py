@@ -11,8 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from tests.conftest import write_docs
-from tests.dask_cluster import real_cluster
 
 from coderiv.cli import main
 from coderiv.errors import CoderivError
@@ -20,6 +18,8 @@ from coderiv.index.shards import ShardedIndex, build_sharded
 from coderiv.ranking.fanout import ThreadFanout, held_indexes, open_on_worker
 from coderiv.ranking.measures import MEASURES
 from coderiv.ranking.sharded import ShardedFingerprintSearcher, ShardedMeasureSearcher
+from tests.support.dask_cluster import real_cluster
+from tests.support.files import write_docs
 
 DOCS = {f"d{i:02d}.txt": " ".join(f"w{(i * 7 + j * 3) % 29}" for j in range(20 + i * 3)) for i in range(30)}
 DOCS["sub/copy.txt"] = DOCS["d05.txt"] + " extra words here"
@@ -51,6 +51,7 @@ def _query(index: Path, args: list[str], *extra: str) -> str:
 DOCS_QUERY = Path(__file__)  # any text file: a query from outside the collection too
 
 
+@pytest.mark.slow
 def test_threads_give_one_index_s_output(indexes: tuple[Path, Path, Path]) -> None:
     _, one, many = indexes
     for args in QUERY_ARGS:
@@ -100,6 +101,8 @@ def test_dask_on_a_single_index_is_refused(indexes: tuple[Path, Path, Path]) -> 
     assert result.exit_code != 0 and "--dask applies to a sharded index" in result.output
 
 
+@pytest.mark.cluster
+@pytest.mark.faults
 def test_real_dask_cluster_answers_as_one_index(indexes: tuple[Path, Path, Path]) -> None:
     """``query --dask tcp://…`` on a scheduler and two worker processes: table and TSV byte for
     byte those of one index, JSON byte for byte that of the threads, for every measure and
@@ -152,6 +155,7 @@ def test_evaluate_on_a_sharded_index_is_one_index_s(indexes: tuple[Path, Path, P
     )
 
 
+@pytest.mark.slow
 def test_report_on_a_sharded_index_is_one_index_s(indexes: tuple[Path, Path, Path], tmp_path: Path) -> None:
     """The evidence report (JSON and HTML) on a sharded index, which first gets its chunk
     store (the set rebuilt atomically), is one index's but for the index path it names."""
@@ -248,6 +252,8 @@ def test_pairs_on_a_sharded_index_is_one_index_s(indexes: tuple[Path, Path, Path
     assert "up to date" in again.output  # (a store added for a later method rebuilds the set: earlier tables go stale)
 
 
+@pytest.mark.cluster
+@pytest.mark.faults
 def test_pairs_on_a_real_dask_cluster_with_a_worker_killed(indexes: tuple[Path, Path, Path], tmp_path: Path) -> None:
     """``pairs --dask tcp://…`` over a sharded index equals one index's table; a worker killed
     (by its PID) in the middle of a run: the run completes (Dask reruns the blocks) or fails

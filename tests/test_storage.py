@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from coderiv import Index
-from conftest import write_docs
+from tests.support.files import write_docs
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 

@@ -14,7 +14,7 @@ from coderiv.evaluation.methods import get_method
 from coderiv.index.index import Index
 from coderiv.overlap.verify import DocumentTexts, verify_result
 from coderiv.ranking.search import Searcher
-from conftest import write_docs
+from tests.support.files import write_docs
 
 SENTENCE = "Configuration files are read from the project folder before any plugin is loaded."
 QUERY = SENTENCE + "\n\n" + "Every option can be overridden on the command line with a flag of the same name."

@@ -22,7 +22,7 @@ from coderiv.ranking.results import QueryResult  # noqa: E402
 from coderiv.web.app import create_app  # noqa: E402
 from coderiv.web.context import ServeSettings  # noqa: E402
 from coderiv.web.snapshot import Snapshot  # noqa: E402
-from conftest import write_docs  # noqa: E402
+from tests.support.files import write_docs  # noqa: E402
 
 TINY = {"a.txt": "alpha beta gamma", "b.txt": "alpha beta delta", "c.txt": "epsilon zeta"}
 

@@ -11,7 +11,7 @@ from coderiv import Index, Searcher
 from coderiv.ranking.measures import MEASURES
 from coderiv.ranking.whoosh_models import coderiv_schema, document_query, weighting_for
 from coderiv.text.analysis import Analyzer
-from conftest import write_docs
+from tests.support.files import write_docs
 
 TEXTS = {
     "a.txt": "river bank river water flow river delta",

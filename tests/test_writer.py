@@ -94,6 +94,7 @@ def test_merged_store_equals_the_in_memory_inversion(tmp_path: Path, shuffled: b
     seed=st.integers(0, 2**32 - 1),
     compiled=st.booleans(),
 )
+@pytest.mark.slow
 def test_any_range_and_merge_size_gives_the_same_bytes(
     n: int, pool: int, top: int, range_postings: int, merge_entries: int, seed: int, compiled: bool
 ) -> None:

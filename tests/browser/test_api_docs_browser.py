@@ -15,16 +15,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import chromium
 import pytest
 
 import coderiv
 from coderiv.index.index import Index
-from conftest import write_docs
-from test_web_browser import free_port
+from tests.support.chromium import needs_chromium
+from tests.support.files import write_docs
+from tests.support.network import free_port
 
-pytestmark = chromium.needs_chromium
-browser = chromium.browser
+pytestmark = [pytest.mark.browser, needs_chromium]
 
 
 @pytest.fixture(scope="module")

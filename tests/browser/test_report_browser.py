@@ -8,19 +8,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import chromium
 import pytest
 
 from coderiv.report import ReportOptions, build_report, render_html
-from report_corpus import build, para
+from tests.support.chromium import needs_chromium
+from tests.support.report_corpus import build, para
 
 A1, LONG = para("a", 1), para("long", 0)
 FILLER = "\n".join(f"line{i} filler{i}" for i in range(60))  # tall, but too short to be folded
 QUERY = f"{A1}\n\n" + "\n".join(f"own{i} words{i}" for i in range(60)) + f"\n\n{LONG}"
 EVIL = '<script>window.pwned = 1</script> <img src=x onerror="window.pwned = 2"> </textarea> ' + para("x", 0)
 
-pytestmark = chromium.needs_chromium
-browser = chromium.browser  # the shared fixture
+pytestmark = [pytest.mark.browser, needs_chromium]
 
 
 @pytest.fixture(scope="module")

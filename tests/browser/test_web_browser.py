@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -20,7 +19,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import chromium
 import pytest
 
 import coderiv
@@ -28,17 +26,13 @@ from coderiv.index.index import Index
 from coderiv.pairs.run import require_store
 from coderiv.ranking.search import Searcher
 from coderiv.report import ReportOptions, build_report
+from tests.support.chromium import needs_chromium
+from tests.support.network import free_port
 
 EXAMPLE = Path(coderiv.__file__).parent / "data" / "example"
 QUERY = EXAMPLE / "plagiarized-essay.txt"
 TOKEN = "browser-test-token"
 
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -87,8 +81,7 @@ def server(index_dir: Path) -> Iterator[str]:
             process.wait()
         log.close()
 
-pytestmark = chromium.needs_chromium
-browser = chromium.browser  # the shared fixture
+pytestmark = [pytest.mark.browser, needs_chromium]
 
 
 @pytest.fixture

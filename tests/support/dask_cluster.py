@@ -1,6 +1,7 @@
 """A real Dask cluster for tests: ``dask scheduler`` and ``dask worker`` processes started with
 Dask's own command-line tools on 127.0.0.1 (a free port), killed (only those PIDs) at the end.
-Workers inherit this process's environment (PYTHONPATH: the coderiv under test)."""
+Workers inherit this process's environment (PYTHONPATH: the coderiv under test).
+(benchmarks/dask_cluster.py starts the same cluster: benchmarks never import the tests.)"""
 
 from __future__ import annotations
 

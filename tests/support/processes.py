@@ -1,5 +1,6 @@
-"""The process table, read from /proc, for the fault tests (and benchmarks/faults.py): which
-processes a run started, and whether any outlived it. Only PIDs a test started are killed."""
+"""The process table, read from /proc, for the fault tests: which processes a run started,
+and whether any outlived it. Only PIDs a test started are killed. (benchmarks/faults.py reads
+/proc the same way with its own few lines: benchmarks never import the tests.)"""
 
 from __future__ import annotations
 

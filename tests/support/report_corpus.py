@@ -8,7 +8,7 @@ from pathlib import Path
 
 from coderiv.index.index import Index
 from coderiv.ranking.containment import chunk_store_spec
-from conftest import write_docs
+from tests.support.files import write_docs
 
 WORDS = 20  # words per paragraph
 
