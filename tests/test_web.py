@@ -531,6 +531,7 @@ def test_control_characters_of_names_are_shown_as_escapes(tmp_path: Path) -> Non
         {"origin": "https://evil.example"},
         {"origin": "null"},
         {"sec-fetch-site": "cross-site"},
+        {"sec-fetch-site": "cross-site", "origin": "http://testserver"},
         {"sec-fetch-site": "same-site", "origin": "http://testserver"},
     ],
 )
@@ -542,7 +543,11 @@ def test_a_cross_site_post_is_refused(tiny: Path, headers: dict[str, str]) -> No
         assert "cross-site request" in answer.text
 
 
-@pytest.mark.parametrize("headers", [{}, {"origin": "http://testserver"}, {"sec-fetch-site": "same-origin"}, {"sec-fetch-site": "none"}])
+@pytest.mark.parametrize(
+    "headers",
+    [{}, {"origin": "http://testserver"}, {"sec-fetch-site": "same-origin"}, {"sec-fetch-site": "none"},
+     {"sec-fetch-site": "same-origin", "origin": "null"}],  # what a browser sends under Referrer-Policy: no-referrer
+)
 def test_a_same_site_or_non_browser_post_is_answered(tiny: Path, headers: dict[str, str]) -> None:
     web = client_for(tiny)
     assert web.post("/api/check", data={"text": P, "verify": "false"}, headers=headers).status_code == 200

@@ -6,9 +6,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from coderiv.pairs.engine import METHODS
-
 from coderiv import Index
+from coderiv.pairs.methods import METHODS
 from coderiv.pairs.table import PairTable
 from tests.support.files import write_docs
 
