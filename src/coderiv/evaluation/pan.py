@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from coderiv.output import table
 from coderiv.overlap.pan_format import Feature, read_folder
 
 Interval = tuple[str, int, int]  # document, start, end (characters)
@@ -174,3 +175,14 @@ def evaluate_folders(truth_dir: Path, detections_dir: Path) -> PanEvaluation:
     detections = [f for features in found.values() for f in features if f.name == "detected-plagiarism"]
     result = evaluate(cases, detections)
     return PanEvaluation(result.overall, result.by_obfuscation, len(truth))
+
+
+def evaluation_table(result: PanEvaluation) -> str:
+    """The measures as a text table: overall, then each obfuscation type."""
+    rows = [["all", *_row(result.overall)]]
+    rows += [[name, *_row(m)] for name, m in result.by_obfuscation.items()]
+    return table(["obfuscation", "cases", "detections", "plagdet", "precision", "recall", "granularity"], rows)
+
+
+def _row(m: PanMeasures) -> list[str]:
+    return [str(m.cases), str(m.detections), f"{m.plagdet:.4f}", f"{m.precision:.4f}", f"{m.recall:.4f}", f"{m.granularity:.4f}"]

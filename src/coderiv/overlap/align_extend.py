@@ -2,30 +2,35 @@
 that overlap resolved and the short ones dropped.
 
 **Extension rule.** Seeds are taken in the suspicious text's order. A seed (i, j) joins a chain
-when it starts at most ``max_gap`` words after the end of the chain's last seed in the suspicious
-text, and lies at most ``max_gap`` words outside the chain's span in the source (before its start
-or after its end). Of several such chains it joins the nearest (smallest of the two distances);
-otherwise it starts a chain. So a copied passage stays one chain across any edits that leave
-a shared n-gram at least every ``max_gap`` words on both sides (changed, inserted, deleted and
+when it starts at most *g* words after the end of the chain's last seed in the suspicious text,
+and lies at most *g* words outside the chain's span in the source (before its start or after its
+end); of several such chains it joins the nearest (smallest of the two distances, relative to
+*g*), otherwise it starts a chain. The allowed gap *g* is ``max_gap`` words, growing with the
+chain to ``gap_ratio`` times the words its seeds cover, at most ``long_gap``
+(:func:`allowed_gap`): an established passage bridges a heavily edited sentence, a chance match
+of two n-grams does not reach far. So a copied passage stays one chain across any edits that
+leave a shared n-gram at least every *g* words in both texts (changed, inserted, deleted and
 locally reordered words, damaged characters, re-wrapped lines), while two copies more than
-``max_gap`` words apart in either text stay two. This is the *valid interval* of Kasprzak &
-Brandejs (PAN 2010: common features with gaps of at most 49 between neighbours, in both
-documents), applied with the chain's whole source span as Torrejón & Ramos's "the source side
-may be reordered" allowance (PAN 2013).
+``long_gap`` words apart in either text stay two. This is the *valid interval* of Kasprzak &
+Brandejs (PAN 2010: common features with gaps of at most 49 features between neighbours, in both
+documents), with the source side allowed to reorder inside the chain's span, as Torrejón & Ramos
+allow (PAN 2012-13), and a gap that grows with the passage, as Sanchez-Perez, Sidorov & Gelbukh's
+recursive extension lets a long passage absorb a dissimilar sentence (PAN 2014).
 
-**Merging.** Two chains in the same order in both texts whose gap in both is at most
-``merge_gap`` words and at most ``merge_ratio`` times the shorter of the two are joined (the
-second pass of Kasprzak & Brandejs and of Sanchez-Perez et al. 2014, which re-extend passages
-separated by an edited stretch).
+**Bounds.** A chain's passage is the bounding box of its longest run of seeds increasing in both
+texts (:meth:`Chain.monotone`): a repeated n-gram of the source found just before or after the
+copy joins the chain but does not widen the passage.
 
 **Filtering.** A chain becomes a passage when its seeds cover at least ``min_words`` words of
 the suspicious text. Passages overlapping in the suspicious text are resolved strongest first
 (most words covered by seeds): a weaker passage loses its seeds inside a stronger one and is kept
-only if what remains still passes (Sanchez-Perez et al. 2014, "resolving overlapping cases").
+(its longest remaining piece) only if that still passes, as Sanchez-Perez et al. (PAN 2014)
+resolve overlapping cases by keeping the better one.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,6 +62,31 @@ class Chain:
     def src_end(self) -> int:
         return max(self.src) + self.n
 
+    def monotone(self) -> Chain:
+        """The chain's longest run of seeds increasing in both texts (the longest increasing
+        subsequence of source positions in suspicious order): the seeds that bound the passage,
+        so that a chance seed joined on the side (a repeated n-gram of the source just before
+        the copy) does not widen it."""
+        order = sorted(range(len(self.susp)), key=lambda k: (self.susp[k], -self.src[k]))
+        tails: list[int] = []  # tails[m]: the seed ending the best run of length m + 1
+        tail_src: list[int] = []
+        before = [-1] * len(order)
+        for k in order:
+            m = bisect_left(tail_src, self.src[k])
+            before[k] = tails[m - 1] if m else -1
+            if m == len(tails):
+                tails.append(k)
+                tail_src.append(self.src[k])
+            else:
+                tails[m], tail_src[m] = k, self.src[k]
+        run = []
+        k = tails[-1] if tails else -1
+        while k >= 0:
+            run.append(k)
+            k = before[k]
+        run.reverse()
+        return Chain([self.susp[k] for k in run], [self.src[k] for k in run], self.n)
+
     def covered(self) -> int:
         """Words of the suspicious text inside one of the chain's seeds."""
         total, reach = 0, -1
@@ -67,19 +97,26 @@ class Chain:
         return total
 
 
-def chain_seeds(seeds: Seeds, max_gap: int) -> list[Chain]:
+def allowed_gap(covered: int, max_gap: int, long_gap: int, gap_ratio: float) -> int:
+    """The gap a chain covering ``covered`` words may bridge: ``max_gap``, growing with the chain
+    to ``gap_ratio`` times its words, at most ``long_gap``."""
+    return max(max_gap, min(long_gap, int(gap_ratio * covered)))
+
+
+def chain_seeds(seeds: Seeds, max_gap: int, long_gap: int = 0, gap_ratio: float = 0.0) -> list[Chain]:
     """The chains of the extension rule (module docstring), in order of their first seed."""
     chains: list[Chain] = []
-    active: list[tuple[Chain, list[int]]] = []  # chain, [last susp end, src start, src end]
+    # chain, [last susp end, src start, src end, words covered, allowed gap]
+    active: list[tuple[Chain, list[int]]] = []
     n = seeds.n
     for i, j in zip(seeds.susp.tolist(), seeds.src.tolist()):
         best: tuple[Chain, list[int]] | None = None
-        best_cost = max_gap + 1
+        best_cost = 0.0
         still = []
         for entry in active:
             state = entry[1]
             gap_i = i - state[0]
-            if gap_i > max_gap:
+            if gap_i > state[4]:
                 continue  # too far behind: closed for good
             still.append(entry)
             if j < state[1]:
@@ -88,40 +125,26 @@ def chain_seeds(seeds: Seeds, max_gap: int) -> list[Chain]:
                 dist_j = j - state[2]
             else:
                 dist_j = 0
-            cost = max(gap_i, dist_j)
-            if cost < best_cost:
+            if dist_j > state[4]:
+                continue
+            cost = max(gap_i, dist_j) / state[4]
+            if best is None or cost < best_cost:
                 best, best_cost = entry, cost
         active = still
         if best is None:
             chain = Chain([i], [j], n)
             chains.append(chain)
-            active.append((chain, [i + n, j, j + n]))
+            active.append((chain, [i + n, j, j + n, n, allowed_gap(n, max_gap, long_gap, gap_ratio)]))
         else:
             chain, state = best
             chain.susp.append(i)
             chain.src.append(j)
+            state[3] += i + n - max(i, state[0])
             state[0] = max(state[0], i + n)
             state[1] = min(state[1], j)
             state[2] = max(state[2], j + n)
+            state[4] = allowed_gap(state[3], max_gap, long_gap, gap_ratio)
     return chains
-
-
-def merge_chains(chains: list[Chain], merge_gap: int, merge_ratio: float) -> list[Chain]:
-    """Chains joined by the merging rule (module docstring), in suspicious order."""
-    ordered = sorted(chains, key=lambda c: c.susp_start)
-    out: list[Chain] = []
-    for chain in ordered:
-        if out:
-            last = out[-1]
-            gap_i = chain.susp_start - last.susp_end
-            gap_j = chain.src_start - last.src_end
-            limit = min(merge_gap, merge_ratio * min(len(last.susp), len(chain.susp)))
-            if -chain.n <= gap_i <= limit and -chain.n <= gap_j <= limit:
-                pairs = sorted(zip(last.susp + chain.susp, last.src + chain.src))
-                last.susp, last.src = [i for i, _ in pairs], [j for _, j in pairs]
-                continue
-        out.append(Chain(list(chain.susp), list(chain.src), chain.n))
-    return out
 
 
 def resolve_overlaps(chains: list[Chain], min_words: int) -> list[Chain]:
