@@ -12,9 +12,9 @@ changed per sentence becomes a scatter of fragments. Alignment follows the three
 3. **filtering**: passages whose seeds cover fewer than 15 words dropped, overlaps in the
    suspicious text resolved strongest first.
 
-Each passage then gets a word-level diff of its two sides (:class:`difflib.SequenceMatcher`,
-Ratcliff-Obershelp, on the case-folded words): which words are identical and which differ, on
-each side, as WCopyfind's "imperfections" and Turnitin's highlighting show them, and the share of
+Each passage then gets a word-level diff of its two sides (:mod:`.align_diff`: its seeds as
+anchors, :class:`difflib.SequenceMatcher` between them): which words are identical and which
+differ, on each side, as WCopyfind's "imperfections" and Turnitin's highlighting show them, and the share of
 identical words.
 
 **What is guaranteed.** A copied passage is reported as one passage whenever its two sides share
@@ -45,9 +45,9 @@ cases generated from the dev collection, docs/alignment.md):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from typing import Any, Literal
 
+from coderiv.overlap.align_diff import word_blocks
 from coderiv.overlap.align_extend import Chain, chain_seeds, resolve_overlaps
 from coderiv.overlap.align_seeds import Words, find_seeds, split_words
 
@@ -137,20 +137,18 @@ def align_words(wa: Words, wb: Words, settings: AlignSettings = DEFAULT_SETTINGS
 
 
 def _passage(chain: Chain, wa: Words, wb: Words) -> AlignedPassage:
-    a0, a1 = chain.susp_start, chain.susp_end
-    b0, b1 = chain.src_start, chain.src_end
-    matcher = SequenceMatcher(None, wa.folded[a0:a1], wb.folded[b0:b1], autojunk=False)
     a_spans: list[WordSpan] = []
     b_spans: list[WordSpan] = []
     same = 0
-    for tag, i0, i1, j0, j1 in matcher.get_opcodes():
-        kind: Kind = "same" if tag == "equal" else "changed"
-        if tag == "equal":
+    for identical, i0, i1, j0, j1 in word_blocks(chain, wa.folded, wb.folded):
+        kind: Kind = "same" if identical else "changed"
+        if identical:
             same += i1 - i0
         if i1 > i0:
-            a_spans.append(WordSpan(*wa.span(a0 + i0, a0 + i1), kind))
+            a_spans.append(WordSpan(*wa.span(i0, i1), kind))
         if j1 > j0:
-            b_spans.append(WordSpan(*wb.span(b0 + j0, b0 + j1), kind))
+            b_spans.append(WordSpan(*wb.span(j0, j1), kind))
+    a0, a1, b0, b1 = chain.susp_start, chain.susp_end, chain.src_start, chain.src_end
     a_start, a_end = wa.span(a0, a1)
     b_start, b_end = wb.span(b0, b1)
     return AlignedPassage(

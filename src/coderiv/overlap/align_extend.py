@@ -67,6 +67,8 @@ class Chain:
         subsequence of source positions in suspicious order): the seeds that bound the passage,
         so that a chance seed joined on the side (a repeated n-gram of the source just before
         the copy) does not widen it."""
+        if all(a < b for a, b in zip(self.susp, self.susp[1:])) and all(a < b for a, b in zip(self.src, self.src[1:])):
+            return self  # already increasing in both (a verbatim copy): nothing to drop
         order = sorted(range(len(self.susp)), key=lambda k: (self.susp[k], -self.src[k]))
         tails: list[int] = []  # tails[m]: the seed ending the best run of length m + 1
         tail_src: list[int] = []
