@@ -190,3 +190,26 @@ def test_a_short_insertion_is_bridged(first: int, second: int, unrelated: int) -
     (p,) = align_texts(susp, " ".join(src_words))
     assert (p.a_start, p.a_end) == (0, len(susp))
     assert p.same_words == first + second and p.a_words == first + second + unrelated
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(40, 120),
+    edits=st.lists(
+        st.tuples(st.integers(0, 119), st.sampled_from(["replace", "insert", "delete", "swap"])),
+        max_size=12, unique_by=lambda e: e[0],
+    ),
+    seed=st.integers(0, 10**6),
+)
+def test_marked_words_tile_both_sides(n: int, edits: list[tuple[int, str]], seed: int) -> None:
+    """Each side's spans cover its words in order, and the identical spans hold the same words
+    on both sides (same count, same words, in order)."""
+    susp, src, _, _ = _case(n, [(p % n, op) for p, op in edits], seed)
+    for p in align_texts(susp, src):
+        a_same = [w for s in p.a_spans if s.kind == "same" for w in susp[s.start : s.end].split()]
+        b_same = [w for s in p.b_spans if s.kind == "same" for w in src[s.start : s.end].split()]
+        assert a_same == b_same and len(a_same) == p.same_words
+        assert sum(len(susp[s.start : s.end].split()) for s in p.a_spans) == p.a_words
+        assert sum(len(src[s.start : s.end].split()) for s in p.b_spans) == p.b_words
+        assert p.a_spans[0].start == p.a_start and p.b_spans[0].start == p.b_start
+        assert all(x.end < y.start and x.kind != y.kind for x, y in zip(p.a_spans, p.a_spans[1:]))

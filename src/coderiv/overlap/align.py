@@ -145,9 +145,9 @@ def _passage(chain: Chain, wa: Words, wb: Words) -> AlignedPassage:
         if identical:
             same += i1 - i0
         if i1 > i0:
-            a_spans.append(WordSpan(*wa.span(i0, i1), kind))
+            _add_span(a_spans, *wa.span(i0, i1), kind)
         if j1 > j0:
-            b_spans.append(WordSpan(*wb.span(j0, j1), kind))
+            _add_span(b_spans, *wb.span(j0, j1), kind)
     a0, a1, b0, b1 = chain.susp_start, chain.susp_end, chain.src_start, chain.src_end
     a_start, a_end = wa.span(a0, a1)
     b_start, b_end = wb.span(b0, b1)
@@ -155,6 +155,15 @@ def _passage(chain: Chain, wa: Words, wb: Words) -> AlignedPassage:
         a_start, _trailing_end(wa.text, a_end), b_start, _trailing_end(wb.text, b_end),
         a1 - a0, b1 - b0, same, tuple(a_spans), tuple(b_spans),
     )
+
+
+def _add_span(spans: list[WordSpan], start: int, end: int, kind: Kind) -> None:
+    """Append a span, joined to the previous one when of the same kind (a word deleted on one
+    side leaves the other side's identical words in one span)."""
+    if spans and spans[-1].kind == kind:
+        spans[-1] = WordSpan(spans[-1].start, end, kind)
+    else:
+        spans.append(WordSpan(start, end, kind))
 
 
 def _trailing_end(text: str, end: int) -> int:
