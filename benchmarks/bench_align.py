@@ -23,7 +23,14 @@ import time
 from pathlib import Path
 
 from coderiv.evaluation.pan import evaluate_folders
-from coderiv.evaluation.pan_generate import LEVELS, generate_pairs, usable_documents, write_pairs
+from coderiv.evaluation.pan_generate import (
+    LEVELS,
+    Document,
+    generate_pairs,
+    random_operations,
+    usable_documents,
+    write_pairs,
+)
 from coderiv.overlap.align import align_texts
 from coderiv.overlap.matching import normalize, shared_passages
 from coderiv.overlap.pan_align import align_pairs
@@ -57,6 +64,24 @@ def timing(root: Path) -> str:
             f"(p90 {ms(aligned, 0.9):.1f}); ratio of medians {statistics.median(aligned) / statistics.median(exact):.2f}")
 
 
+def long_timing(documents: list[Document], seed: int, words: int = 30_000) -> str:
+    """Seconds to align a thesis-length text (``words`` words of the sampled documents) with
+    itself and with 10% and 30% word operations, against exact passages."""
+    text = " ".join(" ".join(d.text for d in documents).split()[:words])
+    rng = random.Random(seed)
+    out = []
+    for name, rate in (("verbatim", 0.0), ("10%", 0.1), ("30%", 0.3)):
+        edited = random_operations(text, rate, ["lorem", "ipsum"], rng) if rate else text
+        t = time.perf_counter()
+        shared_passages(normalize(edited), normalize(text))
+        exact = time.perf_counter() - t
+        t = time.perf_counter()
+        found = align_texts(edited, text)
+        aligned = time.perf_counter() - t
+        out.append(f"{name}: align {aligned:.2f} s ({len(found)} passages), exact {exact:.2f} s")
+    return f"{words:,} words against the same text edited: " + "; ".join(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shared", type=Path, default=Path(__file__).resolve().parents[2] / "shared")
@@ -85,6 +110,7 @@ def main() -> None:
         align_pairs(folder / "pairs", folder / "susp", folder / "src", work / f"gen-{level}-out")
         print(row(level, folder / "truth", work / f"gen-{level}-out", time.perf_counter() - t))
     print(timing(pan))
+    print(long_timing(documents, args.seed))
 
 
 if __name__ == "__main__":

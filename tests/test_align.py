@@ -213,3 +213,9 @@ def test_marked_words_tile_both_sides(n: int, edits: list[tuple[int, str]], seed
         assert sum(len(src[s.start : s.end].split()) for s in p.b_spans) == p.b_words
         assert p.a_spans[0].start == p.a_start and p.b_spans[0].start == p.b_start
         assert all(x.end < y.start and x.kind != y.kind for x, y in zip(p.a_spans, p.a_spans[1:]))
+
+
+def test_empty_and_wordless_texts_align_nothing() -> None:
+    assert align_texts("", SOURCE) == [] and align_texts(SOURCE, "") == []
+    assert align_texts("... !!! ---", "... !!! ---") == []
+    assert align_texts("one two", "one two") == []  # fewer words than an n-gram

@@ -14,7 +14,15 @@ from click.testing import CliRunner
 from coderiv.cli.align import align_command, evaluate_pan_command
 from coderiv.errors import InputError
 from coderiv.evaluation.pan import evaluate, evaluate_folders, measure, union_size
-from coderiv.evaluation.pan_generate import Document, add_noise, make_pair, random_operations, write_pairs
+from coderiv.evaluation.pan_generate import (
+    Document,
+    add_noise,
+    generate_pairs,
+    generate_pan,
+    make_pair,
+    random_operations,
+    write_pairs,
+)
 from coderiv.overlap.pan_format import (
     DETECTED,
     PLAGIARISM,
@@ -26,6 +34,7 @@ from coderiv.overlap.pan_format import (
     to_xml,
     write_pair,
 )
+from coderiv.text.collection import RawDocument
 
 
 def case(t0: int, t1: int, s0: int, s1: int, obfuscation: str | None = None, susp: str = "s.txt", src: str = "r.txt") -> Feature:
@@ -220,3 +229,28 @@ def test_align_command_bad_pairs_file_is_one_line(tmp_path: Path) -> None:
         "--pairs", str(tmp_path / "pairs"), "--susp", str(tmp_path), "--src", str(tmp_path), "--out", str(tmp_path / "o"),
     ])
     assert result.exit_code == 1 and "expected 'SUSPICIOUS SOURCE'" in result.output
+
+
+def test_generate_pan_writes_a_collection_s_pairs(tmp_path: Path) -> None:
+    texts = {
+        f"p{k}-1/doc.txt": "\n\n".join(" ".join(f"t{k}w{m}" for m in range(p * 40, p * 40 + 40)) for p in range(5))
+        for k in range(4)
+    }
+    raw = [RawDocument(doc_id, text.encode()) for doc_id, text in texts.items()]
+    pairs = generate_pan(raw, tmp_path, 3, "high", seed=5)
+    assert read_pairs(tmp_path / "pairs") == [(p.susp_name, p.src_name) for p in pairs]
+    for pair in pairs:
+        (case_,) = read_pair(tmp_path / "truth" / pair_file_name(pair.susp_name, pair.src_name))
+        susp = (tmp_path / "susp" / pair.susp_name).read_bytes().decode()
+        src = (tmp_path / "src" / pair.src_name).read_bytes().decode()
+        tag = src.split()[0].split("w")[0]  # the source's own words: t<k>w<m>
+        outside = (susp[: case_.this_offset] + " " + susp[case_.this_end :]).split()
+        assert {w.split("w")[0] for w in outside} - {tag} and not any(w.startswith(tag + "w") for w in outside)
+        pasted = susp[case_.this_offset : case_.this_end].split()
+        original = src[case_.source_offset : case_.source_end].split()
+        assert sum(w.startswith(tag + "w") for w in pasted) >= 0.6 * len(original)
+
+
+def test_unknown_level_is_refused() -> None:
+    with pytest.raises(InputError, match="obfuscation must be one of"):
+        generate_pairs([_document("a/x", 300, "h"), _document("b/y", 300, "w")], 1, "medium")

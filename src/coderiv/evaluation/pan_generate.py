@@ -228,4 +228,18 @@ def write_pairs(pairs: list[GeneratedPair], out_dir: Path) -> None:
     (out_dir / "pairs").write_text("".join(lines), "utf-8")
 
 
-__all__ = ["LEVELS", "GeneratedPair", "generate_pairs", "make_pair", "pair_file_name", "usable_documents", "write_pairs"]
+def generate_pan(
+    documents: Iterable[RawDocument], out_dir: Path, count: int, level: str, seed: int = 0, sample: int | None = None,
+) -> list[GeneratedPair]:
+    """``coderiv generate --format pan``: ``count`` pairs at ``level`` from a collection's
+    documents (``sample`` of them drawn with ``seed`` first, to spare extracting all), written
+    under ``out_dir``."""
+    raw = list(documents)
+    if sample is not None and sample < len(raw):
+        raw = random.Random(seed).sample(raw, sample)
+    pairs = generate_pairs(usable_documents(raw), count, level, seed)
+    write_pairs(pairs, out_dir)
+    return pairs
+
+
+__all__ = ["LEVELS", "GeneratedPair", "generate_pairs", "generate_pan", "make_pair", "pair_file_name", "usable_documents", "write_pairs"]
