@@ -6,7 +6,8 @@ granularity at the default settings
 - on cases generated from the dev collection (``corpus.tar.gz``) per obfuscation level (none,
   noise, low = 10% word operations, high = 30%), with a seed other than the one used in tuning;
 
-and the time per PAN pair of alignment against today's exact passages (``normalize`` of both
+each beside the plagdet of today's exact passages on the same pairs (column ``exact``); and
+the time per PAN pair of alignment against today's exact passages (``normalize`` of both
 texts + ``shared_passages``), each pair timed both ways in turn. Prints the figures.
 
     .venv/bin/python benchmarks/bench_align.py [--shared DIR] [--pairs 200] [--sample 600] [--seed 7]
@@ -22,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from coderiv.evaluation.pan import evaluate_folders
+from coderiv.evaluation.pan import evaluate, evaluate_folders
 from coderiv.evaluation.pan_generate import (
     LEVELS,
     Document,
@@ -34,15 +35,28 @@ from coderiv.evaluation.pan_generate import (
 from coderiv.overlap.align import align_texts
 from coderiv.overlap.matching import normalize, shared_passages
 from coderiv.overlap.pan_align import align_pairs
-from coderiv.overlap.pan_format import read_pairs, read_raw
+from coderiv.overlap.pan_format import DETECTED, Feature, read_folder, read_pairs, read_raw
 from coderiv.text.collection import iter_collection
 from common import machine
 
 
-def row(name: str, truth: Path, found: Path, seconds: float) -> str:
-    m = evaluate_folders(truth, found).overall
+def exact_plagdet(root: Path) -> float:
+    """plagdet of today's exact passages (``shared_passages``, 60 characters) as detections."""
+    found = []
+    for susp, src in read_pairs(root / "pairs"):
+        a, b = read_raw(root / "susp" / susp), read_raw(root / "src" / src)
+        found += [
+            Feature(susp, p.a_start, p.a_end - p.a_start, src, p.b_start, p.b_end - p.b_start, DETECTED)
+            for p in shared_passages(normalize(a), normalize(b))
+        ]
+    cases = [f for features in read_folder(root / "truth").values() for f in features]
+    return evaluate(cases, found).overall.plagdet
+
+
+def row(name: str, root: Path, found: Path, seconds: float) -> str:
+    m = evaluate_folders(root / "truth", found).overall
     return (f"{name:<10} {m.cases:>6} {m.detections:>6} {m.plagdet:>8.4f} {m.precision:>9.4f} "
-            f"{m.recall:>7.4f} {m.granularity:>11.4f} {seconds:>7.1f}")
+            f"{m.recall:>7.4f} {m.granularity:>11.4f} {seconds:>7.1f} {exact_plagdet(root):>7.4f}")
 
 
 def timing(root: Path) -> str:
@@ -93,12 +107,13 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="bench-align-"))
     with tarfile.open(args.shared / "corpora/pan13-dev.tar.gz") as tar:
         tar.extractall(work, filter="data")
-    header = f"{'data':<10} {'cases':>6} {'found':>6} {'plagdet':>8} {'precision':>9} {'recall':>7} {'granularity':>11} {'seconds':>7}"
+    header = (f"{'data':<10} {'cases':>6} {'found':>6} {'plagdet':>8} {'precision':>9} {'recall':>7} "
+              f"{'granularity':>11} {'seconds':>7} {'exact':>7}")
     print(header)
     pan = work / "pan13-dev"
     t = time.perf_counter()
     align_pairs(pan / "pairs", pan / "susp", pan / "src", work / "pan13-out")
-    print(row("pan13-dev", pan / "truth", work / "pan13-out", time.perf_counter() - t))
+    print(row("pan13-dev", pan, work / "pan13-out", time.perf_counter() - t))
 
     rng = random.Random(args.seed)
     raw = list(iter_collection(args.shared / "corpora/corpus.tar.gz"))
@@ -108,7 +123,7 @@ def main() -> None:
         write_pairs(generate_pairs(documents, args.pairs, level, seed=args.seed), folder)
         t = time.perf_counter()
         align_pairs(folder / "pairs", folder / "susp", folder / "src", work / f"gen-{level}-out")
-        print(row(level, folder / "truth", work / f"gen-{level}-out", time.perf_counter() - t))
+        print(row(level, folder, work / f"gen-{level}-out", time.perf_counter() - t))
     print(timing(pan))
     print(long_timing(documents, args.seed))
 

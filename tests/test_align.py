@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coderiv.overlap.align import AlignSettings, WordSpan, align_texts
+from coderiv.overlap.align import AlignSettings, WordSpan, align_sources, align_texts
 from coderiv.overlap.align_seeds import find_seeds, ngram_keys, split_words
 
 SOURCE = (
@@ -219,3 +219,11 @@ def test_empty_and_wordless_texts_align_nothing() -> None:
     assert align_texts("", SOURCE) == [] and align_texts(SOURCE, "") == []
     assert align_texts("... !!! ---", "... !!! ---") == []
     assert align_texts("one two", "one two") == []  # fewer words than an n-gram
+
+
+def test_one_text_against_several_sources() -> None:
+    copy = SOURCE[SOURCE.index("Every") : SOURCE.index(" Merchants")]
+    susp = HOST_BEFORE + copy + HOST_AFTER
+    found = align_sources(susp, {"src": SOURCE, "other": HOST_AFTER * 3})
+    assert found["src"] == align_texts(susp, SOURCE) and len(found["src"]) == 1
+    assert found["other"] == []

@@ -44,6 +44,7 @@ cases generated from the dev collection, docs/alignment.md):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -125,6 +126,13 @@ def align_texts(a: str, b: str, settings: AlignSettings = DEFAULT_SETTINGS) -> l
     vocabulary: dict[str, int] = {}
     wa, wb = split_words(a, vocabulary), split_words(b, vocabulary)
     return align_words(wa, wb, settings)
+
+
+def align_sources(a: str, sources: Mapping[str, str], settings: AlignSettings = DEFAULT_SETTINGS) -> dict[str, list[AlignedPassage]]:
+    """The passages of ``a`` aligned with each source (name -> text), ``a`` split into words once."""
+    vocabulary: dict[str, int] = {}
+    wa = split_words(a, vocabulary)
+    return {name: align_words(wa, split_words(text, vocabulary), settings) for name, text in sources.items()}
 
 
 def align_words(wa: Words, wb: Words, settings: AlignSettings = DEFAULT_SETTINGS) -> list[AlignedPassage]:
