@@ -32,7 +32,7 @@ from coderiv.evaluation.pan_generate import (
     usable_documents,
     write_pairs,
 )
-from coderiv.overlap.align import align_texts
+from coderiv.overlap.align import align_sources, align_texts
 from coderiv.overlap.matching import normalize, shared_passages
 from coderiv.overlap.pan_align import align_pairs
 from coderiv.overlap.pan_format import DETECTED, Feature, read_folder, read_pairs, read_raw
@@ -96,6 +96,32 @@ def long_timing(documents: list[Document], seed: int, words: int = 30_000) -> st
     return f"{words:,} words against the same text edited: " + "; ".join(out)
 
 
+def thesis_timing(documents: list[Document], seed: int, words: int = 30_000, sources: int = 20) -> str:
+    """A thesis-length text (``words`` words of some documents) holding 300 words of each of
+    ``sources`` other documents, aligned with all of them (split once) and, for comparison,
+    their exact passages."""
+    rng = random.Random(seed)
+    picked = rng.sample(documents, min(len(documents), sources + 300))
+    texts = {d.doc_id: d.text for d in picked[:sources]}
+    parts = " ".join(d.text for d in picked[sources:]).split()[:words]
+    for k, text in enumerate(texts.values()):
+        source_words = text.split()
+        start = rng.randrange(max(1, len(source_words) - 300))
+        parts.insert(k * (words // sources), " ".join(source_words[start : start + 300]))
+    thesis = " ".join(parts)
+    t = time.perf_counter()
+    found = align_sources(thesis, texts)
+    aligned = time.perf_counter() - t
+    t = time.perf_counter()
+    norm = normalize(thesis)
+    for text in texts.values():
+        shared_passages(norm, normalize(text))
+    exact = time.perf_counter() - t
+    total = sum(len(t.split()) for t in texts.values())
+    return (f"thesis of {len(parts):,} words against {len(texts)} sources ({total:,} words): align {aligned:.2f} s "
+            f"({sum(len(v) for v in found.values())} passages), exact {exact:.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shared", type=Path, default=Path(__file__).resolve().parents[2] / "shared")
@@ -126,6 +152,7 @@ def main() -> None:
         print(row(level, folder, work / f"gen-{level}-out", time.perf_counter() - t))
     print(timing(pan))
     print(long_timing(documents, args.seed))
+    print(thesis_timing(documents, args.seed))
 
 
 if __name__ == "__main__":
