@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from coderiv.cli.align import align_command, evaluate_pan_command
-from coderiv.errors import InputError
+from coderiv.errors import CoderivError, InputError
 from coderiv.evaluation.pan import evaluate, evaluate_folders, measure, union_size
 from coderiv.evaluation.pan_generate import (
     Document,
@@ -254,3 +254,9 @@ def test_generate_pan_writes_a_collection_s_pairs(tmp_path: Path) -> None:
 def test_unknown_level_is_refused() -> None:
     with pytest.raises(InputError, match="obfuscation must be one of"):
         generate_pairs([_document("a/x", 300, "h"), _document("b/y", 300, "w")], 1, "medium")
+
+
+def test_unwritable_output_is_one_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "taken").write_text("a file where a folder should be")
+    with pytest.raises(CoderivError, match="cannot write"):
+        write_pair(tmp_path / "taken" / "out", "s.txt", "r.txt", [])

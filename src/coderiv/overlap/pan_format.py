@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
-from coderiv.errors import InputError
+from coderiv.errors import CoderivError, InputError
 
 DETECTED = "detected-plagiarism"
 PLAGIARISM = "plagiarism"
@@ -74,9 +74,12 @@ def to_xml(reference: str, features: list[Feature]) -> str:
 
 def write_pair(out_dir: Path, susp: str, src: str, features: list[Feature]) -> Path:
     """Write the pair's file into ``out_dir`` (created if missing); return its path."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / pair_file_name(susp, src)
-    path.write_text(to_xml(PurePath(susp).name, features), "utf-8")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(to_xml(PurePath(susp).name, features), "utf-8")
+    except OSError as exc:
+        raise CoderivError(f"cannot write {path}: {exc.strerror or exc}") from None
     return path
 
 
