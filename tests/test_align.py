@@ -227,3 +227,14 @@ def test_one_text_against_several_sources() -> None:
     found = align_sources(susp, {"src": SOURCE, "other": HOST_AFTER * 3})
     assert found["src"] == align_texts(susp, SOURCE) and len(found["src"]) == 1
     assert found["other"] == []
+
+
+def test_swapped_sentences_are_both_found() -> None:
+    """A copy whose two sentences are swapped: the chain's increasing run keeps one, the other
+    comes back as a passage of its own (not lost, not widened into the first)."""
+    first = SOURCE[: SOURCE.index(" Every")]
+    second = SOURCE[SOURCE.index("Every") : SOURCE.index(" Merchants")]
+    susp = HOST_BEFORE + second + " " + first + HOST_AFTER
+    passages = align_texts(susp, SOURCE)
+    assert [(p.a_start, p.a_end) for p in passages] == [_span(susp, second), _span(susp, first)]
+    assert [(p.b_start, p.b_end) for p in passages] == [_span(SOURCE, second), _span(SOURCE, first)]

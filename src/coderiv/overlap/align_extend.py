@@ -19,7 +19,9 @@ recursive extension lets a long passage absorb a dissimilar sentence (PAN 2014).
 
 **Bounds.** A chain's passage is the bounding box of its longest run of seeds increasing in both
 texts (:meth:`Chain.monotone`): a repeated n-gram of the source found just before or after the
-copy joins the chain but does not widen the passage.
+copy joins the chain but does not widen the passage. The seeds that run leaves out make the next
+run, and so on (:meth:`Chain.pieces`): a sentence moved inside a copy becomes a passage of its
+own, while a chance seed left over is too short to pass the filter.
 
 **Filtering.** A chain becomes a passage when its seeds cover at least ``min_words`` words of
 the suspicious text. Passages overlapping in the suspicious text are resolved strongest first
@@ -88,6 +90,23 @@ class Chain:
             k = before[k]
         run.reverse()
         return Chain([self.susp[k] for k in run], [self.src[k] for k in run], self.n)
+
+    def pieces(self, most: int = 4) -> list[Chain]:
+        """The chain as runs increasing in both texts: its :meth:`monotone` run, then that of the
+        seeds left over, and so on (at most ``most`` runs). A sentence moved inside a copied
+        passage is left over by the first run and comes back as a passage of its own; a lone
+        chance seed is left over too, and dropped by the minimum length."""
+        out = []
+        rest = self
+        for _ in range(most):
+            run = rest.monotone()
+            out.append(run)
+            if run is rest or len(run.susp) == len(rest.susp):
+                break
+            taken = set(zip(run.susp, run.src))
+            left = [(i, j) for i, j in zip(rest.susp, rest.src) if (i, j) not in taken]
+            rest = Chain([i for i, _ in left], [j for _, j in left], self.n)
+        return out
 
     def covered(self) -> int:
         """Words of the suspicious text inside one of the chain's seeds."""
