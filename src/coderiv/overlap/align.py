@@ -140,7 +140,7 @@ def align_words(wa: Words, wb: Words, settings: AlignSettings = DEFAULT_SETTINGS
     one suspicious text with several sources splits it once)."""
     seeds = find_seeds(wa, wb, settings.n, settings.max_occurrences)
     chains = chain_seeds(seeds, settings.max_gap, settings.long_gap, settings.gap_ratio)
-    chains = [piece for c in chains for piece in c.pieces()]
+    chains = [piece for c in chains if c.covered() >= settings.min_words for piece in c.pieces()]
     return [_passage(c, wa, wb) for c in resolve_overlaps(chains, settings.min_words)]
 
 
