@@ -238,3 +238,16 @@ def test_swapped_sentences_are_both_found() -> None:
     passages = align_texts(susp, SOURCE)
     assert [(p.a_start, p.a_end) for p in passages] == [_span(susp, second), _span(susp, first)]
     assert [(p.b_start, p.b_end) for p in passages] == [_span(SOURCE, second), _span(SOURCE, first)]
+
+
+def test_edits_next_to_the_edges_do_not_shorten_the_passage() -> None:
+    """The second word and the second-to-last word changed: no 3-gram reaches the copy's first
+    or last word, and the passage still runs from its first word to its last."""
+    copy = SOURCE[SOURCE.index("Every") : SOURCE.index(" Merchants")]
+    edited = copy.replace("Every spring", "Every summer").replace("along the shore", "by the shore")
+    susp = HOST_BEFORE + edited + HOST_AFTER
+    (p,) = align_texts(susp, SOURCE)
+    assert (p.a_start, p.a_end) == _span(susp, edited)
+    assert (p.b_start, p.b_end) == _span(SOURCE, copy)
+    changed = [susp[s.start : s.end] for s in p.a_spans if s.kind == "changed"]
+    assert changed == ["summer", "by"]

@@ -10,7 +10,10 @@ changed per sentence becomes a scatter of fragments. Alignment follows the three
    at most 20 words outside it in the source, 20 growing to 30 for a passage whose seeds cover
    60 words or more;
 3. **filtering**: passages whose seeds cover fewer than 15 words dropped, overlaps in the
-   suspicious text resolved strongest first.
+   suspicious text resolved strongest first;
+4. **edges**: each passage grown over the identical words just outside it, one differing word
+   skipped when the word beyond it is identical (an edit next to a copy's first or last word
+   leaves no 3-gram there), never into the neighbouring passage.
 
 Each passage then gets a word-level diff of its two sides (:mod:`.align_diff`: its seeds as
 anchors, :class:`difflib.SequenceMatcher` between them): which words are identical and which
@@ -141,14 +144,42 @@ def align_words(wa: Words, wb: Words, settings: AlignSettings = DEFAULT_SETTINGS
     seeds = find_seeds(wa, wb, settings.n, settings.max_occurrences)
     chains = chain_seeds(seeds, settings.max_gap, settings.long_gap, settings.gap_ratio)
     chains = [piece for c in chains if c.covered() >= settings.min_words for piece in c.pieces()]
-    return [_passage(c, wa, wb) for c in resolve_overlaps(chains, settings.min_words)]
+    kept = resolve_overlaps(chains, settings.min_words)
+    out = []
+    for k, chain in enumerate(kept):
+        low = kept[k - 1].susp_end if k else 0
+        high = kept[k + 1].susp_start if k + 1 < len(kept) else len(wa)
+        out.append(_passage(chain, wa, wb, _extended(chain, wa.folded, wb.folded, low, high)))
+    return out
 
 
-def _passage(chain: Chain, wa: Words, wb: Words) -> AlignedPassage:
+def _extended(chain: Chain, a: list[str], b: list[str], low: int, high: int) -> tuple[int, int, int, int]:
+    """The chain's bounds grown over the identical words next to them, one differing word
+    skipped when the word beyond it is identical again (an edit next to the passage's edge
+    leaves no 3-gram there); never past ``low``/``high`` in A (the neighbouring passages)."""
+    a0, a1, b0, b1 = chain.susp_start, chain.susp_end, chain.src_start, chain.src_end
+    while True:
+        if a0 > low and b0 > 0 and a[a0 - 1] == b[b0 - 1]:
+            a0, b0 = a0 - 1, b0 - 1
+        elif a0 - 1 > low and b0 > 1 and a[a0 - 2] == b[b0 - 2]:
+            a0, b0 = a0 - 2, b0 - 2
+        else:
+            break
+    while True:
+        if a1 < high and b1 < len(b) and a[a1] == b[b1]:
+            a1, b1 = a1 + 1, b1 + 1
+        elif a1 + 1 < high and b1 + 1 < len(b) and a[a1 + 1] == b[b1 + 1]:
+            a1, b1 = a1 + 2, b1 + 2
+        else:
+            break
+    return a0, a1, b0, b1
+
+
+def _passage(chain: Chain, wa: Words, wb: Words, bounds: tuple[int, int, int, int]) -> AlignedPassage:
     a_spans: list[WordSpan] = []
     b_spans: list[WordSpan] = []
     same = 0
-    for identical, i0, i1, j0, j1 in word_blocks(chain, wa.folded, wb.folded):
+    for identical, i0, i1, j0, j1 in word_blocks(chain, wa.folded, wb.folded, bounds):
         kind: Kind = "same" if identical else "changed"
         if identical:
             same += i1 - i0
@@ -156,7 +187,7 @@ def _passage(chain: Chain, wa: Words, wb: Words) -> AlignedPassage:
             _add_span(a_spans, *wa.span(i0, i1), kind)
         if j1 > j0:
             _add_span(b_spans, *wb.span(j0, j1), kind)
-    a0, a1, b0, b1 = chain.susp_start, chain.susp_end, chain.src_start, chain.src_end
+    a0, a1, b0, b1 = bounds
     a_start, a_end = wa.span(a0, a1)
     b_start, b_end = wb.span(b0, b1)
     return AlignedPassage(

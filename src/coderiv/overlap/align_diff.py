@@ -38,9 +38,11 @@ def anchors(chain: Chain) -> list[tuple[int, int, int]]:
     return runs
 
 
-def word_blocks(chain: Chain, a_words: list[str], b_words: list[str]) -> list[Block]:
-    """The passage [chain.susp_start, susp_end) x [src_start, src_end) cut into identical and
-    differing blocks, in order, adjacent blocks of one kind merged."""
+def word_blocks(
+    chain: Chain, a_words: list[str], b_words: list[str], bounds: tuple[int, int, int, int] | None = None,
+) -> list[Block]:
+    """The passage (``bounds`` = a0, a1, b0, b1 in words; by default the chain's own) cut into
+    identical and differing blocks, in order, adjacent blocks of one kind merged."""
     blocks: list[Block] = []
 
     def add(same: bool, i0: int, i1: int, j0: int, j1: int) -> None:
@@ -51,8 +53,9 @@ def word_blocks(chain: Chain, a_words: list[str], b_words: list[str]) -> list[Bl
         else:
             blocks.append((same, i0, i1, j0, j1))
 
-    i_at, j_at = chain.susp_start, chain.src_start
-    for i, j, size in [*anchors(chain), (chain.susp_end, chain.src_end, 0)]:
+    a0, a1, b0, b1 = bounds or (chain.susp_start, chain.susp_end, chain.src_start, chain.src_end)
+    i_at, j_at = a0, b0
+    for i, j, size in [*anchors(chain), (a1, b1, 0)]:
         if i > i_at or j > j_at:
             matcher = SequenceMatcher(None, a_words[i_at:i], b_words[j_at:j], autojunk=False)
             for tag, x0, x1, y0, y1 in matcher.get_opcodes():
