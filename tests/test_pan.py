@@ -260,3 +260,20 @@ def test_unwritable_output_is_one_clear_error(tmp_path: Path) -> None:
     (tmp_path / "taken").write_text("a file where a folder should be")
     with pytest.raises(CoderivError, match="cannot write"):
         write_pair(tmp_path / "taken" / "out", "s.txt", "r.txt", [])
+
+
+def test_exact_and_aligned_passages_as_detections() -> None:
+    from coderiv.overlap.align import align_texts
+    from coderiv.overlap.matching import normalize, shared_passages
+    from coderiv.overlap.pan_align import detections
+
+    source = " ".join(f"w{k}" for k in range(100))
+    susp = "intro words here. " + " ".join(f"w{k}" for k in range(20, 60)) + " outro."
+    exact = detections("dir/s.txt", "dir/r.txt", shared_passages(normalize(susp), normalize(source)))
+    aligned = detections("dir/s.txt", "dir/r.txt", align_texts(susp, source))
+    start = susp.index("w20")
+    expected = Feature("s.txt", start, len("w20") + susp.index("w59") - start, "r.txt", source.index("w20"),
+                       source.index("w59") + 3 - source.index("w20"), DETECTED)
+    assert aligned == [expected]
+    # The exact passage runs on to the space after w59 (both texts continue with a space there).
+    assert exact == [Feature("s.txt", start, 160, "r.txt", source.index("w20"), 160, DETECTED)]

@@ -3,15 +3,30 @@ detection XML per pair (``coderiv align``; PAN 2012-2015's software submission i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path, PurePath
+from typing import Protocol
 
-from coderiv.overlap.align import DEFAULT_SETTINGS, AlignedPassage, AlignSettings, align_texts
+from coderiv.overlap.align import DEFAULT_SETTINGS, AlignSettings, align_texts
 from coderiv.overlap.pan_format import DETECTED, Feature, read_pairs, read_raw, write_pair
 
 
-def detections(susp: str, src: str, passages: list[AlignedPassage]) -> list[Feature]:
-    """The passages as PAN detections of the pair (document names without folders)."""
+class Spans(Protocol):
+    """Anything with character spans in both texts: an aligned passage, an exact passage."""
+
+    @property
+    def a_start(self) -> int: ...
+    @property
+    def a_end(self) -> int: ...
+    @property
+    def b_start(self) -> int: ...
+    @property
+    def b_end(self) -> int: ...
+
+
+def detections(susp: str, src: str, passages: Sequence[Spans]) -> list[Feature]:
+    """The passages (aligned or exact) as PAN detections of the pair (document names without
+    folders): what ``compare --format pan`` and ``report --format pan`` write."""
     a, b = PurePath(susp).name, PurePath(src).name
     return [
         Feature(a, p.a_start, p.a_end - p.a_start, b, p.b_start, p.b_end - p.b_start, DETECTED)
