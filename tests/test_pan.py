@@ -3,6 +3,7 @@ and ``coderiv align``'s output parsed back."""
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from fractions import Fraction
@@ -11,7 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from coderiv.cli.align import align_command, evaluate_pan_command
+from coderiv.cli.align import align_command
+from coderiv.cli.evaluate import evaluate_command
 from coderiv.errors import CoderivError, InputError
 from coderiv.evaluation.pan import evaluate, evaluate_folders, measure, union_size
 from coderiv.evaluation.pan_generate import (
@@ -219,8 +221,12 @@ def test_align_command_writes_pan_xml_parsed_back(tmp_path: Path) -> None:
             assert c.this_offset <= f.this_offset < f.this_end <= c.this_end
     result_eval = evaluate_folders(data / "truth", tmp_path / "out")
     assert result_eval.pairs == 2 and result_eval.overall.granularity == 1.0
-    shown = CliRunner().invoke(evaluate_pan_command, [str(data / "truth"), str(tmp_path / "out")])
-    assert shown.exit_code == 0 and shown.output.splitlines()[2].startswith("all")
+    shown = CliRunner().invoke(evaluate_command, ["--pan", str(data / "truth"), str(tmp_path / "out")])
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.splitlines()[0].split() == ["obfuscation", "cases", "detections", "plagdet", "precision", "recall", "granularity"]
+    assert shown.output.splitlines()[2].split()[:3] == ["all", str(result_eval.overall.cases), str(result_eval.overall.detections)]
+    as_json = CliRunner().invoke(evaluate_command, ["--pan", str(data / "truth"), str(tmp_path / "out"), "--format", "json"])
+    assert json.loads(as_json.output) == result_eval.to_dict()
 
 
 def test_align_command_bad_pairs_file_is_one_line(tmp_path: Path) -> None:

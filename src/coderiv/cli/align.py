@@ -1,5 +1,5 @@
 """``coderiv align``: PAN's text-alignment interface (one detection XML per pair of a pairs
-file), and the PAN evaluation command to attach as ``coderiv evaluate --pan`` (issue 24)."""
+file), and the report of ``coderiv evaluate --pan`` (issue 24)."""
 
 from __future__ import annotations
 
@@ -34,21 +34,20 @@ def align_command(pairs_file: Path, susp_dir: Path, src_dir: Path, out_dir: Path
     click.echo(f"{count} pairs, {found} detections written to {out_dir}", err=True)
 
 
-@click.command("evaluate-pan")
-@click.argument("truth_dir", type=_DIR)
-@click.argument("detections_dir", type=_DIR)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@friendly_errors
-def evaluate_pan_command(truth_dir: Path, detections_dir: Path, fmt: str) -> None:
-    """PAN's micro-averaged precision, recall, granularity and plagdet of DETECTIONS_DIR's XMLs
-    against TRUTH_DIR's, overall and per obfuscation type."""
-    from coderiv.evaluation.pan import evaluate_folders, evaluation_table
-    from coderiv.output import to_json
+def pan_report(truth_dir: Path, detections_dir: Path, fmt: str) -> None:
+    """``coderiv evaluate --pan TRUTH_DIR DETECTIONS_DIR``: PAN's micro-averaged precision,
+    recall, granularity and plagdet, overall and per obfuscation type, as a table, JSON or TSV."""
+    from coderiv.evaluation.pan import PAN_HEADERS, evaluate_folders, evaluation_rows, evaluation_table
+    from coderiv.output import to_json, tsv
 
     result = evaluate_folders(truth_dir, detections_dir)
-    click.echo(to_json(result.to_dict()) if fmt == "json" else evaluation_table(result))
+    if fmt == "json":
+        click.echo(to_json(result.to_dict()))
+    elif fmt == "tsv":
+        click.echo(tsv(PAN_HEADERS, evaluation_rows(result)))
+    else:
+        click.echo(evaluation_table(result))
 
 
-#: Registered by cli/main.py. ``evaluate_pan_command`` is attached as ``evaluate --pan`` once the
-#: evaluate command's refactor lands (issue 23).
+#: Registered by cli/main.py; ``evaluate --pan`` calls :func:`pan_report`.
 COMMANDS = (align_command,)

@@ -177,11 +177,18 @@ def evaluate_folders(truth_dir: Path, detections_dir: Path) -> PanEvaluation:
     return PanEvaluation(result.overall, result.by_obfuscation, len(truth))
 
 
+PAN_HEADERS = ["obfuscation", "cases", "detections", "plagdet", "precision", "recall", "granularity"]
+
+
+def evaluation_rows(result: PanEvaluation) -> list[list[str]]:
+    """One row for all cases, then one per obfuscation type (:data:`PAN_HEADERS`)."""
+    rows = [["all", *_row(result.overall)]]
+    return rows + [[name, *_row(m)] for name, m in result.by_obfuscation.items()]
+
+
 def evaluation_table(result: PanEvaluation) -> str:
     """The measures as a text table: overall, then each obfuscation type."""
-    rows = [["all", *_row(result.overall)]]
-    rows += [[name, *_row(m)] for name, m in result.by_obfuscation.items()]
-    return table(["obfuscation", "cases", "detections", "plagdet", "precision", "recall", "granularity"], rows)
+    return table(PAN_HEADERS, evaluation_rows(result))
 
 
 def _row(m: PanMeasures) -> list[str]:
