@@ -251,3 +251,18 @@ def test_edits_next_to_the_edges_do_not_shorten_the_passage() -> None:
     assert (p.b_start, p.b_end) == _span(SOURCE, copy)
     changed = [susp[s.start : s.end] for s in p.a_spans if s.kind == "changed"]
     assert changed == ["summer", "by"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(40, 300), every=st.integers(4, 12), offset=st.integers(0, 11), seed=st.integers(0, 10**6))
+def test_one_word_in_four_replaced_evenly_never_splits(n: int, every: int, offset: int, seed: int) -> None:
+    """k/n up to 1/4, spread evenly (every ``every``-th word replaced): three untouched words
+    between edits leave a 3-gram there, so the copy stays one passage, whatever its length."""
+    positions = list(range(offset % every, n, every))
+    susp, src, start, end = _case(n, [(p, "replace") for p in positions], seed)
+    (p,) = align_texts(susp, src)
+    assert start <= p.a_start and p.a_end <= end
+    first = len(susp[: p.a_start].split()) - 30  # the copy's word index where the passage starts
+    last = first + p.a_words  # (30 host words come first; replacements shift nothing)
+    assert p.a_words - p.same_words == sum(1 for q in positions if first <= q < last)
+    assert first <= 1 and last >= n - 1  # only an edited first or last word can be left out

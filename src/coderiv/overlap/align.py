@@ -23,7 +23,8 @@ identical words.
 **What is guaranteed.** A copied passage is reported as one passage whenever its two sides share
 a 3-gram at least every 20 words. A replaced word removes the 3-grams of 3 positions and any
 other word operation (insert, delete, swap) those of at most 4, so any 7 replacements or any 4
-operations anywhere in a copy never split it (tests/test_align.py checks both with random edits);
+operations anywhere in a copy never split it, nor does one word in four replaced evenly in a copy
+of any length (tests/test_align.py checks all three with random edits);
 PAN-style random edits at 30% of the positions leave a 3-gram every 20 words in almost every
 stretch. Unrelated text is never inside a passage unless it shares 3-grams with the source; a
 stretch of more than 30 unrelated words between two copies keeps them two passages.
