@@ -127,6 +127,9 @@ def _file_name(label: str) -> str:
 @click.option("--collection", type=click.Path(exists=True, path_type=Path),
     help="With --plagiarism: where the donors are (default: the index's source)."
 )
+@click.option("--pan", "pan_dirs", nargs=2, type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+    metavar="TRUTH_DIR DETECTIONS_DIR", help="Instead: PAN's text-alignment measures of detection XMLs (docs/alignment.md)."
+)
 @index_option
 @format_option
 @quiet_option
@@ -134,7 +137,7 @@ def _file_name(label: str) -> str:
 def evaluate_command(
     queries: Path | None, qrels: Path | None, methods: str | None, analysis: str | None, per_query: bool,
     runs_dir: Path | None, run_files: tuple[Path, ...], plot_file: Path | None, index_dir: Path, fmt: str, quiet: bool,
-    plagiarism: Path | None = None, collection: Path | None = None,
+    plagiarism: Path | None = None, collection: Path | None = None, pan_dirs: tuple[Path, Path] | None = None,
 ) -> None:
     """Measure how well methods separate each query's coderivatives from everything else.
 
@@ -142,6 +145,11 @@ def evaluate_command(
     percentage of the query's self-score. Reports P(s), R(20), the highest false match (HFM),
     separation (lowest relevant − HFM) and mean Sep. / mean HFM (SPEC §4).
     """
+    if pan_dirs:
+        from coderiv.cli.align import pan_report
+
+        pan_report(*pan_dirs, fmt)
+        return
     if plagiarism is not None:
         from coderiv.cli.overlap import plagiarism_report
 
