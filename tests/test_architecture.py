@@ -201,3 +201,42 @@ def test_the_checker_sees_a_test_importing_a_test_or_a_benchmark(tmp_path: Path)
     assert forbidden_in_benchmarks("faults", test_stems=test_stems, bench_stems=bench_stems) is None  # a benchmark's own module
     assert forbidden_in_benchmarks("tests.support.files", test_stems=test_stems, bench_stems=bench_stems) == "imports the tests"
     assert forbidden_in_benchmarks("files", test_stems=test_stems, bench_stems=bench_stems) == "imports the tests"
+
+
+def documented_modules() -> dict[str, set[str]]:
+    """docs/architecture.md's package map: each package (``""`` for the base layer) and the
+    modules it lists (names joined by ``·`` on the lines before a ``—`` description, whose
+    further lines are indented deeper)."""
+    text = (PACKAGE.parents[1] / "docs" / "architecture.md").read_text("utf-8")
+    block = text.split("## The package, by stage", 1)[1].split("```", 2)[1]
+    listed: dict[str, set[str]] = {}
+    package = ""
+    for line in block.splitlines()[2:]:
+        if line.startswith(" " * 17):
+            continue  # a description's second line
+        names = line.split("—", 1)[0]
+        if not names.strip():
+            continue
+        head = names.split()[0]
+        if head.endswith("/"):
+            package, names = head.rstrip("/"), names.replace(head, "", 1)
+        elif not line.startswith(" " * 15):
+            package = ""  # the base layer's line
+        listed.setdefault(package, set()).update(n.strip() for n in names.split("·") if n.strip())
+    return listed
+
+
+def test_the_architecture_page_lists_every_module_and_no_other() -> None:
+    actual: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        package = path.parent.relative_to(PACKAGE).as_posix()
+        if package != "." and path.stem == "__init__":
+            continue  # a subpackage's __init__ only re-exports
+        actual.setdefault("" if package == "." else package, set()).add(path.stem)
+    listed = documented_modules()
+    differences = {
+        package: {"not listed": sorted(actual.get(package, set()) - names), "not a module": sorted(names - actual.get(package, set()))}
+        for package, names in {**actual, **listed}.items()
+        if listed.get(package) != actual.get(package)
+    }
+    assert differences == {}
