@@ -24,6 +24,7 @@ from coderiv.cli.main import main
 from coderiv.errors import CoderivError, InputError, MissingExtraError
 from coderiv.index.index import MODIFIED_FILE, Index
 from coderiv.index.shards import ShardedIndex, build_sharded
+from coderiv.index.storage import MANIFEST_COPY
 from coderiv.text.collection import iter_collection
 from coderiv.text.extract import MAX_DOCUMENT_BYTES
 from coderiv.text.remote import is_url, iter_source, source_name, source_size
@@ -37,7 +38,7 @@ _WHEN_AND_WHERE = ("created", "source")
 
 def index_bytes(root: Path, modified: bool = True) -> dict[str, bytes]:
     """Every file of an index folder (one index or a sharded set) by relative path, manifests
-    without their time and source, lock files left out; ``modified=False`` also leaves out the
+    (and the manifest's copy) without their time and source, lock files left out; ``modified=False`` also leaves out the
     modification times (a memory:// file system has its own)."""
     files: dict[str, bytes] = {}
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
@@ -45,7 +46,7 @@ def index_bytes(root: Path, modified: bool = True) -> dict[str, bytes]:
         if path.name == "lock" or (not modified and path.name == MODIFIED_FILE):
             continue
         data = path.read_bytes()
-        if path.name in ("manifest.json", "SHARDS.json"):
+        if path.name in ("manifest.json", "SHARDS.json", MANIFEST_COPY):
             record = json.loads(data)
             for key in _WHEN_AND_WHERE:
                 record.pop(key, None)
