@@ -21,10 +21,14 @@ from coderiv.cli.options import (
 )
 from coderiv.errors import CoderivError
 from coderiv.output import FORMATS, fmt_percent, json_line, over_100_note, printable, table, to_json, tsv
-from coderiv.pairs.groups import VERSIONS_MIN_PERCENT
 from coderiv.ranking.batch import DEFAULT_TOP, BatchItem
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, over_100_reason
 from coderiv.ranking.searchers import DEFAULT_QUERY_METHOD, QUERY_METHODS
+
+#: ``--exclude-versions``: the percentage at which two documents are versions of each other
+#: (``coderiv.pairs.groups.VERSIONS_MIN_PERCENT``; the pairs package is imported only when used,
+#: test_cli checks the two agree)
+VERSIONS_MIN_PERCENT = 50.0
 
 if TYPE_CHECKING:
     from coderiv.index.reader import IndexReader
