@@ -54,7 +54,7 @@ def _before(paths: list[Path]) -> list[str]:
 
 
 def _fresh() -> None:
-    rst._recent.clear()
+    rst.forget_recent()
 
 
 def test_same_text_as_before_on_samples(tmp_path: Path) -> None:
@@ -128,3 +128,9 @@ def test_the_same_bytes_are_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None
     assert len(rst._recent) == rst.RECENT  # bounded: the oldest went
     rst.read_rst(SAMPLES[1].encode())
     assert len(parsed) == 1 + rst.RECENT + 2
+    monkeypatch.setattr(rst, "RECENT_CHARS", 8000)  # a page may hold 1,000 characters of it
+    kept = rst.read_rst(b"Word " * 190 + b"\n")
+    assert len(kept.text) <= 1000 and kept in rst._recent.values()  # older pages made room
+    assert rst._recent_chars == sum(len(e.text) for e in rst._recent.values()) <= 8000
+    dropped = rst.read_rst(b"Long " * 210 + b"\n")
+    assert len(dropped.text) > 1000 and dropped not in rst._recent.values()

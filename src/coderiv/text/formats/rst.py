@@ -12,7 +12,7 @@ costs that do not change the output are cut: the settings are built once (docuti
 builds them for every document); Python's cyclic garbage collector is held off while a page is
 parsed (one collection of the page's cyclic trees after it, not many during it); together a
 few percent. And a document whose bytes were read moments ago is not parsed again
-(:data:`RECENT` documents are kept): a collection of versions holds many identical pages (a
+(:data:`RECENT` documents, :data:`RECENT_CHARS` characters, are kept): a collection of versions holds many identical pages (a
 third of the dev collection's 3,354 reST files), which makes reading that collection 1.4 times
 faster. The text is the same as before, byte for byte (tests/test_rst_speed.py; all 3,354 files
 checked once). docs/performance.md has the figures.
@@ -98,15 +98,19 @@ def _settings() -> Any:
     return settings
 
 
-#: Documents whose text is kept, by the SHA-256 of their bytes (a few MB at most).
+#: Documents whose text is kept, by the SHA-256 of their bytes, at most this many ...
 RECENT = 512
+#: ... and at most this many characters of text in all (a few MB).
+RECENT_CHARS = 8 << 20
 _recent: OrderedDict[bytes, Extracted] = OrderedDict()
 _recent_lock = threading.Lock()
+_recent_chars = 0
 
 
 def read_rst(data: bytes) -> Extracted:
     """The visible text of a reStructuredText document (the same bytes read lately: the same
     text, without parsing again)."""
+    global _recent_chars
     key = hashlib.sha256(data).digest()
     with _recent_lock:
         if key in _recent:
@@ -114,10 +118,20 @@ def read_rst(data: bytes) -> Extracted:
             return _recent[key]
     extracted = _render(data)
     with _recent_lock:
-        _recent[key] = extracted
-        if len(_recent) > RECENT:
-            _recent.popitem(last=False)
+        if key not in _recent and len(extracted.text) <= RECENT_CHARS // 8:
+            _recent[key] = extracted
+            _recent_chars += len(extracted.text)
+        while len(_recent) > RECENT or _recent_chars > RECENT_CHARS:
+            _recent_chars -= len(_recent.popitem(last=False)[1].text)
     return extracted
+
+
+def forget_recent() -> None:
+    """Drop the kept documents (tests and benchmarks start from none)."""
+    global _recent_chars
+    with _recent_lock:
+        _recent.clear()
+        _recent_chars = 0
 
 
 def _render(data: bytes) -> Extracted:
