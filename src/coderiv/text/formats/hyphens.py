@@ -14,9 +14,9 @@ Each break is decided on the best evidence at hand, in this order:
    uses elsewhere (``per`` / ``connection``), join otherwise (``accompa`` / ``nies``).
 
 A hyphen before a capital (``Anglo-`` / ``Saxon``) is kept. The words next to the breaks
-themselves are not evidence. Hyphenation in LaTeX and word processors never leaves a
-fragment that the document uses as a word on its own often enough to matter; the rule's known
-miss is a word whose halves are words (``with-out``) and that is never written whole.
+themselves are not evidence. Where the layout does not show (producers other than
+LibreOffice, such as LaTeX), rule 3's known miss is a word hyphenated into two halves that are
+both words of the document (``with-`` / ``out``) and never written whole: it keeps a hyphen.
 """
 
 from __future__ import annotations
