@@ -51,7 +51,11 @@ quiet_option = click.option("--quiet", "-q", is_flag=True, help="No progress bar
 
 def analysis_options(func: F) -> F:
     """--stop/--no-stop, --stem/--no-stem, --language; unset means 'as the index says'."""
-    func = click.option("--language", default=None, help="Snowball stemming language (default english).")(func)
+    func = click.option(
+        "--language", default=None,
+        help="Language of the stoplist and the Snowball stemmer, by name or ISO code (german, de; default english); "
+        "alone it turns stemming on when Snowball has a stemmer for it.",
+    )(func)
     func = click.option("--stem/--no-stem", default=None, help="Snowball stemming (default off).")(func)
     func = click.option("--stop/--no-stop", default=None, help="Drop stopwords (default on).")(func)
     return func

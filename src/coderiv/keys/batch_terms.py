@@ -92,12 +92,12 @@ def _power_tables(count: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 class StopTable:
-    """A stoplist as sorted keys plus each stopword's bytes, for exact byte-level stopping."""
+    """A stoplist's ASCII words as sorted keys plus each one's bytes, for exact byte-level
+    stopping of ASCII text. The batch path reads only ASCII pieces, whose words cannot equal a
+    case-folded stopword with any other character (``für``), so those are left out."""
 
     def __init__(self, words: Iterable[str]) -> None:
-        ordered = sorted(words, key=lambda w: int(term_keys([w])[0]))
-        if any(not w.isascii() for w in ordered):  # pragma: no cover - the shipped list is ASCII
-            raise ValueError("batch stopping needs an ASCII stoplist")
+        ordered = sorted((w for w in words if w.isascii()), key=lambda w: int(term_keys([w])[0]))
         self.keys = term_keys(ordered) if ordered else np.empty(0, np.uint64)
         self.lengths = np.array([len(w) for w in ordered], np.int64)
         self.width = max(self.lengths, default=1)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -28,11 +29,47 @@ _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])(?:\s+|$)")
 
 
+#: ISO 639-1 codes accepted for ``--language`` besides Snowball's names.
+LANGUAGE_CODES = {
+    "en": "english", "de": "german", "fr": "french", "es": "spanish", "pt": "portuguese", "it": "italian",
+    "nl": "dutch", "cs": "czech", "sk": "slovak", "pl": "polish", "ru": "russian", "sv": "swedish",
+    "da": "danish", "no": "norwegian", "nb": "norwegian", "fi": "finnish", "hu": "hungarian",
+}
+
+
+def _read_stoplist(path: str) -> frozenset[str]:
+    text = resources.files("coderiv").joinpath(path).read_text("utf-8")
+    return frozenset(
+        unicodedata.normalize("NFC", w.strip()).casefold() for w in text.splitlines() if w.strip() and not w.startswith("#")
+    )
+
+
 @lru_cache(maxsize=1)
 def default_stoplist() -> frozenset[str]:
     """The shipped English stoplist (``coderiv/data/stoplist_en.txt``)."""
-    text = resources.files("coderiv").joinpath("data/stoplist_en.txt").read_text("utf-8")
-    return frozenset(w.strip() for w in text.splitlines() if w.strip() and not w.startswith("#"))
+    return _read_stoplist("data/stoplist_en.txt")
+
+
+@lru_cache(maxsize=1)
+def stoplist_languages() -> list[str]:
+    """Languages with a shipped stoplist (``coderiv/data/stoplists/``, and English)."""
+    folder = resources.files("coderiv").joinpath("data/stoplists")
+    return sorted({"english"} | {entry.name[:-4] for entry in folder.iterdir() if entry.name.endswith(".txt")})
+
+
+@cache
+def stoplist(language: str) -> frozenset[str]:
+    """The stoplist of ``language``; English's for a language without one of its own (a Snowball
+    stemming language such as Arabic: what every version before the per-language lists did)."""
+    if language == "english" or language not in stoplist_languages():
+        return default_stoplist()
+    return _read_stoplist(f"data/stoplists/{language}.txt")
+
+
+def language_name(language: str) -> str:
+    """Snowball's name for a language given by name or ISO 639-1 code (``de`` → ``german``)."""
+    lowered = language.strip().lower()
+    return LANGUAGE_CODES.get(lowered, lowered)
 
 
 def stoplist_checksum(words: frozenset[str]) -> str:
@@ -54,18 +91,26 @@ class AnalysisSettings:
     language: str = "english"
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "language", language_name(self.language))
         if self.stem and self.language not in stemming_languages():
             raise UnknownNameError(
                 f"stemming language must be one of {stemming_languages()!r} (got {self.language!r})"
+                + ("; Snowball has no stemmer for it: add --no-stem" if self.language in stoplist_languages() else "")
             )
+        if not self.stem and self.language not in stoplist_languages() + stemming_languages():
+            known = sorted(set(stoplist_languages() + stemming_languages()))
+            raise UnknownNameError(f"language must be one of {known!r} (got {self.language!r})")
 
     def to_dict(self) -> dict[str, Any]:
-        """The settings as stored in an index manifest."""
+        """The settings as stored in an index manifest. The language is recorded when it shapes
+        the terms: when stemming, or when stopping with a language other than English (English
+        without stemming records none, as every earlier version did)."""
+        shaped = self.stem or (self.stop and self.language != "english")
         return {
             "stop": self.stop,
             "stem": self.stem,
-            "language": self.language if self.stem else None,
-            "stoplist": stoplist_checksum(default_stoplist()) if self.stop else None,
+            "language": self.language if shaped else None,
+            "stoplist": stoplist_checksum(stoplist(self.language)) if self.stop else None,
             "words": WORD_RE.pattern,
             "case_folding": "casefold",
         }
@@ -75,17 +120,18 @@ class AnalysisSettings:
         cls, stop: bool | None, stem: bool | None, language: str | None, base: AnalysisSettings | None = None
     ) -> AnalysisSettings | None:
         """Settings from optional flags, unset ones taken from ``base`` (or the defaults); None
-        when no flag is set, meaning "as the index says". A language alone turns stemming on."""
+        when no flag is set, meaning "as the index says". A language alone picks its stoplist and
+        turns stemming on when Snowball has a stemmer for it."""
         if stop is None and stem is None and language is None:
             return None
         base = base or cls()
         use_stem = base.stem if stem is None else stem
         if language is not None and stem is None:
-            use_stem = True
+            use_stem = language_name(language) in stemming_languages()
         return cls(
             stop=base.stop if stop is None else stop,
             stem=use_stem,
-            language=language or (base.language if use_stem else "english"),
+            language=language or base.language,
         )
 
     @classmethod
@@ -102,8 +148,11 @@ class AnalysisSettings:
         return settings
 
     def describe(self) -> str:
-        """Human-readable form, e.g. ``stopping, no stemming``."""
+        """Human-readable form, e.g. ``stopping, no stemming`` (English) or ``stopping (german),
+        stemming (german)``."""
         stop = "stopping" if self.stop else "no stopping"
+        if self.stop and self.language != "english":
+            stop += f" ({self.language})" if self.language in stoplist_languages() else " (english list)"
         stem = f"stemming ({self.language})" if self.stem else "no stemming"
         return f"{stop}, {stem}"
 
@@ -137,7 +186,7 @@ class Analyzer:
 
     def __init__(self, settings: AnalysisSettings | None = None) -> None:
         self.settings = settings or AnalysisSettings()
-        self._stoplist = default_stoplist() if self.settings.stop else frozenset()
+        self._stoplist = stoplist(self.settings.language) if self.settings.stop else frozenset()
         self._stemmer = (
             snowballstemmer.stemmer(self.settings.language) if self.settings.stem else None
         )

@@ -1,21 +1,24 @@
 """PDF through pypdfium2 (PDFium, the PDF engine of Chrome; BSD/Apache licences): the text layer
-of each page in reading order, then three repairs that matter for finding coderivatives:
+of each page in reading order, then two repairs that matter for finding coderivatives:
 
-- words hyphenated at a line end are joined (``evalu-`` / ``ation`` → ``evaluation``) when the
-  next line goes on in lower case, so a reflowed copy still shares the word;
 - running headers and footers (a line among the first or last two of a page that recurs, digits
   aside, at that edge on more than half of the pages, or on three pages in a row as a chapter's
   running head does) are dropped: a school's thesis template would otherwise make all its
   theses look alike;
-- PDFium itself joins a line that ends in a hyphen to the next and marks the join with U+FFFE:
-  the marker is dropped before a lower-case letter and becomes a hyphen before anything else
-  (``Anglo-`` / ``Saxon`` stays ``Anglo-Saxon``); soft hyphens are removed.
+- a hyphen at a line end is either hyphenation (``evalu-`` / ``ation`` → ``evaluation``) or a
+  compound word that the line broke at (``framework-`` / ``agnostic`` stays
+  ``framework-agnostic``); :mod:`coderiv.text.formats.hyphens` decides, on evidence. PDFium
+  marks every hyphen at a line end alike (U+FFFE in the text, U+0002 per character, hard or
+  soft), so the evidence is the producer's layout where it shows (LibreOffice writes the hyphen
+  it adds as a text object of its own; a word's own hyphen is in the word's object), then the
+  document's own words. A word broken across a page is mended too (its page footer aside).
 
 Locations: ``page N``. docs/formats.md compares PDFium with pdfminer.six and says why PDFium.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 from collections import Counter
@@ -23,6 +26,7 @@ from typing import Any
 
 from coderiv.extras import require
 from coderiv.text.formats.base import Extracted, ExtractionError, TextBuilder
+from coderiv.text.formats.hyphens import HARD, SAME, SOFT, UNKNOWN, mend_breaks
 
 #: Pages read at most; ``CODERIV_MAX_PAGES`` raises (or lowers) the cap.
 DEFAULT_MAX_PAGES = 2000
@@ -30,9 +34,10 @@ DEFAULT_MAX_PAGES = 2000
 EDGE_LINES = 2
 #: Consecutive pages on which an edge line marks a chapter's running head or foot.
 CHAPTER_RUN = 3
+#: Producers known to write the hyphens they add as text objects of their own.
+_SEPARATE_HYPHEN_PRODUCERS = ("libreoffice", "openoffice")
 
-_HYPHENATED = re.compile(r"([^\W\d_])(?:[-\u2010\u00ad\x02]\n|\ufffe\n?)[ \t]*([^\W\d_])")
-_JOIN_MARK = "\ufffe"
+_PDFIUM_BREAK = "\ufffe"
 _DIGITS = re.compile(r"\d+")
 
 
@@ -40,18 +45,6 @@ def max_pages() -> int:
     """The page cap: ``CODERIV_MAX_PAGES`` when set to a positive integer, else the default."""
     value = os.environ.get("CODERIV_MAX_PAGES", "")
     return int(value) if value.isdigit() and int(value) > 0 else DEFAULT_MAX_PAGES
-
-
-def join_hyphenated(text: str) -> str:
-    """Join words broken by a hyphen at a line end (or at PDFium's join mark) when the next line
-    continues in lower case; otherwise keep a plain hyphen and the break."""
-
-    def join(m: re.Match[str]) -> str:
-        if m.group(2).islower():
-            return m.group(1) + m.group(2)
-        return m.group(0).replace(_JOIN_MARK, "-")
-
-    return _HYPHENATED.sub(join, text).replace(_JOIN_MARK, "-")
 
 
 def _edge_key(line: str) -> str:
@@ -97,9 +90,48 @@ def _open(pdfium: Any, data: bytes) -> Any:
         raise ExtractionError(f"corrupt PDF ({message.rstrip('.')})") from None
 
 
+def _handle(pointer: Any) -> int | None:
+    return ctypes.cast(pointer, ctypes.c_void_p).value
+
+
+def _break_kinds(raw: Any, textpage: Any, text: str) -> list[str]:
+    """What layout says of each hyphen PDFium marked at a line end (each U+FFFE of ``text``, in
+    order): :data:`SOFT` when it is a text object of its own after a word written as one,
+    :data:`SAME` when it is in the word's object, :data:`UNKNOWN` when layout cannot tell."""
+    positions = [i for i, char in enumerate(text) if char == _PDFIUM_BREAK]
+    if not positions:
+        return []
+    get_object = getattr(raw, "FPDFText_GetTextObject", None)
+    if get_object is None or len(text) != raw.FPDFText_CountChars(textpage):  # surrogates shift the indexes
+        return [UNKNOWN] * len(positions)
+    kinds = []
+    for i in positions:
+        if i < 2 or raw.FPDFText_GetUnicode(textpage, i) != 2:
+            kinds.append(UNKNOWN)
+            continue
+        mark, before, word = (_handle(get_object(textpage, j)) for j in (i, i - 1, i - 2))
+        if mark is None or before is None:
+            kinds.append(UNKNOWN)
+        elif mark == before:
+            kinds.append(SAME)
+        else:
+            kinds.append(SOFT if before == word else UNKNOWN)
+    return kinds
+
+
+def _lines(text: str, kinds: list[str]) -> list[str]:
+    """A page's text as lines, each PDFium break restored as a line ending in its kind's mark."""
+    parts = text.replace("\r\n", "\n").replace("\r", "\n").split(_PDFIUM_BREAK)
+    return "".join(part + (kinds[i] + "\n" if i < len(kinds) else "") for i, part in enumerate(parts)).split("\n")
+
+
 def page_lines(data: bytes) -> list[list[str]]:
-    """Each page's text layer, as lines, in PDFium's reading order."""
+    """Each page's text layer, as lines, in PDFium's reading order. A line that PDFium found to
+    end in a hyphen ends in a break mark instead (:mod:`coderiv.text.formats.hyphens`): the
+    hyphens a producer known to write added hyphens apart (LibreOffice) wrote in the word are
+    :data:`HARD`; elsewhere layout proves only the added ones."""
     pdfium: Any = require("pypdfium2", "formats", "reading PDF")
+    raw: Any = require("pypdfium2.raw", "formats", "reading PDF")
     document = _open(pdfium, data)
     try:
         n_pages = len(document)
@@ -112,14 +144,25 @@ def page_lines(data: bytes) -> list[list[str]]:
                 page = document[index]
                 textpage = page.get_textpage()
                 text = textpage.get_text_range()
+                kinds = _break_kinds(raw, textpage, text)
             except pdfium.PdfiumError as exc:
                 raise ExtractionError(f"corrupt PDF (page {index + 1}: {exc})") from None
             textpage.close()
             page.close()
-            pages.append(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
-        return pages
+            pages.append(_lines(text, kinds))
+        producer = str(_metadata(document).get("Producer", "")).lower()
     finally:
         document.close()
+    trusted = producer.startswith(_SEPARATE_HYPHEN_PRODUCERS) or any(line.endswith(SOFT) for lines in pages for line in lines)
+    return [[line[:-1] + (HARD if trusted else UNKNOWN) if line.endswith(SAME) else line for line in lines] for lines in pages]
+
+
+def _metadata(document: Any) -> dict[str, Any]:
+    try:
+        metadata: dict[str, Any] = document.get_metadata_dict()
+    except Exception:  # damaged metadata: no producer to go by
+        return {}
+    return metadata
 
 
 def read_pdf(data: bytes) -> Extracted:
@@ -128,6 +171,6 @@ def read_pdf(data: bytes) -> Extracted:
     if pages and not any(line.strip() for lines in pages for line in lines):
         raise ExtractionError("no text layer: needs OCR")
     builder = TextBuilder()
-    for number, lines in enumerate(drop_running_lines(pages), 1):
-        builder.add(join_hyphenated("\n".join(lines)).replace("\u00ad", ""), f"page {number}")
+    for number, text in enumerate(mend_breaks(drop_running_lines(pages)), 1):
+        builder.add(text, f"page {number}")
     return Extracted(builder.text(), "pdf", locations=builder.locations())

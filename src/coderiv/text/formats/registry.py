@@ -4,13 +4,10 @@ magic bytes. When the two disagree the content wins and the document carries a n
 
 from __future__ import annotations
 
-import io
-import zipfile
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from coderiv.text.formats.base import Extracted
+from coderiv.text.formats.base import Extracted, ExtractionError
 from coderiv.text.formats.docx import read_docx
 from coderiv.text.formats.epub import read_epub
 from coderiv.text.formats.html import read_html, starts_like_html
@@ -20,6 +17,7 @@ from coderiv.text.formats.pdf import read_pdf
 from coderiv.text.formats.plain import decode, looks_binary, read_plain
 from coderiv.text.formats.rst import read_rst
 from coderiv.text.formats.rtf import read_rtf
+from coderiv.text.formats.ziparchive import ZIP_ERRORS, open_zip, read_member
 
 
 @dataclass(frozen=True)
@@ -49,9 +47,8 @@ FORMATS: dict[str, Format] = {
 }
 _BY_SUFFIX = {suffix: f for f in FORMATS.values() for suffix in f.suffixes}
 _ODF_TEXT = b"application/vnd.oasis.opendocument.text"
-_ZIP_ERRORS = (
-    zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, OSError, EOFError, ValueError, KeyError, NotImplementedError, RuntimeError,
-)
+#: Most bytes the sniffer inflates from a ``mimetype`` member (a real one is under 100 bytes).
+MAX_MIMETYPE_BYTES = 4096
 
 
 def declared(name: str) -> Format:
@@ -60,14 +57,23 @@ def declared(name: str) -> Format:
     return _BY_SUFFIX.get(name[dot:].lower(), FORMATS["text"]) if dot > name.rfind("/") else FORMATS["text"]
 
 
-def _zip_kind(data: bytes) -> str | None:
+def _zip_kind(data: bytes) -> str | ExtractionError | None:
+    """The container a ZIP is (``docx``, ``odt``, ``epub``), ``None`` for another or a broken
+    one, or the refusal of a hostile one: its ``mimetype`` member is read through
+    :func:`read_member` with a :data:`MAX_MIMETYPE_BYTES` cap, checked before it is inflated."""
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            names = set(archive.namelist())
-            mimetype = archive.read("mimetype").strip() if "mimetype" in names else b""
-    except _ZIP_ERRORS:
+        archive = open_zip(data, "ZIP")
+        infos = {info.filename: info for info in archive.infolist()}
+    except ExtractionError as exc:  # a broken ZIP is no container we know; a huge directory is refused
+        return None if exc.reason.startswith("corrupt") else exc
+    except ZIP_ERRORS:
         return None
-    if "word/document.xml" in names:
+    with archive:
+        try:
+            mimetype = read_member(data, infos["mimetype"], "ZIP", MAX_MIMETYPE_BYTES).strip() if "mimetype" in infos else b""
+        except ExtractionError as exc:  # too big, or bigger than it declares: refused either way
+            return exc
+    if "word/document.xml" in infos:
         return "docx"
     if mimetype.startswith(_ODF_TEXT):
         return "odt"
@@ -76,26 +82,44 @@ def _zip_kind(data: bytes) -> str | None:
     return None
 
 
-def sniff(data: bytes) -> str | None:
-    """The format the content's magic bytes show, or ``None`` when they show none we read
-    (text formats other than RTF and HTML have no magic: the extension decides)."""
+def _sniff(data: bytes) -> tuple[str | None, ExtractionError | None]:
     head = data[:1024]
     if head.lstrip(b"\x00\t\r\n ").startswith(b"%PDF-"):
-        return "pdf"
+        return "pdf", None
     if head.startswith(b"PK\x03\x04"):
-        return _zip_kind(data) or "zip"
+        kind = _zip_kind(data)
+        if isinstance(kind, ExtractionError):
+            return "zip", kind
+        return kind or "zip", None
     if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{\\rtf"):
-        return "rtf"
+        return "rtf", None
     # an HTML start needs a "<" byte (in UTF-8, UTF-16 and UTF-32 alike): most heads skip the decoding
     if b"<" in head and not looks_binary(head) and starts_like_html(decode(head).text):
-        return "html"
-    return None
+        return "html", None
+    return None, None
+
+
+def sniff(data: bytes) -> str | None:
+    """The format the content's magic bytes show, or ``None`` when they show none we read
+    (text formats other than RTF and HTML have no magic: the extension decides). A hostile
+    ZIP (a ``mimetype`` bomb) sniffs as ``zip``: :func:`choose` refuses it."""
+    return _sniff(data)[0]
+
+
+def _refusal(error: ExtractionError) -> Format:
+    def refuse(data: bytes) -> Extracted:
+        raise ExtractionError(error.reason)
+
+    return Format("zip", (), refuse, binary=True)
 
 
 def choose(name: str, data: bytes) -> tuple[Format, str | None]:
-    """The reader for a document, and a note when its content is not what its name declares."""
+    """The reader for a document, and a note when its content is not what its name declares
+    (a hostile ZIP gets a reader that refuses it with one line)."""
     claimed = declared(name)
-    found = sniff(data)
+    found, refused = _sniff(data)
+    if refused is not None:
+        return _refusal(refused), None
     if found == claimed.name or (found is None and not claimed.binary):
         return claimed, None
     if found in FORMATS:
