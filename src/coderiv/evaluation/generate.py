@@ -41,6 +41,8 @@ DEFAULT_SOURCES = 3
 #: Donors need at least this many paragraphs and words.
 MIN_PARAGRAPHS = 2
 MIN_WORDS = 60
+#: A unit a case copies whole: paragraphs joined until they have this many words.
+MIN_UNIT_WORDS = 20
 
 
 @dataclass(frozen=True)
@@ -59,11 +61,34 @@ class Donor:
 def as_donor(doc_id: str, text: str, analyzer: Analyzer) -> Donor | None:
     """The document as a donor, or None if it has fewer than :data:`MIN_PARAGRAPHS` paragraphs
     or :data:`MIN_WORDS` words."""
-    paragraphs = split_paragraphs(text)
-    kept = [(p, c) for p, c in ((p, len(analyzer.words(p))) for p in paragraphs) if c > 0]
+    kept = _units([(p, len(analyzer.words(p))) for p in split_paragraphs(text)])
     if len(kept) >= MIN_PARAGRAPHS and sum(c for _, c in kept) >= MIN_WORDS:
         return Donor(doc_id, [p for p, _ in kept], [c for _, c in kept])
     return None
+
+
+def _units(paragraphs: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Paragraphs with their word counts, each of fewer than :data:`MIN_UNIT_WORDS` words joined
+    to the ones after it (the last to the one before): a heading goes with its text, a list with
+    its items, as the reStructuredText source held them before rendering split them apart."""
+    units: list[tuple[str, int]] = []
+    pending: list[str] = []
+    words = 0
+    for text, count in paragraphs:
+        if count == 0:
+            continue
+        pending.append(text)
+        words += count
+        if words >= MIN_UNIT_WORDS:
+            units.append(("\n\n".join(pending), words))
+            pending, words = [], 0
+    if pending:
+        if units:
+            last, last_words = units.pop()
+            units.append(("\n\n".join([last, *pending]), last_words + words))
+        else:
+            units.append(("\n\n".join(pending), words))
+    return units
 
 
 def donors(documents: Iterable[RawDocument], analyzer: Analyzer | None = None) -> list[Donor]:
