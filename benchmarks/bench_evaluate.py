@@ -1,5 +1,5 @@
 """Time ``coderiv evaluate``'s work on the dev collection: every ranking measure over the 50
-queries (full ranking of all 3,380 documents per query), and building the analysis variants.
+queries (full ranking of all 3,375 indexed documents per query), and building the analysis variants.
 
     python benchmarks/bench_evaluate.py [--corpora ../shared/corpora] [--index /tmp/coderiv-bench-eval]
 """

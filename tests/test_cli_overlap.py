@@ -74,7 +74,8 @@ def test_generate_then_evaluate_plagiarism(runner: CliRunner, tmp_path: Path) ->
         "evaluate", "--plagiarism", str(cases), "--collection", str(folder), "-m", "shingles:w=2,matching", "--format", "json",
     ])
     assert out.exit_code == 0, out.output
-    rows = {r["method"]: r for r in json.loads(out.output)}
+    rows = {r["method"]: r for r in json.loads(out.stdout)}
+    assert out.stderr == "8 (case, donor) pairs of cases.jsonl evaluated by 2 methods\n"  # said when piped
     # Whole 15-word paragraphs of distinct words, 4 per donor (60 words, 59 bigrams). A donor
     # with m paragraphs used expects 15m/60; the case holds their 14m inner bigrams (and
     # perhaps a join of two of its paragraphs, if shuffled into donor order): at least 14m/59.
@@ -105,8 +106,9 @@ def test_generate_from_the_indexed_collection(runner: CliRunner, tmp_path: Path)
     assert runner.invoke(main, ["index", str(folder), "--index", index, "-q"]).exit_code == 0
     out = runner.invoke(main, ["generate", "--index", index, "--cases", "1"])
     assert out.exit_code == 0, out.output
-    case = json.loads(out.output)
+    case = json.loads(out.stdout)
     assert sorted(s["doc_id"] for s in case["sources"]) == sorted(docs)  # 4 donors: all of them
+    assert out.stderr == f"1 cases written to standard output (seed 0; 4 of the 4 documents of {folder} read)\n"
     out = runner.invoke(main, ["generate", "--index", index, "--sources", "4"])
     assert out.exit_code == 1 and "only 4 documents" in out.output
 
@@ -158,15 +160,15 @@ def test_evaluate_plagiarism_per_query_gives_each_pair(runner: CliRunner, tmp_pa
     base = ["evaluate", "--plagiarism", str(cases), "--collection", str(folder), "-m", "shingles:w=2"]
     out = runner.invoke(main, [*base, "--per-query", "--format", "tsv"])
     assert out.exit_code == 0, out.output
-    assert out.output.splitlines() == [
+    assert out.stdout.splitlines() == [
         "method\tcase\tdoc_id\texpected\tobtained\t|diff|",
         "shingles:w=2\tC1\td0.txt\t25.00\t23.73\t1.27",  # 100 · 14/59 = 23.73
     ]
-    data = json.loads(runner.invoke(main, [*base, "--per-query", "--format", "json"]).output)
+    data = json.loads(runner.invoke(main, [*base, "--per-query", "--format", "json"]).stdout)
     assert data[0]["per_pair"] == [
         {"case_id": "C1", "doc_id": "d0.txt", "expected": 25.0, "obtained": 23.728814, "abs_diff": 1.271186}
     ]
-    assert "per_pair" not in json.loads(runner.invoke(main, [*base, "--format", "json"]).output)[0]
+    assert "per_pair" not in json.loads(runner.invoke(main, [*base, "--format", "json"]).stdout)[0]
 
 
 def test_compare_passage_limit_note_and_error(runner: CliRunner, tmp_path: Path) -> None:

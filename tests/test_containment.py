@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import click
 import numpy as np
 import pytest
 
 from coderiv.cli.main import main
 from coderiv.errors import CoderivError
 from coderiv.index.index import Index
+from coderiv.progress import Counter
 from coderiv.ranking.containment import ContainmentSearcher, chunk_store_spec, open_with_chunks
 from coderiv.ranking.protocol import DocumentSearcher
 from tests.support.files import write_docs
@@ -110,3 +112,49 @@ def test_evaluable_as_a_method(index: Index) -> None:
 
     percentages = get_method("containment")(index)
     assert percentages("c.txt").tolist() == pytest.approx([100.0, 100.0, 100.0, 0.0, 0.0])
+
+
+class RecordingBar(Counter):
+    """A progress bar that records what each command's store building tells it."""
+
+    made: list[RecordingBar] = []
+
+    def __init__(self, quiet: bool, desc: str) -> None:
+        super().__init__()
+        self.desc = desc
+        RecordingBar.made.append(self)
+
+    def echo(self, text: str = "", err: bool = False) -> None:
+        click.echo(text, err=err)
+
+    def __enter__(self) -> RecordingBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("command, module", [
+    (["query", "{q}", "--method", "containment"], "coderiv.cli.query"),
+    (["report", "{q}", "--format", "json"], "coderiv.cli.report"),
+    (["pairs", "--method", "chunks"], "coderiv.cli.pairs"),
+])
+def test_every_command_that_adds_a_store_says_so_and_shows_progress(
+    tmp_path: Path, runner, monkeypatch: pytest.MonkeyPatch, command: list[str], module: str,  # type: ignore[no-untyped-def]
+) -> None:
+    """Issue 28 item 2: the first containment query (like report and pairs) re-reads the whole
+    collection; it says so in one exact line and its bar follows every byte of the source."""
+    write_docs(tmp_path / "docs", DOCS)
+    (tmp_path / "q.txt").write_text(QUERY, "utf-8")
+    assert runner.invoke(main, ["index", str(tmp_path / "docs"), "--index", str(tmp_path / "idx"), "--workers", "1"]).exit_code == 0
+    RecordingBar.made = []
+    monkeypatch.setattr(f"{module}.progress_bar", RecordingBar)
+    args = [a.format(q=tmp_path / "q.txt") for a in command] + ["--index", str(tmp_path / "idx")]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == (
+        f"adding store {chunk_store_spec().name} to the index (reading {tmp_path / 'docs'} again)"
+    )
+    size = sum(len(text.encode()) for text in DOCS.values())
+    reads = [bar for bar in RecordingBar.made if bar.unit == "B"]
+    assert [(bar.desc, bar.total, bar.done) for bar in reads] == [("indexing", size, size)]

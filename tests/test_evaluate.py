@@ -324,9 +324,10 @@ def test_cli_table_tsv_json_and_variants(tmp_path: Path, runner) -> None:
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
     # "the" matters only without stopping: HFM 40% (none, stem), 25% (stop, stop+stem)
-    assert [line.split()[0] for line in lines[2:]] == [
+    assert [line.split()[0] for line in lines[2:6]] == [
         "identity5@none", "identity5@stop", "identity5@stem", "identity5@stop+stem"]
-    assert [line.split()[4] for line in lines[2:]] == ["40.00%", "25.00%", "40.00%", "25.00%"]
+    assert [line.split()[4] for line in lines[2:6]] == ["40.00%", "25.00%", "40.00%", "25.00%"]
+    assert lines[6:] == LEGEND_LINES  # each column explained under the table
     assert (tmp_path / "idx" / "variants" / "stop-stem").is_dir()
 
 
@@ -391,12 +392,42 @@ def test_cli_marks_a_non_ideal_hfm_above_100(tmp_path: Path, runner) -> None:
     # identity5 (N = 3, f_t = 2): self-score 3/2 + 3/2 = 3; noise.txt: L = 1/(1 + ln(1 + |6 − 2|))
     # times 2 · (3/2)/(1 + 2) = 1, so 100 · 0.38323 / 3 = 12.77%
     assert lines[3].split()[4:6] == ["12.77%", "87.23%"]
-    assert lines[4:] == [
+    assert lines[4:] == [*LEGEND_LINES,
         "* above 100%: inner is not ideal: a document holding the query's terms more often than the "
         "query does scores above the query itself (docs/measures.md)"
     ]
     # nothing above 100%: no note
     assert "above 100%" not in runner.invoke(main, [*base, "-m", "identity5"]).output
+
+
+def test_cli_note_explains_only_the_marks_figures_carry(tmp_path: Path, runner) -> None:
+    """Issue 28 item 9: ``-m all`` explained normalized's way past 100% under a table where only
+    inner's figure passed it. Here noise.txt is long (inner does not divide by length:
+    209.86% as above; normalized does: below 100%), so only inner's reason is printed."""
+    long_noise = "alpha alpha alpha beta beta beta " + " ".join(f"filler{i}" for i in range(30))
+    write_docs(tmp_path / "docs", {"q.txt": "alpha beta", "noise.txt": long_noise, "z.txt": "gamma"})
+    Index.update_from(tmp_path / "docs", tmp_path / "idx")
+    (tmp_path / "queries.tsv").write_text("Q1\tq.txt\n")
+    (tmp_path / "qrels.tsv").write_text("Q1\tq.txt\t1\n")
+    out = runner.invoke(main, ["evaluate", "--index", str(tmp_path / "idx"), "--queries", str(tmp_path / "queries.tsv"),
+                               "--qrels", str(tmp_path / "qrels.tsv"), "-m", "inner,normalized"])
+    lines = out.output.splitlines()
+    assert lines[2].split()[4] == "209.86%*"
+    assert lines[3].split()[0] == "normalized" and "*" not in lines[3]
+    assert lines[4:] == [*LEGEND_LINES,
+        "* above 100%: inner is not ideal: a document holding the query's terms more often than the "
+        "query does scores above the query itself (docs/measures.md)"
+    ]
+
+
+#: The legend under a summary table: one line per column (SPEC §4).
+LEGEND_LINES = [
+    "P(s): share of the top s that are relevant (R-precision)",
+    "R(20): share of the relevant documents in the top 20",
+    "HFM: highest false match, the highest percentage of a non-relevant document",
+    "Sep.: separation, lowest relevant percentage - HFM (negative: they interleave)",
+    "Sep./HFM: mean Sep. / mean HFM (higher is better)",
+]
 
 
 def test_run_scores_keep_coderivs_order_for_trec_eval() -> None:

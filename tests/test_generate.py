@@ -14,7 +14,7 @@ from tests.support.files import write_docs
 
 
 def paragraph(doc: str, k: int) -> str:
-    return " ".join(f"{doc}p{k}w{i}" for i in range(15))  # 15 distinct words
+    return " ".join(f"{doc}p{k}w{i}" for i in range(20))  # 20 distinct words: one unit each
 
 
 def collection(tmp_path: Path, n_docs: int = 5) -> Path:
@@ -24,15 +24,15 @@ def collection(tmp_path: Path, n_docs: int = 5) -> Path:
 
 def test_shares_counted_by_hand(tmp_path: Path) -> None:
     (case,) = generate_cases(iter_collection(collection(tmp_path)), 1, n_sources=3, own_share=0.4, seed=1)
-    # Every donor: 4 paragraphs x 15 words = 60 words. The own document gives up to half of
-    # its words: 2 paragraphs, 30 words; the case is then 30 / 0.4 = 75 words and each of the
-    # 3 sources gives 75 x 0.6 / 3 = 15 words: one paragraph, 15/60 = 25% of it.
+    # Every donor: 4 paragraphs x 20 words = 80 words. The own document gives up to half of
+    # its words: 2 paragraphs, 40 words; the case is then 40 / 0.4 = 100 words and each of the
+    # 3 sources gives 100 x 0.6 / 3 = 20 words: one paragraph, 20/80 = 25% of it.
     own, *sources = case["sources"]
-    assert (own["role"], own["words_used"], own["expected_percent"], own["share_of_plagiarized_percent"]) == ("own", 30, 50.0, 40.0)
+    assert (own["role"], own["words_used"], own["expected_percent"], own["share_of_plagiarized_percent"]) == ("own", 40, 50.0, 40.0)
     for s in sources:
-        assert (s["role"], s["words_used"], s["expected_percent"], s["share_of_plagiarized_percent"]) == ("source", 15, 25.0, 20.0)
-        assert (s["doc_words"], s["paragraphs_in_doc"], s["paragraphs_used"]) == (60, 4, 1)
-    assert case["words"] == 75
+        assert (s["role"], s["words_used"], s["expected_percent"], s["share_of_plagiarized_percent"]) == ("source", 20, 25.0, 20.0)
+        assert (s["doc_words"], s["paragraphs_in_doc"], s["paragraphs_used"]) == (80, 4, 1)
+    assert case["words"] == 100
     assert len({s["doc_id"] for s in case["sources"]}) == 4
     # The text is exactly the chosen paragraphs, each from its donor.
     pieces = case["text"].strip().split("\n\n")
@@ -60,3 +60,37 @@ def test_too_few_documents(tmp_path: Path) -> None:
 def test_bad_share(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="own share"):
         list(generate_cases(iter_collection(collection(tmp_path)), 1, own_share=1.0))
+
+
+def test_short_paragraphs_are_copied_with_the_ones_after_them() -> None:
+    """Rendered reStructuredText makes a paragraph of every heading and list item; a case copies
+    units of at least MIN_UNIT_WORDS (20) words: a heading with its text, a list with its items."""
+    from coderiv.evaluation.generate import MIN_UNIT_WORDS, as_donor
+    from coderiv.text.analysis import Analyzer
+
+    words = [f"w{i}" for i in range(100)]
+    heading, body = "Installing it", " ".join(words[:35])  # 2 and 35 words
+    items = [" ".join(words[35 + 3 * k: 38 + 3 * k]) for k in range(7)]  # 7 items of 3 words: 21
+    tail = "the end"  # 2 words: joined to the unit before it
+    donor = as_donor("d.rst", "\n\n".join([heading, body, *items, tail]), Analyzer())
+    assert donor is not None and MIN_UNIT_WORDS == 20
+    assert donor.paragraphs == [heading + "\n\n" + body, "\n\n".join([*items, tail])]
+    assert donor.words == [37, 23]
+
+
+def test_only_the_documents_drawn_are_read() -> None:
+    from coderiv.evaluation.generate import generate_from_texts
+
+    text = "\n\n".join(paragraph("d", k) for k in range(4))
+    asked: list[str] = []
+
+    def texts(ids: list[str]) -> dict[str, str]:
+        asked.extend(ids)
+        return {doc_id: text.replace("d", doc_id) for doc_id in ids}
+
+    ids = [f"doc{i:03d}" for i in range(1000)]
+    cases = list(generate_from_texts(ids, texts, 2, n_sources=3, seed=5))
+    # 2 cases of 4 donors: one batch of max(16, 8 · 5/4) documents, not the 1,000
+    assert len(cases) == 2 and len(asked) == 16
+    donors = [s["doc_id"] for case in cases for s in case["sources"]]
+    assert len(set(donors)) == 8  # without replacement while the collection lasts

@@ -35,9 +35,9 @@ from coderiv.pairs.lineage import (
     DATES,
     ROOT,
     TEXT,
-    TEXT_CEILING,
     TIE,
     Profile,
+    calibration,
     containment_matrix,
     derive_lineage,
     index_lineages,
@@ -80,8 +80,8 @@ def test_chain_with_branch_from_text_alone() -> None:
     assert v2.in_parent == pytest.approx(100 * 36 / 56)
     assert v2.parent_in == 100.0
     assert (v2.words_added, v2.words_removed) == (20, 0)
-    # growth 1 - 36/56 = 0.357 ≥ STRONG_GROWTH: the strongest text confidence, never more
-    assert v2.basis == TEXT and v2.confidence == TEXT_CEILING
+    # growth 1 - 36/56 = 0.357: the calibration's [0.2, 1] bin, under the cap of 64.3% containment
+    assert v2.basis == TEXT and v2.confidence == calibration().growth_confidence[-1] < calibration().cap(64.3)
     assert (links["v3"].words_added, links["v2a"].words_added) == (30, 10)
     # v3 (86 chunks) holds all of v2's 56: closeness (56/86 + 1) / 2; the next best parent is v1
     # (weight (36/86 + 1)/2 + 0.25 × (1 − 36/86) beats v2a's (56/86 + 56/66)/2 + 0.25 × (56/66 − 56/86))
@@ -141,8 +141,40 @@ def test_input_order_does_not_matter(order: list[str], dated: bool) -> None:
     assert derive_lineage([Profile.from_terms(d, VERSIONS[d]) for d in order], dates).to_dict() == reference
 
 
-def test_text_confidence() -> None:
-    assert [text_confidence(g) for g in (0.0, 0.05, -0.05, 0.1, 0.4)] == pytest.approx([0.5, 0.725, 0.725, 0.85, 0.85])
+def test_text_confidence_is_the_shipped_calibration() -> None:
+    table = calibration()
+    assert "dev collection" in table.provenance and len(table.growth_confidence) == len(table.growth_edges) - 1
+    # a tie is a coin flip; otherwise the bin of |growth|, capped by the bin of containment
+    assert text_confidence(0.0) == 0.5
+    assert text_confidence(0.005, 90.0) == text_confidence(-0.005, 90.0) == min(table.growth_confidence[0], table.cap(90.0))
+    assert text_confidence(0.15, 70.0) == min(table.growth_confidence[4], table.containment_cap[3])
+    # the cap never decreases with containment (isotonic), and no confidence reaches 0.85 any more
+    assert list(table.containment_cap) == sorted(table.containment_cap)
+    assert table.highest < 0.85
+
+
+def test_a_low_containment_link_cannot_carry_a_high_confidence() -> None:
+    """Issue 28 item 5: a link where only 13.2% of the child is in its parent had the tree's
+    highest confidence (0.85). The child: 1,000 chunks, 132 of them the parent's 140; growth
+    132/140 − 132/1000 = 0.81 orients parent → child, the strongest growth bin. The cap of
+    containment below 20% holds it at most 0.5: on the dev collection 48% of such links are right."""
+    parent = Profile("parent", np.arange(140, dtype=np.uint64), np.empty(0, np.uint64), np.empty(0, np.int64))
+    child_chunks = np.concatenate([np.arange(132, dtype=np.uint64), np.arange(10_000, 10_868, dtype=np.uint64)])
+    child = Profile("child", child_chunks, np.empty(0, np.uint64), np.empty(0, np.int64))
+    (link,) = [link for link in derive_lineage([parent, child]).links if link.parent is not None]
+    assert (link.doc_id, link.parent, link.basis) == ("child", "parent", TEXT)
+    assert link.in_parent == pytest.approx(13.2)
+    assert link.confidence == calibration().cap(13.2) <= 0.5
+
+
+def test_a_text_only_tree_says_it_is_a_guess() -> None:
+    from coderiv.pairs.lineage_output import lineage_text
+
+    guessed = derive_lineage(profiles(), group=1)
+    assert guessed.is_guess and guessed.to_dict()["order_is_a_guess"] is True
+    assert lineage_text([guessed]).startswith("group 1: 4 documents; A GUESS: order inferred from the text alone (no dates)")
+    dated = derive_lineage(profiles(), {"v1": day(1), "v2": day(2), "v3": day(3), "v2a": day(4)})
+    assert not dated.is_guess and dated.to_dict()["order_is_a_guess"] is False
 
 
 def test_containment_matrix() -> None:
@@ -292,10 +324,10 @@ def test_cli_lineage(versions_index: Path, tmp_path: Path, runner: CliRunner) ->
     result = runner.invoke(main, ["lineage", "v1.txt", "--index", idx])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0].startswith("group 1: 4 documents; order inferred from the text alone")
+    assert lines[0].startswith("group 1: 4 documents; A GUESS: order inferred from the text alone")
     assert [line.split("  ")[0] if not line.startswith(" ") else line.strip().split("  ")[0] for line in lines[1:]] == [
         "v1.txt", "v2.txt", "v2a.txt", "v3.txt"]
-    assert lines[2].startswith("    v2.txt  [64.3% of it in its parent, 100.0% of the parent in it; +20 -0 words; text, confidence 0.85")
+    assert lines[2].startswith("    v2.txt  [64.3% of it in its parent, 100.0% of the parent in it; +20 -0 words; text, confidence 0.68")
 
     dates = tmp_path / "dates.tsv"
     dates.write_text("v3.txt\t2020-01-01\nv2.txt\t2020-01-02\nv1.txt\t2020-01-03\nv2a.txt\t2020-01-04\ngone.txt\t2020-01-05\n")
@@ -370,7 +402,7 @@ def test_index_without_recorded_times_still_opens(tmp_path: Path) -> None:
     run_pairs(index, "chunks")
     result = CliRunner().invoke(main, ["lineage", "--all", "--file-times", "--index", str(tmp_path / "idx")])
     assert result.exit_code == 0 and "warning: this index records no modification times" in result.stderr
-    assert "    b.txt  [" in result.stdout and "text, confidence 0.85]" in result.stdout
+    assert "    b.txt  [" in result.stdout and "text, confidence 0.68]" in result.stdout
 
 
 def test_creation_dates_inside_documents(tmp_path: Path, runner: CliRunner) -> None:

@@ -333,14 +333,38 @@ def test_groups_are_connected_components_largest_first(tmp_path):
     table = PairTable.open(index, "chunks")
     assert table.similar("a3.txt")[0][1] == pytest.approx(100 * 41 / 46)  # 89.1%
     assert table.similar("b1.txt")[0][1] == pytest.approx(100 * 21 / 46)
-    # a link in either direction joins two documents (b1 → b2 is only 45.7%)
-    assert [g.doc_ids for g in find_groups(table, 90)] == [["a1.txt", "a2.txt"], ["b1.txt", "b2.txt"]]
+    # by default both ways must reach --min: a2 → a1 = 46/48 = 95.8% and a1 ↔ a3 89.1% hold,
+    # b1 → b2 (45.7%) does not, so the excerpt b2 stays apart from b1
     groups = find_groups(table, 85)
+    assert [g.doc_ids for g in groups] == [["a1.txt", "a2.txt", "a3.txt"]]
+    assert [g.number for g in groups] == [1]
+    assert [g.doc_ids for g in find_groups(table, 90)] == [["a1.txt", "a2.txt"]]
+    # one way (groups --one-way): a link in either direction joins two documents
+    assert [g.doc_ids for g in find_groups(table, 90, mutual=False)] == [["a1.txt", "a2.txt"], ["b1.txt", "b2.txt"]]
+    groups = find_groups(table, 85, mutual=False)
     assert [g.doc_ids for g in groups] == [["a1.txt", "a2.txt", "a3.txt"], ["b1.txt", "b2.txt"]]
     assert [g.number for g in groups] == [1, 2]
-    # both ways: a2 → a1 = 46/48 = 95.8% and a1 ↔ a3 89.1% hold, b1 → b2 (45.7%) does not
-    assert [g.doc_ids for g in find_groups(table, 85, mutual=True)] == [["a1.txt", "a2.txt", "a3.txt"]]
-    assert [g.doc_ids for g in find_groups(table, 90, mutual=True)] == [["a1.txt", "a2.txt"]]
+
+
+def test_groups_default_to_mutual_links_on_the_command_line_and_the_web(tmp_path, runner):
+    """Issue 28 item 6: an excerpt wholly inside a long page (one way 100%, the other 45.7%)
+    is not a version of it: the default groups leave it out, ``--one-way`` keeps the old chain."""
+    rng = random.Random(11)
+    base = [f"t{rng.randrange(10_000)}" for _ in range(50)]
+    docs = {"b1.txt": " ".join(base), "b2.txt": " ".join(base[:25]), "b3.txt": " ".join(base + ["zebra"])}
+    index = build(tmp_path / "c", docs, tmp_path)
+    run_pairs(index, "chunks", top=10)
+    idx = str(index.root)
+    default = runner.invoke(main, ["groups", "--min", "90", "--index", idx, "--format", "tsv"])
+    assert default.output.splitlines() == ["group\tsize\tdoc_id", "1\t2\tb1.txt", "1\t2\tb3.txt"]
+    one_way = runner.invoke(main, ["groups", "--min", "90", "--one-way", "--index", idx])
+    assert one_way.output.splitlines()[0] == "1 groups of documents similar at 90% or more, one way or the other (chunks)"
+    assert [line.split()[-1] for line in one_way.output.splitlines()[3:]] == ["b1.txt", "b2.txt", "b3.txt"]
+    from coderiv.web.snapshot import Snapshot
+
+    snapshot = Snapshot.open(index.root)
+    assert [g.doc_ids for g in snapshot.groups("chunks", 90)] == [["b1.txt", "b3.txt"]]
+    assert [g.doc_ids for g in snapshot.groups("chunks", 90, mutual=False)] == [["b1.txt", "b2.txt", "b3.txt"]]
 
 
 # -- the command line ------------------------------------------------------------------------------

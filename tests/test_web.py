@@ -356,10 +356,13 @@ def test_document_similar_and_group_from_the_pair_table(passages: Path) -> None:
     x = web.get("/api/document", params={"id": "x.txt", "group_min": 60}).json()
     assert [(s["rank"], round(s["percent"], 6), s["doc_id"]) for s in x["similar"]] == [(1, round(400 / 6, 6), "y.txt")]
     assert x["group"] == {"group": 1, "size": 2, "doc_ids": ["x.txt", "y.txt"]}
-    assert web.get("/api/document", params={"id": "x.txt", "group_min": 70}).json()["group"] == {
-        "group": 1, "size": 2, "doc_ids": ["x.txt", "y.txt"]}  # y → x at 100% links them one way
+    # groups link both ways by default (issue 28 item 6): x → y is 66.7%, so not at 70%
+    assert web.get("/api/document", params={"id": "x.txt", "group_min": 70}).json()["group"] is None
     groups = web.get("/api/groups", params={"min": 50}).json()["groups"]
     assert groups == [{"group": 1, "size": 2, "doc_ids": ["x.txt", "y.txt"]}]
+    assert web.get("/api/groups", params={"min": 70}).json() == {"method": "chunks", "min": 70.0, "mutual": True, "groups": []}
+    one_way = web.get("/api/groups", params={"min": 70, "one_way": "true"}).json()
+    assert one_way["groups"] == [{"group": 1, "size": 2, "doc_ids": ["x.txt", "y.txt"]}]  # y → x at 100% links them one way
     page = web.get("/document", params={"id": "sub/z.txt"}).text
     assert "In no group at 50.0%" in page
     assert web.get("/api/document", params={"id": "sub/z.txt"}).json()["similar"] == []

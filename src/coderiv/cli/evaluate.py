@@ -24,11 +24,22 @@ from coderiv.evaluation.evaluate import (
     write_run,
 )
 from coderiv.evaluation.methods import METHOD_GROUPS, expand_methods
-from coderiv.output import fmt_percent, over_100_note, table, to_json, tsv
+from coderiv.output import above_100, fmt_percent, over_100_note, table, to_json, tsv
 from coderiv.ranking.measures import DEFAULT_MEASURE, over_100_reason
 
 SUMMARY_HEADERS = ["method", "queries", "P(s)", "R(20)", "HFM", "Sep.", "Sep./HFM"]
 QUERY_HEADERS = ["method", "query", "s", "returned", "P(s)", "R(20)", "HFM", "lowest rel.", "Sep."]
+#: One line per column under a table (SPEC §4), so that the figures can be read without the docs.
+LEGEND = {
+    "s": "s: the query's relevant documents (its other versions)",
+    "returned": "returned: documents ranked above 0%",
+    "P(s)": "P(s): share of the top s that are relevant (R-precision)",
+    "R(20)": "R(20): share of the relevant documents in the top 20",
+    "HFM": "HFM: highest false match, the highest percentage of a non-relevant document",
+    "lowest rel.": "lowest rel.: the lowest percentage of a relevant document",
+    "Sep.": "Sep.: separation, lowest relevant percentage - HFM (negative: they interleave)",
+    "Sep./HFM": "Sep./HFM: mean Sep. / mean HFM (higher is better)",
+}
 
 
 def collect_results(
@@ -81,12 +92,28 @@ def print_results(results: list[MethodResult], fmt: str, per_query: bool) -> Non
         click.echo(tsv(headers, rows))
         return
     click.echo(table(headers, rows, align=align))
-    values = [v for r in results for q in (r.queries if per_query else [r]) for v in (q.hfm, q.sep)]
-    if per_query:
-        values += [q.lowest_relevant for r in results for q in r.queries]
-    over = over_100_note(values, [over_100_reason(r.method) for r in results], digits=2)
+    for header in headers:
+        if header in LEGEND:
+            click.echo(LEGEND[header])
+    over = over_100_note(*_marked(results, per_query), digits=2)
     if over:
         click.echo(over)
+
+
+def _marked(results: list[MethodResult], per_query: bool) -> tuple[list[float], list[str]]:
+    """The percentages the table prints (HFM, Sep., per query also the lowest relevant) of the
+    methods with one above 100%, and those methods' reasons: the note under the table explains
+    only marks that a figure carries."""
+    values: list[float] = []
+    reasons: list[str] = []
+    for r in results:
+        shown = [v for q in (r.queries if per_query else [r]) for v in (q.hfm, q.sep)]
+        if per_query:
+            shown += [q.lowest_relevant for q in r.queries]
+        if any(above_100(v, 2) for v in shown):
+            values += shown
+            reasons.append(over_100_reason(r.method))
+    return values, reasons
 
 
 def _pct(value: float, fmt: str) -> str:

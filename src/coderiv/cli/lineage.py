@@ -22,7 +22,8 @@ from coderiv.pairs.lineage import DEFAULT_MIN_PERCENT
               help="Use the creation dates written inside DOCX, ODT and PDF files (re-reads them; --dates wins).")
 @click.option("--min", "min_percent", type=float, default=DEFAULT_MIN_PERCENT, show_default=True,
               help="Groups link documents similar at PERCENT or more (as 'coderiv groups --min').")
-@click.option("--mutual", is_flag=True, help="Groups link only when both directions reach --min.")
+@click.option("--mutual/--one-way", default=True, show_default=True,
+              help="Groups link only when both directions reach --min (as 'coderiv groups'), or when either does.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "dot"]), default="text", show_default=True)
 @click.option("--plot", "plot_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also draw the trees as a PNG (needs coderiv[plot]).")
@@ -38,7 +39,8 @@ def lineage_command(
     Needs the chunks pair table ('coderiv pairs'). A parent is an earlier document when both have
     dates (--dates; with --document-dates the creation dates inside DOCX/ODT/PDF files; with
     --file-times the modification times recorded at indexing); otherwise the order is inferred
-    from the text alone, with a lower confidence; same texts are ties.
+    from the text alone: a guess, said so, with a confidence measured on releases of known order
+    (docs/lineage.md); same texts are ties.
     """
     from coderiv.index.index import Index
     from coderiv.pairs.dates import read_dates_file

@@ -14,6 +14,7 @@ from coderiv.cli.options import (
     format_option,
     friendly_errors,
     index_option,
+    quiet_option,
     read_query_reporting,
     settings_from,
 )
@@ -117,35 +118,37 @@ def compare_command(
     help="JSONL file to write."
 )
 @index_option
+@quiet_option
 @friendly_errors
 def generate_command(
     collection: Path | None, count: int, n_sources: int, own_share: float, seed: int, output: str, index_dir: Path,
+    quiet: bool = False,
 ) -> None:
     """Write plagiarized documents composed of whole paragraphs of random documents of
-    COLLECTION (a folder or archive; default: the one the index was built from), one JSON
-    object per line with each donor's expected similarity (SPEC §9)."""
+    COLLECTION (a folder or archive; default: the documents of the index), one JSON object per
+    line with each donor's expected similarity (SPEC §9). Only the documents drawn are read, as
+    the index reads them (reStructuredText rendered); a summary line goes to standard error."""
+    from coderiv.cli.options import progress_bar
+    from coderiv.evaluation.donor_texts import donor_texts
+    from coderiv.evaluation.generate import generate_from_texts
 
-    from coderiv.evaluation.generate import generate_cases
-    from coderiv.text.collection import iter_collection
-
-    if collection is None:
-        from coderiv.index.index import Index
-
-        source = Index.open(index_dir).source
-        if source is None or not Path(source).exists():
-            raise CoderivError("give a COLLECTION folder or archive (the index's source is unknown or gone)")
-        collection = Path(source)
-    cases = generate_cases(iter_collection(collection), count, n_sources, own_share, seed)
-    lines = [json_line(case) for case in cases]
+    texts = donor_texts(collection, index_dir)
+    with progress_bar(quiet, "generating") as bar:
+        lines = [json_line(case) for case in generate_from_texts(texts.doc_ids, texts, count, n_sources, own_share, seed, bar)]
     text = "".join(line + "\n" for line in lines)
+    where = "standard output" if output == "-" else output
     if output == "-":
         sys.stdout.write(text)
+        sys.stdout.flush()
     else:
         try:
             Path(output).write_text(text, "utf-8")
         except OSError as exc:
             raise CoderivError(f"cannot write {output}: {exc.strerror}") from None
-        click.echo(f"{len(lines)} cases written to {output}", err=True)
+    click.echo(
+        f"{len(lines)} cases written to {where} (seed {seed}; {texts.read} of the {len(texts.doc_ids)} documents "
+        f"of {texts.source} read)", err=True,
+    )
 
 
 def print_verified(checked_results: list[VerifiedResult], fmt: str) -> None:
@@ -199,6 +202,9 @@ def plagiarism_report(
 
     with progress_bar(quiet, "plagiarism cases") as bar:
         results = evaluate_case_file(cases_path, collection, index_dir, methods, bar)
+    if results:
+        methods_said = f"{len(results)} method" + ("s" if len(results) != 1 else "")
+        click.echo(f"{results[0].pairs} (case, donor) pairs of {cases_path.name} evaluated by {methods_said}", err=True)
     if fmt == "json":
         click.echo(to_json([r.to_dict(per_pair) for r in results]))
         return

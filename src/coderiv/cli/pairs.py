@@ -130,7 +130,10 @@ def similar_command(doc_ids: tuple[str, ...], everything: bool, method: str, top
 
 @click.command("groups")
 @click.option("--min", "min_percent", type=float, required=True, help="Link documents similar at PERCENT or more.")
-@click.option("--mutual", is_flag=True, help="Link only when both directions reach --min (versions, not excerpts).")
+@click.option("--mutual/--one-way", default=True, show_default=True,
+    help="Link only when both directions reach --min (versions, not excerpts: the default), or when either does "
+    "(--one-way: a page quoted inside a long one joins its group, which chains unrelated documents).",
+)
 @method_option
 @index_option
 @format_option

@@ -89,7 +89,8 @@ def query_command(
     if not files and not doc_ids:
         raise CoderivError("give a query file, a folder or archive of them, '-' for standard input, or --doc ID")
     with contextlib.ExitStack() as stack:
-        index = open_for_method(index_dir, method, announce=lambda line: click.echo(line, err=True))
+        with progress_bar(quiet, "indexing") as bar:  # adding a store re-reads the whole source
+            index = open_for_method(index_dir, method, announce=lambda line: click.echo(line, err=True), progress=bar)
         fanout = None
         if dask_address is not None:
             from coderiv.index.cluster import dask_client

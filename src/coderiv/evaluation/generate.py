@@ -11,19 +11,29 @@ expected similarity to each donor is the share of that donor's words used:
 The size of a case: the own document gives up to half of its words; the whole case is then
 own words / own_share words long, and each source gives its share of that (all of itself if it
 is too short). Output records have the fields of the dev collection's ``cases.jsonl``.
+
+Donors are drawn without replacement from the collection shuffled with the seed, and only the
+documents drawn are read (:func:`generate_from_texts`): a few hundred for a hundred cases, not
+the whole collection. Their text is the visible text every reading path gives
+(:func:`coderiv.text.extract.document_text`: reStructuredText rendered, HTML stripped), so a
+case is made of the same text the index and the evaluation read.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from coderiv.errors import CoderivError, InputError
+from coderiv.progress import Progress
 from coderiv.text.analysis import Analyzer, split_paragraphs
 from coderiv.text.collection import RawDocument
-from coderiv.text.extract import extract
+from coderiv.text.extract import document_text
+
+#: ``texts(ids)``: the visible texts of those documents, read in one pass (unreadable ones left out).
+Texts = Callable[[list[str]], dict[str, str]]
 
 #: Share of a case's words written by the plagiarist (paper 001's example: 40%).
 DEFAULT_OWN_SHARE = 0.4
@@ -31,6 +41,8 @@ DEFAULT_SOURCES = 3
 #: Donors need at least this many paragraphs and words.
 MIN_PARAGRAPHS = 2
 MIN_WORDS = 60
+#: A unit a case copies whole: paragraphs joined until they have this many words.
+MIN_UNIT_WORDS = 20
 
 
 @dataclass(frozen=True)
@@ -46,20 +58,51 @@ class Donor:
         return sum(self.words)
 
 
+def as_donor(doc_id: str, text: str, analyzer: Analyzer) -> Donor | None:
+    """The document as a donor, or None if it has fewer than :data:`MIN_PARAGRAPHS` paragraphs
+    or :data:`MIN_WORDS` words."""
+    kept = _units([(p, len(analyzer.words(p))) for p in split_paragraphs(text)])
+    if len(kept) >= MIN_PARAGRAPHS and sum(c for _, c in kept) >= MIN_WORDS:
+        return Donor(doc_id, [p for p, _ in kept], [c for _, c in kept])
+    return None
+
+
+def _units(paragraphs: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Paragraphs with their word counts, each of fewer than :data:`MIN_UNIT_WORDS` words joined
+    to the ones after it (the last to the one before): a heading goes with its text, a list with
+    its items, as the reStructuredText source held them before rendering split them apart."""
+    units: list[tuple[str, int]] = []
+    pending: list[str] = []
+    words = 0
+    for text, count in paragraphs:
+        if count == 0:
+            continue
+        pending.append(text)
+        words += count
+        if words >= MIN_UNIT_WORDS:
+            units.append(("\n\n".join(pending), words))
+            pending, words = [], 0
+    if pending:
+        if units:
+            last, last_words = units.pop()
+            units.append(("\n\n".join([last, *pending]), last_words + words))
+        else:
+            units.append(("\n\n".join(pending), words))
+    return units
+
+
 def donors(documents: Iterable[RawDocument], analyzer: Analyzer | None = None) -> list[Donor]:
     """The documents with at least :data:`MIN_PARAGRAPHS` paragraphs and :data:`MIN_WORDS` words."""
     analyzer = analyzer or Analyzer()
     out = []
     for doc in documents:
         try:
-            text = extract(doc.data, doc.doc_id).text
+            text = document_text(doc.data, doc.doc_id)
         except CoderivError:  # binary, unreadable, or a format whose extra is missing: no donor
             continue
-        paragraphs = split_paragraphs(text)
-        counts = [len(analyzer.words(p)) for p in paragraphs]
-        kept = [(p, c) for p, c in zip(paragraphs, counts) if c > 0]
-        if len(kept) >= MIN_PARAGRAPHS and sum(c for _, c in kept) >= MIN_WORDS:
-            out.append(Donor(doc.doc_id, [p for p, _ in kept], [c for _, c in kept]))
+        donor = as_donor(doc.doc_id, text, analyzer)
+        if donor is not None:
+            out.append(donor)
     return out
 
 
@@ -109,18 +152,70 @@ def generate_cases(
     own_share: float = DEFAULT_OWN_SHARE,
     seed: int = 0,
 ) -> Iterator[dict[str, Any]]:
-    """``count`` cases, each from n_sources + 1 distinct donors drawn with ``seed``."""
+    """``count`` cases from ``documents`` (see :func:`generate_from_texts`)."""
+    data = {doc.doc_id: doc.data for doc in documents}
+
+    def texts(ids: list[str]) -> dict[str, str]:
+        out = {}
+        for doc_id in ids:
+            try:
+                out[doc_id] = document_text(data[doc_id], doc_id)
+            except CoderivError:
+                continue
+        return out
+
+    return generate_from_texts(sorted(data), texts, count, n_sources, own_share, seed)
+
+
+def generate_from_texts(
+    doc_ids: list[str],
+    texts: Texts,
+    count: int,
+    n_sources: int = DEFAULT_SOURCES,
+    own_share: float = DEFAULT_OWN_SHARE,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> Iterator[dict[str, Any]]:
+    """``count`` cases, each from n_sources + 1 donors: the documents of ``doc_ids`` shuffled
+    with ``seed``, read by ``texts`` a batch at a time (only as many as the cases need) and
+    dealt out in that order, each to one case at most until the collection is used up, then
+    drawn again at random from those read (``progress`` follows the cases)."""
     if not 0 < own_share < 1:
         raise InputError(f"own share must be between 0 and 1, exclusive (got {own_share})")
     if n_sources < 1 or count < 1:
         raise InputError(f"need at least one source and one case (got {n_sources} sources, {count} cases)")
-    pool = donors(documents)
-    if len(pool) < n_sources + 1:
-        raise InputError(
-            f"only {len(pool)} documents have {MIN_PARAGRAPHS}+ paragraphs and {MIN_WORDS}+ words; "
-            f"a case needs {n_sources + 1}"
-        )
     rng = random.Random(seed)
+    order = sorted(doc_ids)
+    rng.shuffle(order)
+    pool = _donor_stream(order, texts, count * (n_sources + 1))
+    if progress is not None:
+        progress.start(count, "cases")
+    seen: list[Donor] = []  # every donor read so far: reused only once the collection is used up
     for number in range(1, count + 1):
-        chosen = rng.sample(pool, n_sources + 1)
+        chosen = [d for d in (next(pool, None) for _ in range(n_sources + 1)) if d is not None]
+        seen.extend(chosen)
+        if len(chosen) < n_sources + 1:
+            if len(seen) < n_sources + 1:
+                raise InputError(
+                    f"only {len(seen)} documents have {MIN_PARAGRAPHS}+ paragraphs and {MIN_WORDS}+ words; "
+                    f"a case needs {n_sources + 1}"
+                )
+            chosen = rng.sample(seen, n_sources + 1)
         yield make_case(f"G{number:03d}", chosen[0], chosen[1:], own_share, rng)
+        if progress is not None:
+            progress.advance(1)
+
+
+def _donor_stream(order: list[str], texts: Texts, needed: int) -> Iterator[Donor]:
+    """The usable donors among ``order``, read in batches a little larger than still needed."""
+    analyzer = Analyzer()
+    at, given = 0, 0
+    while at < len(order):
+        batch = order[at:at + max(16, (needed - given) * 5 // 4)]
+        at += len(batch)
+        read = texts(batch)
+        for doc_id in batch:
+            donor = as_donor(doc_id, read[doc_id], analyzer) if doc_id in read else None
+            if donor is not None:
+                given += 1
+                yield donor

@@ -33,7 +33,6 @@ from coderiv.overlap.pairwise import chunk_similarity, patricia_counter, shingle
 from coderiv.progress import Progress
 from coderiv.registry import Registry
 from coderiv.text.analysis import Analyzer
-from coderiv.text.sources import DocumentTexts
 
 Similarity = Callable[["Pair"], float]
 
@@ -199,11 +198,19 @@ def evaluate_case_file(
 ) -> list[PlagiarismResult]:
     """Evaluate the overlap methods (comma-separated names, default all) on the cases of a JSONL
     file. Donor documents are read from ``collection`` or, if not given, from the folder or
-    archive the index at ``index_dir`` was built from."""
-    from coderiv.index.reader import open_index
+    archive the index at ``index_dir`` was built from: only the donors, in one pass."""
+    from coderiv.evaluation.donor_texts import donor_texts
 
-    source = str(collection) if collection is not None else open_index(index_dir).source
     cases = read_cases(cases_path)
-    texts = DocumentTexts(source, preload=True)
     names = [m.strip() for m in methods.split(",") if m.strip()] if methods else list(PLAGIARISM_METHODS)
-    return evaluate_cases(cases, texts.get, names, progress=progress)
+    for name in names:
+        PLAGIARISM_METHODS.get(name)  # a bad name is refused before any document is read
+    texts = donor_texts(collection, index_dir)
+    wanted = sorted({s["doc_id"] for case in cases for s in case["sources"]})
+    read = texts(wanted)
+    missing = [doc_id for doc_id in wanted if doc_id not in read]
+    if missing:
+        raise InputError(
+            f"{missing[0]} is not in {texts.source} ({len(missing)} donors missing); give the collection the cases were made from"
+        )
+    return evaluate_cases(cases, lambda ids: {d: read[d] for d in ids}, names, progress=progress)

@@ -16,7 +16,8 @@ GROWTH_WEIGHT × growth``. A date on both ends constrains an edge: only an earli
 a parent (an edge then weighs ``closeness + GROWTH_WEIGHT``, its direction being certain); equal
 dates say nothing and leave the edge to the text. So with dates each document's parent is, among
 the earlier ones, the one it is closest to (among equally close ones, the latest); without dates
-the order is the text's alone and the confidence says so (see :func:`text_confidence`). Two
+the order is the text's alone, a guess the output says it is, and the confidence is the measured
+share of such links that are right (see :func:`text_confidence`). Two
 documents with as many chunks each (the same text, most often) give no evidence of order at all
 (growth 0): their link is reported as a ``tie`` with confidence 0.5 (a coin flip), its direction
 chosen by a fixed hash of the ids, reproducibly and independently of the order the documents
@@ -27,9 +28,12 @@ documents do not all share chunks a forest instead of an error.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -52,12 +56,11 @@ if TYPE_CHECKING:
 #: Weight of the growth term against closeness in an edge's weight (tuned on the dev collection,
 #: docs/lineage.md): large enough to orient edges, small enough not to pick distant parents.
 GROWTH_WEIGHT = 0.25
-#: |growth| at which text evidence of direction counts as strong (confidence TEXT_CEILING).
-STRONG_GROWTH = 0.10
-#: Confidence of the text's direction from the faintest growth up to strong growth. Calibrated on
-#: the dev collection (docs/lineage.md): 75% of the weakest links and 83% of the strongest
-#: ones point the right way; text-only order is an inference, never a fact.
-TEXT_FLOOR, TEXT_CEILING = 0.6, 0.85
+#: Where the text-only confidences come from: ``data/lineage_calibration.json``, the share of
+#: text links that point to an earlier release on the dev collection, by |growth| bin, capped by
+#: the share by containment of the child in its parent (benchmarks/calibrate_lineage.py,
+#: docs/lineage.md "Confidence without dates").
+CALIBRATION_FILE = "data/lineage_calibration.json"
 #: Lineage basis labels.
 ROOT, DATES, TEXT, TIE = "root", "dates", "text", "tie"
 DEFAULT_MIN_PERCENT = 50.0
@@ -133,6 +136,11 @@ class Lineage:
             return DATES
         return TEXT if DATES not in kinds else "mixed"
 
+    @property
+    def is_guess(self) -> bool:
+        """Whether some link's direction is inferred from the text (or a tie), not from dates."""
+        return any(link.basis in (TEXT, TIE) for link in self.links)
+
     def parent_of(self) -> dict[str, str | None]:
         return {link.doc_id: link.parent for link in self.links}
 
@@ -160,17 +168,59 @@ class Lineage:
             "group": self.group,
             "size": len(self.links),
             "basis": self.basis,
+            "order_is_a_guess": self.is_guess,
             "roots": self.children().get(None, []),
             "documents": [link.to_dict() for link in self.links],
         }
 
 
-def text_confidence(growth: float) -> float:
-    """Confidence that the text's direction is right: 0.5 without evidence (a tie), else from
-    TEXT_FLOOR up to TEXT_CEILING as |growth| reaches STRONG_GROWTH."""
+@dataclass(frozen=True)
+class Calibration:
+    """Measured accuracy of text-only links: by |growth| bin (the raw score) and, as a cap, by
+    the percentage of the child found in its parent (isotonic: more containment, never less trust)."""
+
+    growth_edges: tuple[float, ...]
+    growth_confidence: tuple[float, ...]
+    containment_edges: tuple[float, ...]
+    containment_cap: tuple[float, ...]
+    provenance: str
+
+    @staticmethod
+    def _bin(edges: tuple[float, ...], value: float) -> int:
+        return min(max(int(np.searchsorted(edges, value, side="right")) - 1, 0), len(edges) - 2)
+
+    def confidence(self, growth: float, in_parent: float) -> float:
+        """The calibrated confidence of a text link (``in_parent`` in percent)."""
+        by_growth = self.growth_confidence[self._bin(self.growth_edges, abs(growth))]
+        return min(by_growth, self.cap(in_parent))
+
+    def cap(self, in_parent: float) -> float:
+        """The highest confidence a link with ``in_parent`` percent of the child in its parent can carry."""
+        return self.containment_cap[self._bin(self.containment_edges, in_parent)]
+
+    @property
+    def highest(self) -> float:
+        return max(min(g, max(self.containment_cap)) for g in self.growth_confidence)
+
+
+@lru_cache(maxsize=1)
+def calibration() -> Calibration:
+    """The shipped calibration table (:data:`CALIBRATION_FILE`)."""
+    data = json.loads(resources.files("coderiv").joinpath(CALIBRATION_FILE).read_text("utf-8"))
+    return Calibration(
+        tuple(data["growth_edges"]), tuple(data["growth_confidence"]), tuple(data["containment_edges"]),
+        tuple(data["containment_cap"]), data["provenance"],
+    )
+
+
+def text_confidence(growth: float, in_parent: float = 100.0) -> float:
+    """Confidence that a text-only link is right: 0.5 without evidence (a tie), else the share of
+    such links found right on the dev collection (:func:`calibration`): by |growth|, capped by
+    the containment of the child in its parent (``in_parent``, percent), so that a link where
+    little of the child is in its parent never carries a high confidence."""
     if growth == 0:
         return 0.5
-    return TEXT_FLOOR + (TEXT_CEILING - TEXT_FLOOR) * min(1.0, abs(growth) / STRONG_GROWTH)
+    return calibration().confidence(growth, in_parent)
 
 
 def _id_rank(doc_ids: Sequence[str]) -> np.ndarray:
@@ -263,7 +313,7 @@ def derive_lineage(profiles: Iterable[Profile], dates: dict[str, DocDate] | None
         elif growth[p, c] == 0:
             basis, confidence = TIE, 0.5
         else:
-            basis, confidence = TEXT, text_confidence(float(growth[p, c]))
+            basis, confidence = TEXT, text_confidence(float(growth[p, c]), 100 * float(inside[c, p]))
         added, removed = _word_changes(docs[c], docs[p])
         others = weights[1:, c + 1].copy()
         others[p] = -np.inf
@@ -311,14 +361,15 @@ def index_lineages(
     group: int | None = None,
     everything: bool = False,
     min_percent: float = DEFAULT_MIN_PERCENT,
-    mutual: bool = False,
+    mutual: bool = True,
     dates: dict[str, DocDate] | None = None,
     file_times: bool = False,
     method: str = "chunks",
     inside_dates: bool = False,
 ) -> list[Lineage]:
     """Lineages of the groups of the index's pair table: the one holding ``doc_id``, group number
-    ``group``, or all of them (``everything``). Groups are those of ``coderiv groups --min``.
+    ``group``, or all of them (``everything``). Groups are those of ``coderiv groups --min``
+    (linked both ways unless ``mutual`` is False).
 
     ``dates`` (a dates file's) win over the creation dates inside DOCX/ODT/PDF documents (read
     when ``inside_dates`` is True), which win over the modification times recorded at indexing
@@ -340,7 +391,7 @@ def index_lineages(
         if len(g.doc_ids) > MAX_LINEAGE_DOCS:
             raise CoderivError(
                 f"group {g.number} has {len(g.doc_ids)} documents, more than the {MAX_LINEAGE_DOCS} a lineage handles: "
-                f"raise --min (versions of one text are usually 50% or more alike) or use --mutual"
+                f"raise --min (versions of one text are usually 50% or more alike) or drop --one-way"
             )
     profiles = index_profiles(index, [d for g in groups for d in g.doc_ids], method)
     inside = document_dates(index, [d for g in groups for d in g.doc_ids]) if inside_dates else {}

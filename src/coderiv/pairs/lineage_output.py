@@ -8,16 +8,17 @@ from pathlib import Path
 from coderiv.errors import CoderivError
 from coderiv.extras import require
 from coderiv.output import save_figure, to_json
-from coderiv.pairs.lineage import DATES, TEXT, TEXT_CEILING, TIE, Lineage, Link
+from coderiv.pairs.lineage import DATES, TEXT, TIE, Lineage, Link
 
 #: The most documents one picture holds legibly.
 MAX_PLOTTED = 400
 
 _BASIS_NOTE = {
     DATES: "order from dates",
-    TEXT: "order inferred from the text alone (no dates): a later version is taken to hold most of its "
-    f"predecessor and add to it; confidence at most {TEXT_CEILING}",
-    "mixed": "order from dates where both documents have one, else inferred from the text",
+    TEXT: "A GUESS: order inferred from the text alone (no dates): a later version is taken to hold most of its "
+    "predecessor and add to it, which fails for pages that shrink; confidence = share of such links right on "
+    "releases of known order (docs/lineage.md); give --dates for a history",
+    "mixed": "order from dates where both documents have one, else inferred from the text (a guess there)",
 }
 
 

@@ -26,6 +26,7 @@ from coderiv.index.index import Index
 from coderiv.index.reader import IndexReader, open_index
 from coderiv.index.shards import ShardedIndex
 from coderiv.keys.kinds import StoreSpec
+from coderiv.progress import Progress
 from coderiv.ranking.batch import Limits, rank_query
 from coderiv.ranking.containment import ChunkSearcher, ContainmentSearcher, chunk_store_spec
 from coderiv.ranking.fanout import DaskFanout, Fanout
@@ -157,21 +158,27 @@ def dask_fanout(index: IndexReader, client: Callable[[], Any]) -> Fanout:
     return index.dispatch(one, lambda sharded: DaskFanout(sharded, client()))
 
 
-def make_searcher(index: IndexReader, method: str = DEFAULT_QUERY_METHOD, options: QueryOptions | None = None) -> DocumentSearcher[Any]:
+def make_searcher(
+    index: IndexReader, method: str = DEFAULT_QUERY_METHOD, options: QueryOptions | None = None,
+    announce: Callable[[str], Any] | None = None, progress: Progress | None = None,
+) -> DocumentSearcher[Any]:
     """The searcher of query method ``method`` over ``index`` (an error names a bad method),
-    the store the method reads added first if the index lacks it (re-reading its source)."""
+    the store the method reads added first if the index lacks it (re-reading its source:
+    ``announce`` is told so, ``progress`` follows the bytes read)."""
     store = QUERY_METHODS.get(method).store
-    return searcher_for(index if store is None else index.with_store(store), method, options)
+    reader = index if store is None else index.with_store(store, announce=announce, progress=progress)
+    return searcher_for(reader, method, options)
 
 
 def open_for_method(
     path: str | os.PathLike[str] | None, method: str = DEFAULT_QUERY_METHOD, announce: Callable[[str], Any] | None = None,
+    progress: Progress | None = None,
 ) -> IndexReader:
     """Open the index at ``path`` for query method ``method``: with the store it reads, added
-    first if the index lacks it (``announce`` is told so)."""
+    first if the index lacks it (``announce`` is told so, ``progress`` follows the bytes read)."""
     store = QUERY_METHODS.get(method).store
     index = open_index(path)
-    return index if store is None else index.with_store(store, announce=announce)
+    return index if store is None else index.with_store(store, announce=announce, progress=progress)
 
 
 def rank_queries(

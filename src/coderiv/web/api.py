@@ -106,10 +106,11 @@ def groups(
     request: Request,
     method: Annotated[str, Query(description="Pair table method")] = DEFAULT_METHOD,
     min: Annotated[float, Query(gt=0, le=100, description="Link threshold (percent)")] = views.DEFAULT_GROUP_MIN,
+    one_way: Annotated[bool, Query(description="Link when either document reaches min (default: both must)")] = False,
 ) -> dict[str, Any]:
     snapshot = context(request).snapshots.current()
     try:
-        found = snapshot.groups(method, min)
+        found = snapshot.groups(method, min, mutual=not one_way)
     except CoderivError as exc:
         raise views.NotAvailable(str(exc)) from None
-    return {"method": method, "min": min, "groups": [g.to_dict() for g in found]}
+    return {"method": method, "min": min, "mutual": not one_way, "groups": [g.to_dict() for g in found]}

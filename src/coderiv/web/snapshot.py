@@ -42,7 +42,7 @@ class Snapshot:
     index: IndexReader
     _searchers: dict[str, DocumentSearcher[Any]] = field(default_factory=dict)
     _tables: dict[tuple[str, str], PairTable | CoderivError] = field(default_factory=dict)
-    _groups: dict[tuple[str, str, float], list[Group]] = field(default_factory=dict)
+    _groups: dict[tuple[str, str, float, bool], list[Group]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
@@ -110,14 +110,15 @@ class Snapshot:
             raise cached
         return cached
 
-    def groups(self, method: str, min_percent: float) -> list[Group]:
-        """Groups of the ``method`` pair table at ``min_percent`` (computed once per table version)."""
+    def groups(self, method: str, min_percent: float, mutual: bool = True) -> list[Group]:
+        """Groups of the ``method`` pair table at ``min_percent``, linked both ways (or with
+        ``mutual=False`` either way, as ``coderiv groups``; computed once per table version)."""
         table = self.pair_table(method)
-        key = (method, str(table.generation), min_percent)
+        key = (method, str(table.generation), min_percent, mutual)
         with self._lock:
             cached = self._groups.get(key)
         if cached is None:
-            cached = find_groups(table, min_percent)
+            cached = find_groups(table, min_percent, mutual)
             with self._lock:
                 if len(self._groups) > 32:
                     self._groups.clear()
