@@ -21,6 +21,7 @@ LAYERS = [
     {"pairs"},
     {"report"},
     {"evaluation"},
+    {"archive"},
     {"web"},
     {"cli"},
     {"__init__", "__main__"},

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from coderiv.cli import align, evaluate, index, lineage, overlap, pairs, query, report, serve
+from coderiv.cli import align, evaluate, index, lineage, overlap, pairs, query, report, serve, users
 from coderiv.signals import stop_cleanly_on_signals
 
 
@@ -16,7 +16,7 @@ def main() -> None:
     stop_cleanly_on_signals()
 
 
-for _module in (index, query, overlap, align, pairs, lineage, evaluate, report, serve):
+for _module in (index, query, overlap, align, pairs, lineage, evaluate, report, serve, users):
     for _command in _module.COMMANDS:
         main.add_command(_command)
 
