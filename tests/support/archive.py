@@ -56,3 +56,59 @@ def wait_until(probe: Callable[[], Any], seconds: float = 60.0, every: float = 0
         time.sleep(every)
         value = probe()
     return value
+
+
+def multipart(fields: dict[str, tuple[str, bytes] | str]) -> tuple[bytes, str]:
+    """A multipart/form-data body and its content type (a file is ``(name, bytes)``)."""
+    boundary = "coderiv-test-boundary-7d1f"
+    parts = []
+    for key, value in fields.items():
+        if isinstance(value, tuple):
+            head = f'Content-Disposition: form-data; name="{key}"; filename="{value[0]}"\r\nContent-Type: text/plain'
+            body = value[1]
+        else:
+            head, body = f'Content-Disposition: form-data; name="{key}"', value.encode()
+        parts.append(f"--{boundary}\r\n{head}\r\n\r\n".encode() + body + b"\r\n")
+    return b"".join(parts) + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+def call(base: str, token: str, method: str, path: str, body: bytes | None = None, content_type: str | None = None) -> Any:
+    """A JSON API call to a running server (the answer's JSON, or ``{"status": code}`` on an error)."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    headers = {"Authorization": f"Bearer {token}"}
+    if content_type:
+        headers["Content-Type"] = content_type
+    request = urllib.request.Request(base + path, body, headers, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return json.loads(answer.read())
+    except urllib.error.HTTPError as exc:
+        return {"status": exc.code, "error": exc.read().decode(errors="replace")}
+    except OSError as exc:
+        return {"status": 0, "error": str(exc)}
+
+
+def start_server(index: Path, url: str, port: int, log: Path, env: dict[str, str] | None = None,
+                 args: tuple[str, ...] = ()) -> Any:
+    """``coderiv serve --archive`` in a subprocess on ``port`` (stopped by the caller, by its PID)."""
+    import os
+    import subprocess
+    import sys
+
+    import coderiv
+
+    source = str(Path(coderiv.__file__).parents[1])
+    environment = {**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join([source, *sys.path])}
+    with open(log, "ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "coderiv.cli.main", "serve", "--archive", "--index", str(index), "--database", url,
+             "--port", str(port), *args],
+            env=environment, stdout=out, stderr=subprocess.STDOUT)
+
+
+def server_ready(base: str, token: str, seconds: float = 60.0) -> bool:
+    """Whether the server at ``base`` answers the API within ``seconds``."""
+    return bool(wait_until(lambda: "submissions" in call(base, token, "GET", "/api/submissions"), seconds, 0.2))
