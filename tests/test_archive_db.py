@@ -208,3 +208,21 @@ def test_export_holds_the_record_and_delete_removes_it_all(database: Database, t
         assert session.scalars(sqlalchemy.select(Check)).all() == []
         assert session.scalars(sqlalchemy.select(Decision)).all() == []
         assert [e.action for e in audit.entries(session, sid)] == ["delete", "view"]  # the log outlives it
+
+
+def test_the_writer_thread_applies_the_retention_setting(database: Database, tmp_path: Path) -> None:
+    from coderiv.archive.writer import ArchiveWriter
+    from tests.support.archive import wait_until
+
+    old = _submit(database, "old", now() - dt.timedelta(days=8))
+    young = _submit(database, "young", now() - dt.timedelta(days=6))
+    writer = ArchiveWriter(database, tmp_path / "no-index", interval=0.05, retention_days=7)
+    writer.start()
+    try:
+        def ids() -> set[str]:
+            with database.session() as session:
+                return set(session.scalars(sqlalchemy.select(Submission.id)))
+
+        assert wait_until(lambda: ids() == {young}, 30), (old, ids())
+    finally:
+        writer.stop()

@@ -14,7 +14,6 @@ from sqlalchemy.orm import Session
 from coderiv.archive.db import Database, default_url
 from coderiv.archive.models import Submission, User
 from coderiv.archive.queue import DEFAULT_LEASE
-from coderiv.archive.retention import expire
 from coderiv.archive.workers import WorkerPool
 from coderiv.archive.writer import ArchiveWriter
 
@@ -47,10 +46,9 @@ class Archive:
         self.url = settings.url(index_dir)
         self.database = Database(self.url)
         self.workers = WorkerPool(self.url, index_dir, settings.workers, settings.lease, settings.webhook)
-        self.writer = ArchiveWriter(self.database, index_dir)
+        self.writer = ArchiveWriter(self.database, index_dir, retention_days=settings.retention_days)
 
     def start(self) -> None:
-        self.expire()
         self.workers.start()
         self.writer.start()
 
@@ -58,12 +56,6 @@ class Archive:
         self.writer.stop()
         self.workers.stop()
         self.database.dispose()
-
-    def expire(self) -> list[str]:
-        if self.settings.retention_days is None:
-            return []
-        with self.database.session() as session:
-            return expire(session, self.settings.retention_days)
 
 
 def visible(user: User) -> Select[Submission]:

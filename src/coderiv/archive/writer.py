@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from pathlib import Path
 
 from sqlalchemy import select
@@ -23,6 +24,7 @@ from sqlalchemy.orm import Session
 
 from coderiv.archive.db import Database
 from coderiv.archive.models import DocumentMatch, Submission, now
+from coderiv.archive.retention import expire
 from coderiv.errors import CoderivError
 from coderiv.index.index import Index
 from coderiv.pairs.methods import METHODS
@@ -35,6 +37,8 @@ log = logging.getLogger("coderiv.archive.writer")
 ARCHIVE_FOLDER = "archive"
 #: Submissions archived in one index update at most.
 BATCH = 200
+#: Seconds between two runs of the retention setting's expiry.
+EXPIRE_EVERY = 3600.0
 
 
 def archive_doc_id(submission_id: str) -> str:
@@ -88,10 +92,13 @@ class ArchiveWriter:
     """Archives the submissions an examiner (or the archive-all policy) chose, in batches, in one
     thread of the server; :meth:`wake` after choosing one, :meth:`run_once` in tests."""
 
-    def __init__(self, database: Database, index_dir: Path, interval: float = 5.0) -> None:
+    def __init__(self, database: Database, index_dir: Path, interval: float = 5.0,
+                 retention_days: float | None = None) -> None:
         self.database = database
         self.index_dir = index_dir
         self.interval = interval
+        self.retention_days = retention_days
+        self._expired_at: float | None = None
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -120,6 +127,13 @@ class ArchiveWriter:
                 self.run_once()
             except Exception:
                 log.exception("archiving failed; retried at the next batch")
+            if self.retention_days is not None and (self._expired_at is None or time.monotonic() - self._expired_at > EXPIRE_EVERY):
+                self._expired_at = time.monotonic()
+                try:
+                    with self.database.session() as session:
+                        expire(session, self.retention_days)
+                except Exception:
+                    log.exception("expiring old submissions failed; retried in an hour")
 
     def run_once(self, reindex: bool = False) -> list[str]:
         """Archive the waiting submissions (and re-read the folder when ``reindex``, after a
