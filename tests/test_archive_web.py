@@ -187,11 +187,16 @@ def test_decision_archive_and_the_older_document_gains_the_match(site: tuple[Tes
     assert [m["new"] for m in again["matches"] if m["doc_id"] == doc] == [False]  # seen now
     page = client.get("/archive/document", params={"id": "src1.txt"}, headers=eve).text
     assert doc in page
-    # a later copy of the archived thesis is checked against it, and never against itself
+    # checked again after archiving: never its own source; the history keeps both checks
+    assert client.post(f"/api/submissions/{sid}/recheck", headers=sam).status_code == 403
+    assert client.post(f"/api/submissions/{sid}/recheck", headers=eve).json()["state"] == "queued"
+    rechecked = finished(client, eve, sid)
+    assert [c["state"] for c in rechecked["checks"]] == ["done", "done"] and rechecked["top_source"] == "src1.txt"
+    # a later copy of the archived thesis is checked against it
     later = submit(client, sam, P + " and then " + R, "copy.txt")
     assert finished(client, sam, later)["top_source"] == doc
-    rechecked = client.post(f"/api/submissions/{later}/archive", headers=eve)
-    assert rechecked.status_code == 200
+    archived_later = client.post(f"/api/submissions/{later}/archive", headers=eve)
+    assert archived_later.status_code == 200
     wait_until(lambda: client.get(f"/api/submissions/{later}", headers=eve).json()["archived_doc"], 60)
     fresh = client.get("/api/archive/document", params={"id": "src1.txt"}, headers=eve).json()["matches"]
     assert {m["doc_id"]: m["new"] for m in fresh}[f"archive/{later}.txt"] is True
@@ -236,6 +241,8 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, str] | None, set[str]]] = {
     ("POST", "/api/submissions/{submission_id}/decision"): (f"/api/submissions/{NONE}/decision", {"state": "open"}, EXAMINERS),
     ("POST", "/api/submissions/{submission_id}/archive"): (f"/api/submissions/{NONE}/archive", {}, EXAMINERS),
     ("DELETE", "/api/submissions/{submission_id}"): (f"/api/submissions/{NONE}", None, EXAMINERS),
+    ("POST", "/api/submissions/{submission_id}/recheck"): (f"/api/submissions/{NONE}/recheck", {}, EXAMINERS),
+    ("POST", "/submissions/{submission_id}/recheck"): (f"/submissions/{NONE}/recheck", {}, EXAMINERS),
     ("GET", "/api/archive/document"): ("/api/archive/document?id=src1.txt", None, EXAMINERS),
     ("GET", "/api/users"): ("/api/users", None, {"ada"}),
     ("POST", "/api/users"): ("/api/users", {"name": "x", "role": "nobody"}, {"ada"}),

@@ -236,6 +236,25 @@ def post_archive(request: Request, submission_id: str) -> dict[str, Any]:
     return request_archive(request, submission_id)
 
 
+def request_recheck(request: Request, submission_id: str) -> dict[str, Any]:
+    user = user_of(request)
+    need_examiner(user)
+    with archive_of(request).database.session() as session:
+        submission = get_submission(session, user, submission_id)
+        if submission.state in ("queued", "checking"):
+            raise InputError(f"submission {submission_id} is {submission.state} already")
+        submission.state, submission.reason, submission.lease_until, submission.attempts = "queued", None, None, 0
+        audit.record(session, user, "recheck", submission.id)
+        return record(submission)
+
+
+@router.post("/submissions/{submission_id}/recheck", summary="Check a submission again (on the collection as it is now)")
+def post_recheck(request: Request, submission_id: str) -> dict[str, Any]:
+    """The submission is queued again; its earlier checks stay in its history, and the newest
+    finished one gives ``overall``, ``sources`` and the report."""
+    return request_recheck(request, submission_id)
+
+
 @router.get("/submissions/{submission_id}/export", summary="Everything stored about a submission (JSON)")
 def get_export(request: Request, submission_id: str) -> JSONResponse:
     user = user_of(request)

@@ -23,6 +23,7 @@ from coderiv.web.archive_api import (
     record,
     remove,
     request_archive,
+    request_recheck,
     user_of,
 )
 from coderiv.web.pages import page
@@ -77,6 +78,12 @@ def decision_form(
 @router.post("/submissions/{submission_id}/archive")
 def archive_form(request: Request, submission_id: str) -> Response:
     request_archive(request, submission_id)
+    return RedirectResponse(f"/submissions/{submission_id}", status_code=303)
+
+
+@router.post("/submissions/{submission_id}/recheck")
+def recheck_form(request: Request, submission_id: str) -> Response:
+    request_recheck(request, submission_id)
     return RedirectResponse(f"/submissions/{submission_id}", status_code=303)
 
 
