@@ -203,7 +203,11 @@ def test_decision_archive_and_the_older_document_gains_the_match(site: tuple[Tes
     assert {m["doc_id"]: m["new"] for m in fresh}[doc] is False
     exported = client.get(f"/api/submissions/{sid}/export", headers=eve).json()
     assert exported["text"] == P + " and then " + R and exported["decisions"][0]["note"] == "copied src1"
-    assert {"submit", "decide", "archive", "view"} <= {e["action"] for e in exported["audit"]}
+    assert {"submit", "decide", "archive", "view", "recheck"} <= {e["action"] for e in exported["audit"]}
+    logged = client.get("/api/audit", params={"target": sid}, headers=auth(tokens, "ada")).json()["entries"]
+    assert logged[0]["action"] == "export" and logged[0]["user"] == "eve"  # newest first: the export just made
+    assert ("sam", "submit", "thesis.txt") in {(e["user"], e["action"], e["detail"]) for e in logged}
+    assert ("eve", "decide", "misconduct: copied src1") in {(e["user"], e["action"], e["detail"]) for e in logged}
     # deleting the archived submission removes its text, reports and file; the index forgets it
     assert client.delete(f"/api/submissions/{later}", headers=eve).json() == {"id": later, "state": "deleted"}
     assert client.get(f"/api/submissions/{later}", headers=eve).status_code == 404
@@ -245,6 +249,7 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, str] | None, set[str]]] = {
     ("POST", "/submissions/{submission_id}/recheck"): (f"/submissions/{NONE}/recheck", {}, EXAMINERS),
     ("GET", "/api/archive/document"): ("/api/archive/document?id=src1.txt", None, EXAMINERS),
     ("GET", "/api/users"): ("/api/users", None, {"ada"}),
+    ("GET", "/api/audit"): ("/api/audit", None, {"ada"}),
     ("POST", "/api/users"): ("/api/users", {"name": "x", "role": "nobody"}, {"ada"}),
     ("DELETE", "/api/users/{name}"): ("/api/users/nobody", None, {"ada"}),
     ("GET", "/submissions"): ("/submissions", None, EVERYONE),

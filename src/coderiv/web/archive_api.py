@@ -308,6 +308,18 @@ def get_document(request: Request, id: Annotated[str, Query()]) -> dict[str, Any
     return document_matches(request, id)
 
 
+@router.get("/audit", summary="The audit log, newest first (admins only)")
+def get_audit(
+    request: Request,
+    target: Annotated[str | None, Query(description="Only entries about this submission, document or user")] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+) -> dict[str, Any]:
+    with archive_of(request).database.session() as session:
+        return {"entries": [
+            {"at": e.at.isoformat(timespec="seconds") + "Z", "user": e.user_name, "action": e.action, "target": e.target,
+             "detail": e.detail} for e in audit.entries(session, target, limit)]}
+
+
 @router.get("/users", summary="The users (admins only)")
 def get_users(request: Request) -> dict[str, Any]:
     with archive_of(request).database.session() as session:

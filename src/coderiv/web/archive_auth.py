@@ -16,7 +16,7 @@ from coderiv.web.security import TOKEN_COOKIE, error_response, presented_token
 
 #: Path prefixes each role may reach (longest first wins; anything else needs an examiner).
 ANY_USER = ("/api/submissions", "/submissions", "/docs", "/openapi.json", "/me")
-ADMIN_ONLY = ("/api/users", "/users")
+ADMIN_ONLY = ("/api/users", "/users", "/api/audit")
 PUBLIC = ("/static/",)
 
 
