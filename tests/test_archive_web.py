@@ -293,5 +293,14 @@ def test_every_route_checks_the_role(site: tuple[TestClient, dict[str, str], Pat
             assert answer.status_code == 403, (name, answer.status_code, answer.text)
 
 
+def test_the_api_is_described_with_its_bearer_token(site: tuple[TestClient, dict[str, str], Path]) -> None:
+    client, tokens, _ = site
+    described = client.get("/openapi.json", headers=auth(tokens, "sam")).json()
+    assert {"/api/submissions", "/api/submissions/{submission_id}", "/api/submissions/{submission_id}/report"} <= set(described["paths"])
+    assert described["components"]["securitySchemes"]["HTTPBearer"] == {
+        "type": "http", "scheme": "bearer", "description": "A user's token (coderiv users add NAME --role ROLE)"}
+    assert described["paths"]["/api/submissions"]["post"]["security"] == [{"HTTPBearer": []}]
+
+
 def test_static_files_need_no_token(site: tuple[TestClient, dict[str, str], Path]) -> None:
     assert site[0].get("/static/style.css").status_code == 200

@@ -11,8 +11,9 @@ import json
 from pathlib import PurePosixPath
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Query, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.security import HTTPBearer
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -28,7 +29,10 @@ from coderiv.web.context import WebContext
 from coderiv.web.inputs import display_name
 from coderiv.web.views import Forbidden, NotAvailable
 
-router = APIRouter(prefix="/api", tags=["archive"])
+#: Declares the Bearer token in the OpenAPI description (/docs gets its "Authorize" button); the
+#: token itself is checked by :class:`coderiv.web.archive_auth.UserAuth` before any route runs.
+BEARER = HTTPBearer(auto_error=False, description="A user's token (coderiv users add NAME --role ROLE)")
+router = APIRouter(prefix="/api", tags=["archive"], dependencies=[Depends(BEARER)])
 
 #: The report page's own policy (as the check page's report): sandboxed, framed by this server only.
 REPORT_CSP = (
