@@ -54,6 +54,13 @@ def test_archive_options_need_archive(tmp_path: Path) -> None:
         1, "Error: --database, --webhook, --archive-all and --retention-days need --archive")
 
 
+def test_a_shared_token_does_not_apply_to_the_archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CODERIV_TOKEN", raising=False)
+    result = CliRunner().invoke(main, ["serve", "--archive", "--index", str(tmp_path), "--token", "a" * 20])
+    assert (result.exit_code, result.output.strip().splitlines()[-1]) == (
+        1, "Error: --token does not apply with --archive: every user has a token of their own (coderiv users add)")
+
+
 def test_a_bad_database_url_is_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["users", "list", "--database", "nosuchdb://x"])
     assert result.exit_code == 1

@@ -226,3 +226,23 @@ def test_the_writer_thread_applies_the_retention_setting(database: Database, tmp
         assert wait_until(lambda: ids() == {young}, 30), (old, ids())
     finally:
         writer.stop()
+
+
+def test_two_writers_archiving_one_batch_record_each_match_once(database: Database, tmp_path: Path) -> None:
+    from coderiv.archive.models import DocumentMatch
+    from coderiv.archive.writer import ArchiveWriter, record_matches
+    from coderiv.index.index import Index
+    from tests.support.archive import P, build_collection
+
+    index = build_collection(tmp_path)
+    sid = _submit(database, P + " copied")
+    with database.session() as session:
+        submission = session.get(Submission, sid)
+        assert submission is not None
+        submission.state, submission.archive_requested = "done", True
+    assert ArchiveWriter(database, index).run_once() == [f"archive/{sid}.txt"]
+    with database.session() as session:  # a second server's writer took the same batch meanwhile
+        assert record_matches(session, Index.open(index), [f"archive/{sid}.txt"], ["chunks"]) == 0
+    with database.session() as session:
+        pairs = sorted((m.doc, m.match) for m in session.scalars(sqlalchemy.select(DocumentMatch)))
+    assert pairs == [(f"archive/{sid}.txt", "src1.txt"), ("src1.txt", f"archive/{sid}.txt")]

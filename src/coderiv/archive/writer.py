@@ -9,7 +9,10 @@ rest is copied). Then the pair tables already computed are updated incrementally
 match, and each new match is recorded with the time it was found
 (:class:`~coderiv.archive.models.DocumentMatch`: a document's matches over time, as theses.cz
 shows them). Submissions waiting to be archived are taken in batches; a crash between writing
-the files and recording them is repaired by the next batch (the same files, the same index)."""
+the files and recording them is repaired by the next batch (the same files, the same index).
+Every step is idempotent, so two servers' writers sharing one database and index folder may
+take the same batch: the index's write lock orders their updates (the second finds nothing new)
+and a pair recorded by both is kept once."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ import time
 from pathlib import Path
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from coderiv.archive.db import Database
@@ -83,7 +87,11 @@ def record_matches(session: Session, index: Index, doc_ids: list[str], methods: 
                     known.add((doc, match))
                     if session.scalar(select(DocumentMatch.id).where(DocumentMatch.doc == doc, DocumentMatch.match == match)):
                         continue
-                    session.add(DocumentMatch(doc=doc, match=match, percent=value, found=found))
+                    try:  # another server's writer may record the same pair at the same moment
+                        with session.begin_nested():
+                            session.add(DocumentMatch(doc=doc, match=match, percent=value, found=found))
+                    except IntegrityError:
+                        continue
                     added += 1
     return added
 

@@ -69,8 +69,9 @@ def serve_command(
         require("alembic", "archive", "coderiv serve --archive")
         from coderiv.archive.service import ArchiveSettings
 
+        if token:
+            raise CoderivError("--token does not apply with --archive: every user has a token of their own (coderiv users add)")
         archive = ArchiveSettings(database, check_workers, lease, webhook, archive_all, retention_days)
-        token = None  # every request carries a user's own token (coderiv users add)
     elif database or webhook or archive_all or retention_days is not None:
         raise CoderivError("--database, --webhook, --archive-all and --retention-days need --archive")
     if not is_loopback(host) and not token and archive is None:
