@@ -174,11 +174,15 @@ def test_expiry_deletes_only_old_unarchived_submissions(database: Database) -> N
     young = _submit(database, "young", now() - dt.timedelta(days=29))
     archived = _submit(database, "kept", now() - dt.timedelta(days=40))
     waiting = _submit(database, "waiting", now() - dt.timedelta(days=40))
+    failed = _submit(database, "failed", now() - dt.timedelta(days=40))
     with database.session() as session:
         session.get(Submission, archived).archived = now()  # type: ignore[union-attr]
         session.get(Submission, waiting).archive_requested = True  # type: ignore[union-attr]
+        never = session.get(Submission, failed)
+        assert never is not None
+        never.archive_requested, never.state = True, "failed"  # it will never be archived
     with database.session() as session:
-        assert expire(session, 30) == [old]
+        assert sorted(expire(session, 30)) == sorted([old, failed])
     with database.session() as session:
         assert {s.id for s in session.scalars(sqlalchemy.select(Submission))} == {young, archived, waiting}
         assert [(e.action, e.target, e.detail) for e in audit.entries(session, old)] == [("expire", old, "older than 30 days")]

@@ -107,6 +107,8 @@ def test_a_document_without_words_fails_with_the_reason(site: tuple[TestClient, 
     body = finished(client, auth(tokens, "sam"), submit(client, auth(tokens, "sam"), "... --- !!!", "dots.txt"))
     assert body["state"] == "failed"
     assert body["reason"].startswith("dots.txt has no words after analysis")
+    refused = client.post(f"/api/submissions/{body['id']}/archive", headers=auth(tokens, "eve"))
+    assert refused.status_code == 400 and refused.json()["error"].endswith("only a checked one is archived")
 
 
 def test_the_list_is_paginated_and_a_submitter_lists_only_their_own(site: tuple[TestClient, dict[str, str], Path]) -> None:

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from coderiv.archive import audit
@@ -60,10 +60,11 @@ def delete(session: Session, submission: Submission, user: User | None, collecti
 
 def expire(session: Session, days: float) -> list[str]:
     """Delete every unarchived submission created more than ``days`` days ago (not one waiting
-    to be archived); returns their ids."""
+    to be archived, unless its check failed: it never will be); returns their ids."""
     cutoff = now() - dt.timedelta(days=days)
     old = list(session.scalars(select(Submission).where(
-        Submission.created < cutoff, Submission.archived.is_(None), Submission.archive_requested.is_(False))))
+        Submission.created < cutoff, Submission.archived.is_(None),
+        or_(Submission.archive_requested.is_(False), Submission.state == "failed"))))
     for submission in old:
         audit.record(session, None, "expire", submission.id, f"older than {days:g} days")
         session.delete(submission)

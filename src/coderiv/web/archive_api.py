@@ -227,6 +227,8 @@ def request_archive(request: Request, submission_id: str) -> dict[str, Any]:
     store = archive_of(request)
     with store.database.session() as session:
         submission = get_submission(session, user, submission_id)
+        if submission.state == "failed":
+            raise InputError(f"submission {submission_id} failed its check ({submission.reason}); only a checked one is archived")
         submission.archive_requested = True
         audit.record(session, user, "archive", submission.id)
         body = record(submission)
