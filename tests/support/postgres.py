@@ -19,11 +19,14 @@ import pytest
 
 from tests.support.network import free_port
 
-BINARIES = [Path("/usr/lib/postgresql") / v / "bin" for v in ("17", "16", "15")]
+#: Where Debian's ``postgresql`` package puts each major version's programs.
+INSTALLED = Path("/usr/lib/postgresql")
 
 
 def _binaries() -> Path | None:
-    return next((b for b in BINARIES if (b / "initdb").exists()), None)
+    """The newest installed version's ``bin`` folder (None when PostgreSQL is not installed)."""
+    found = [p.parent for p in INSTALLED.glob("*/bin/initdb")]
+    return max(found, key=lambda b: int(b.parent.name) if b.parent.name.isdigit() else 0) if found else None
 
 
 def _as_postgres() -> list[str]:
