@@ -95,4 +95,4 @@ def delete_form(request: Request, submission_id: str) -> Response:
 
 @router.get("/archive/document", response_class=HTMLResponse)
 def archive_document_page(request: Request, id: Annotated[str, Query()]) -> HTMLResponse:
-    return page(request, "archive_document.html", doc=document_matches(request, id))
+    return page(request, "archive_document.html", user=user_of(request), doc=document_matches(request, id))
