@@ -51,7 +51,7 @@ def test_an_empty_database_is_migrated_to_the_models_schema(url: str) -> None:
         indexed = {tuple(i["column_names"]) for i in inspector.get_indexes(name)}
         assert {tuple(c.name for c in i.columns) for i in table.indexes} <= indexed, name
     with db.engine.connect() as connection:
-        assert connection.execute(sqlalchemy.text("select version_num from alembic_version")).scalar() == head_revision() == "0001"
+        assert connection.execute(sqlalchemy.text("select version_num from alembic_version")).scalar() == head_revision() == "0002"
     db.dispose()
 
 
@@ -64,6 +64,28 @@ def test_opening_again_migrates_in_place_and_keeps_the_data(url: str) -> None:
     with again.session() as session:
         assert [(u.name, u.role) for u in list_users(session)] == [("ann", "admin")]
     again.dispose()
+
+
+def test_a_database_of_an_older_revision_is_upgraded_with_its_data(url: str) -> None:
+    from coderiv.archive.db import make_engine, migrate
+
+    engine = make_engine(url)
+    migrate(engine, "0001")  # as an earlier coderiv left it
+    with engine.begin() as connection:
+        assert "upload" not in {c["name"] for c in sqlalchemy.inspect(connection).get_columns("submissions")}
+        connection.execute(sqlalchemy.text(
+            "insert into users (id, name, role, token_hash, created) values (1, 'old', 'examiner', 'h', '2026-01-01 00:00:00')"))
+        connection.execute(sqlalchemy.text(
+            "insert into submissions (id, user_id, created, filename, format, size, sha256, text, state, attempts, decision,"
+            " archive_requested) values ('s1', 1, '2026-01-02 00:00:00', 'a.txt', 'txt', 4, 'x', 'kept', 'done', 1, 'open', false)"))
+    engine.dispose()
+    db = Database(url)  # opening migrates to the newest revision
+    with db.session() as session:
+        submission = session.get(Submission, "s1")
+        assert submission is not None and (submission.text, submission.user.name, submission.upload) == ("kept", "old", None)
+    with db.engine.connect() as connection:
+        assert connection.execute(sqlalchemy.text("select version_num from alembic_version")).scalar() == "0002"
+    db.dispose()
 
 
 def test_sqlite_runs_in_wal_mode_beside_the_index(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ pytest.importorskip("sqlalchemy", reason="the archive extra (coderiv[archive]) i
 from fastapi.testclient import TestClient  # noqa: E402
 from starlette.routing import Mount, Route  # noqa: E402
 
+from coderiv.archive.models import Submission  # noqa: E402
 from coderiv.archive.service import ArchiveSettings  # noqa: E402
 from coderiv.index.index import Index  # noqa: E402
 from coderiv.pairs.table import PairTable  # noqa: E402
@@ -94,6 +95,11 @@ def test_a_submission_is_checked_once_with_its_report(site: tuple[TestClient, di
     assert (body["state"], body["overall"], body["top_source"], body["attempts"]) == ("done", 100.0, "src2.txt", 1)
     assert body["sources"] == [{"doc_id": "src2.txt", "share": 100 * 16 / 31}, {"doc_id": "src1.txt", "share": 100 * 15 / 31}]
     assert [c["state"] for c in body["checks"]] == ["done"]
+    exported = client.get(f"/api/submissions/{sid}/export", headers=sam).json()
+    assert exported["text"] == P + " " + Q  # read by the worker; the uploaded bytes are not kept
+    archive = client.app.state.context.archive  # type: ignore[attr-defined]
+    with archive.database.session() as session:
+        assert session.get(Submission, sid).upload is None
     assert body["report_url"] == f"/api/submissions/{sid}/report"
     report = client.get(body["report_url"], params={"format": "json"}, headers=sam).json()
     assert (report["total_words"], report["covered_words"], report["overall"]) == (31, 31, 100.0)
@@ -107,6 +113,8 @@ def test_a_document_without_words_fails_with_the_reason(site: tuple[TestClient, 
     body = finished(client, auth(tokens, "sam"), submit(client, auth(tokens, "sam"), "... --- !!!", "dots.txt"))
     assert body["state"] == "failed"
     assert body["reason"].startswith("dots.txt has no words after analysis")
+    binary = finished(client, auth(tokens, "sam"), submit(client, auth(tokens, "sam"), "\x00\x01\x02\x03" * 300, "data.bin"))
+    assert binary["state"] == "failed" and binary["reason"].startswith("data.bin"), binary["reason"]
     refused = client.post(f"/api/submissions/{body['id']}/archive", headers=auth(tokens, "eve"))
     assert refused.status_code == 400 and refused.json()["error"].endswith("only a checked one is archived")
 

@@ -61,9 +61,10 @@ def redact(url: str) -> str:
     return f"{scheme}://{user}:***@{host}"
 
 
-def migrate(engine: Engine) -> None:
+def migrate(engine: Engine, revision: str = "head") -> None:
     """Bring the schema to the newest revision shipped in ``migrations/`` (an empty database
-    gets every table; an older one its missing revisions; data is never dropped)."""
+    gets every table; an older one its missing revisions; data is never dropped); ``revision``
+    stops at an older one (tests of the migrations)."""
     from alembic import command
     from alembic.config import Config
 
@@ -72,7 +73,7 @@ def migrate(engine: Engine) -> None:
     try:
         with engine.begin() as connection:
             config.attributes["connection"] = connection
-            command.upgrade(config, "head")
+            command.upgrade(config, revision)
     except CoderivError:
         raise
     except Exception as exc:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 
-from sqlalchemy import Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Boolean, DateTime, Float, ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 #: Submission states, in order.
@@ -51,7 +51,10 @@ class Submission(Base):
     format: Mapped[str] = mapped_column(String(16))
     size: Mapped[int] = mapped_column(Integer)
     sha256: Mapped[str] = mapped_column(String(64))
+    #: the visible text, once a worker has read the upload ("" until then)
     text: Mapped[str] = mapped_column(Text)
+    #: the uploaded bytes, kept only until a worker has read them (then None)
+    upload: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True, deferred=True)
     state: Mapped[str] = mapped_column(String(16), default="queued", index=True)
     reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     #: the lease of the worker checking it: past this time another worker may take it over

@@ -26,13 +26,15 @@ MAX_ATTEMPTS = 3
 
 @dataclass(frozen=True)
 class Claim:
-    """A submission a worker now checks: its id, text, label, archived doc id, and the check row."""
+    """A submission a worker now checks: its id, text (or, not yet read, its uploaded bytes),
+    label, archived doc id, and the check row."""
 
     submission_id: str
     check_id: int
     text: str
     label: str
     archived_doc: str | None
+    upload: bytes | None = None
 
 
 def _claimable(moment: dt.datetime) -> ColumnElement[bool]:
@@ -70,7 +72,7 @@ def claim(session: Session, worker: str, lease: float = DEFAULT_LEASE) -> Claim 
         check = Check(submission_id=submission_id, worker=worker, started=moment)
         session.add(check)
         session.flush()
-        return Claim(submission_id, check.id, submission.text, submission.filename, submission.archived_doc)
+        return Claim(submission_id, check.id, submission.text, submission.filename, submission.archived_doc, submission.upload)
     return None
 
 

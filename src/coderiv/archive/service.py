@@ -16,6 +16,8 @@ from coderiv.archive.models import Submission, User
 from coderiv.archive.queue import DEFAULT_LEASE
 from coderiv.archive.workers import WorkerPool
 from coderiv.archive.writer import ArchiveWriter
+from coderiv.text.extract import MAX_DOCUMENT_BYTES
+from coderiv.text.isolated import Budget
 
 log = logging.getLogger("coderiv.archive")
 
@@ -40,12 +42,17 @@ class ArchiveSettings:
 
 
 class Archive:
-    def __init__(self, settings: ArchiveSettings, index_dir: Path) -> None:
+    """The archive of the index at ``index_dir``; ``budget`` and ``max_bytes`` bound reading one
+    upload (as on the check page), in a child process of a worker."""
+
+    def __init__(
+        self, settings: ArchiveSettings, index_dir: Path, budget: Budget | None = None, max_bytes: int = MAX_DOCUMENT_BYTES,
+    ) -> None:
         self.settings = settings
         self.index_dir = index_dir
         self.url = settings.url(index_dir)
         self.database = Database(self.url)
-        self.workers = WorkerPool(self.url, index_dir, settings.workers, settings.lease, settings.webhook)
+        self.workers = WorkerPool(self.url, index_dir, settings.workers, settings.lease, settings.webhook, budget or Budget(), max_bytes)
         self.writer = ArchiveWriter(self.database, index_dir, retention_days=settings.retention_days)
 
     def start(self) -> None:

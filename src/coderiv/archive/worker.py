@@ -1,4 +1,5 @@
-"""A worker process: claim a submission from the queue, check it, store the result, repeat.
+"""A worker process: claim a submission from the queue, read its upload (the first time, in a
+child process within the read budget), check it, store the result, repeat.
 
 Started by :class:`coderiv.archive.workers.WorkerPool` as ``python -m coderiv.archive.worker``.
 While it checks, a thread renews its lease; when the server that started it dies (even by
@@ -28,6 +29,8 @@ from coderiv.archive.db import Database
 from coderiv.archive.models import Check, Submission, now
 from coderiv.archive.queue import DEFAULT_LEASE, Claim, claim, heartbeat
 from coderiv.errors import CoderivError
+from coderiv.text.extract import MAX_DOCUMENT_BYTES
+from coderiv.text.isolated import Budget, read_isolated
 
 log = logging.getLogger("coderiv.archive.worker")
 
@@ -49,8 +52,13 @@ def _die_with_parent(parent: int) -> None:
 
 
 class Worker:
-    def __init__(self, database: Database, index: Path, lease: float, webhook: str | None, parent: int | None) -> None:
+    def __init__(
+        self, database: Database, index: Path, lease: float, webhook: str | None, parent: int | None,
+        budget: Budget | None = None, max_bytes: int = MAX_DOCUMENT_BYTES,
+    ) -> None:
         self.database = database
+        self.budget = budget or Budget()
+        self.max_bytes = max_bytes
         self.checker = Checker(index)
         self.lease = lease
         self.webhook = webhook
@@ -88,7 +96,8 @@ class Worker:
             if delay:
                 time.sleep(delay)
             try:
-                result: CheckResult | str = self.checker.check(claimed.text, claimed.label, claimed.archived_doc)
+                text = self.read(claimed)
+                result: CheckResult | str = self.checker.check(text, claimed.label, claimed.archived_doc)
             except CoderivError as exc:
                 result = str(exc)
             except Exception as exc:  # logged; the submission names only its type
@@ -98,6 +107,20 @@ class Worker:
             stop.set()
             beat.join()
         self.finish(claimed, result)
+
+    def read(self, claimed: Claim) -> str:
+        """The submission's visible text: read from its upload the first time (in a child
+        process within the read budget, :func:`coderiv.text.isolated.read_isolated`), then kept
+        in place of the bytes."""
+        if claimed.upload is None:
+            return claimed.text
+        document = read_isolated(claimed.upload, claimed.label, self.budget, self.max_bytes)
+        with self.database.session() as session:
+            session.execute(
+                update(Submission)
+                .where(Submission.id == claimed.submission_id, Submission.worker == self.name)
+                .values(text=document.text, upload=None).execution_options(synchronize_session=False))
+        return document.text
 
     def finish(self, claimed: Claim, result: CheckResult | str) -> None:
         """Store the result if this worker still holds the submission (else another took over)."""
@@ -146,12 +169,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lease", type=float, default=DEFAULT_LEASE)
     parser.add_argument("--webhook", default=None)
     parser.add_argument("--parent", type=int, default=None)
+    parser.add_argument("--read-seconds", type=float, default=Budget().seconds)
+    parser.add_argument("--read-memory", type=int, default=Budget().memory_bytes)
+    parser.add_argument("--max-bytes", type=int, default=MAX_DOCUMENT_BYTES)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s worker %(process)d %(message)s")
     if args.parent is not None:
         _die_with_parent(args.parent)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    worker = Worker(Database(args.database), args.index, args.lease, args.webhook, args.parent)
+    budget = Budget(args.read_seconds, args.read_memory)
+    worker = Worker(Database(args.database), args.index, args.lease, args.webhook, args.parent, budget, args.max_bytes)
     try:
         worker.run()
     except KeyboardInterrupt:

@@ -11,15 +11,23 @@ import sys
 import threading
 from pathlib import Path
 
+from coderiv.text.extract import MAX_DOCUMENT_BYTES
+from coderiv.text.isolated import Budget
+
 #: Seconds between looks at the workers.
 WATCH = 0.5
 
 
 class WorkerPool:
-    def __init__(self, database_url: str, index: Path, size: int, lease: float, webhook: str | None = None) -> None:
+    def __init__(
+        self, database_url: str, index: Path, size: int, lease: float, webhook: str | None = None,
+        budget: Budget | None = None, max_bytes: int = MAX_DOCUMENT_BYTES,
+    ) -> None:
+        budget = budget or Budget()
         self.command = [
             sys.executable, "-m", "coderiv.archive.worker", "--database", database_url, "--index", str(index),
-            "--lease", str(lease), "--parent", str(os.getpid()),
+            "--lease", str(lease), "--parent", str(os.getpid()), "--read-seconds", str(budget.seconds),
+            "--read-memory", str(budget.memory_bytes), "--max-bytes", str(max_bytes),
         ] + (["--webhook", webhook] if webhook else [])
         self.size = size
         self.processes: list[subprocess.Popen[bytes]] = []

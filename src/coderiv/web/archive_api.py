@@ -24,7 +24,6 @@ from coderiv.archive.service import Archive, find, visible
 from coderiv.archive.users import add_user, list_users, revoke_user
 from coderiv.archive.writer import collection_folder
 from coderiv.errors import InputError
-from coderiv.text.isolated import read_isolated
 from coderiv.web.context import WebContext
 from coderiv.web.inputs import display_name
 from coderiv.web.views import Forbidden, NotAvailable
@@ -107,16 +106,15 @@ def format_of(name: str) -> str:
 
 
 async def accept(request: Request, file: UploadFile | None, archive: bool) -> Submission:
-    """Read the upload in a child process (the check page's budget) and queue it."""
+    """Queue the upload as it is (committed before the answer: nothing accepted is lost); a
+    worker reads it, in a child process within the check page's budget, before checking it."""
     ctx: WebContext = request.app.state.context
     if file is None or not file.filename:
         raise InputError("give a document: a multipart 'file'")
     label = display_name(file.filename)
-    data = await file.read()
+    data = await file.read()  # bounded: the body limit stopped a larger request
     if not data:
         raise InputError(f"{label} is empty")
-    max_bytes, budget = ctx.settings.max_upload, ctx.settings.read_budget
-    document = await ctx.pool.run(lambda: read_isolated(data, label, budget, max_bytes))
     user = user_of(request)
     store = archive_of(request)
 
@@ -124,7 +122,7 @@ async def accept(request: Request, file: UploadFile | None, archive: bool) -> Su
         with store.database.session() as session:
             submission = Submission(
                 user_id=user.id, filename=label, format=format_of(label), size=len(data),
-                sha256=hashlib.sha256(data).hexdigest(), text=document.text, state="queued", attempts=0,
+                sha256=hashlib.sha256(data).hexdigest(), text="", upload=data, state="queued", attempts=0,
                 decision="open", archive_requested=archive or store.settings.archive_all)
             session.add(submission)
             session.flush()

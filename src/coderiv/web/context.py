@@ -50,5 +50,5 @@ class WebContext:
         if settings.archive is not None:
             from coderiv.archive.service import Archive
 
-            archive = Archive(settings.archive, settings.index_dir)
+            archive = Archive(settings.archive, settings.index_dir, settings.read_budget, settings.max_upload)
         return cls(settings, IndexSnapshots(settings.index_dir), WorkPool(settings.workers, settings.queue), archive=archive)
