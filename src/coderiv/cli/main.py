@@ -29,6 +29,7 @@ COMMAND_MODULES = {
     "evaluate": "evaluate",
     "report": "report",
     "serve": "serve",
+    "users": "users",
 }
 
 

@@ -38,10 +38,23 @@ def is_loopback(host: str) -> bool:
               help="Time budget for reading one uploaded file (in a child process).")
 @click.option("--read-memory-mb", type=click.IntRange(16), default=1024, show_default=True,
               help="Memory budget for reading one uploaded file (in a child process).")
+@click.option("--archive", "archive_on", is_flag=True,
+              help="Keep submissions, reports and decisions in a database, with users and roles (docs/archive.md).")
+@click.option("--database", envvar="CODERIV_DATABASE", default=None,
+              help="Archive: SQLAlchemy URL [default: SQLite beside the index; also $CODERIV_DATABASE].")
+@click.option("--check-workers", type=click.IntRange(1), default=2, show_default=True,
+              help="Archive: worker processes checking submissions.")
+@click.option("--lease", type=click.FloatRange(1), default=30.0, show_default=True,
+              help="Archive: seconds a check's claim lasts without a heartbeat (then it is checked again).")
+@click.option("--webhook", default=None, help="Archive: URL told (POST JSON) when a check ends.")
+@click.option("--archive-all", is_flag=True, help="Archive: add every checked submission to the collection.")
+@click.option("--retention-days", type=click.FloatRange(0, min_open=True), default=None,
+              help="Archive: delete unarchived submissions older than this [default: keep].")
 @friendly_errors
 def serve_command(
     index_dir: Path, host: str, port: int, token: str | None, max_upload_mb: float, workers: int | None, queue: int | None,
-    read_seconds: float, read_memory_mb: int,
+    read_seconds: float, read_memory_mb: int, archive_on: bool, database: str | None, check_workers: int, lease: float,
+    webhook: str | None, archive_all: bool, retention_days: float | None,
 ) -> None:
     """Serve the check page, the collection pages and the JSON API (/docs) over the index.
 
@@ -50,7 +63,18 @@ def serve_command(
     """
     require("fastapi", "web", "coderiv serve")
     uvicorn = require("uvicorn", "web", "coderiv serve")
-    if not is_loopback(host) and not token:
+    archive = None
+    if archive_on:
+        require("sqlalchemy", "archive", "coderiv serve --archive")
+        require("alembic", "archive", "coderiv serve --archive")
+        from coderiv.archive.service import ArchiveSettings
+
+        if token:
+            raise CoderivError("--token does not apply with --archive: every user has a token of their own (coderiv users add)")
+        archive = ArchiveSettings(database, check_workers, lease, webhook, archive_all, retention_days)
+    elif database or webhook or archive_all or retention_days is not None:
+        raise CoderivError("--database, --webhook, --archive-all and --retention-days need --archive")
+    if not is_loopback(host) and not token and archive is None:
         raise CoderivError(f"--host {host} makes the server reachable from other machines: give --token or set CODERIV_TOKEN")
     if token and not TOKEN_RE.fullmatch(token):
         raise CoderivError("the token must be at least 16 characters of letters, digits and . _ ~ + / = - (e.g. openssl rand -hex 16)")
@@ -65,6 +89,7 @@ def serve_command(
     hosts = (*LOOPBACK_NAMES, host) if is_loopback(host) and not token else None
     settings = ServeSettings(
         index_dir, token or None, hosts, int(max_upload_mb * 1024 * 1024), workers, queue, Budget(read_seconds, read_memory_mb << 20),
+        archive,
     )
     click.echo(f"coderiv serving {index_dir} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", server_header=False)

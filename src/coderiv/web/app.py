@@ -27,7 +27,7 @@ from coderiv.web.api_docs import add_api_docs
 from coderiv.web.context import ServeSettings, WebContext
 from coderiv.web.pool import RETRY_AFTER, Busy
 from coderiv.web.security import BodyLimit, HostCheck, SameOrigin, SecurityHeaders, TokenAuth
-from coderiv.web.views import NotAvailable
+from coderiv.web.views import Forbidden, NotAvailable
 
 log = logging.getLogger("coderiv.web")
 
@@ -38,6 +38,8 @@ FORM_OVERHEAD = 64 * 1024
 def _status(exc: CoderivError) -> int:
     if isinstance(exc, NotAvailable):
         return 404
+    if isinstance(exc, Forbidden):
+        return 403
     if isinstance(exc, (Busy, IndexNotFoundError, CorruptIndexError)):
         return 503
     return 400
@@ -66,7 +68,11 @@ def create_app(settings: ServeSettings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if context.archive is not None:
+            context.archive.start()
         yield
+        if context.archive is not None:
+            context.archive.stop()
         context.pool.shutdown()
 
     # two files: the document and a template (a browser sends an empty part for an unused file field)
@@ -85,6 +91,11 @@ def create_app(settings: ServeSettings) -> FastAPI:
     app.state.context = context
     app.include_router(pages.router)
     app.include_router(api.router)
+    if context.archive is not None:
+        from coderiv.web import archive_api, archive_pages
+
+        app.include_router(archive_api.router)
+        app.include_router(archive_pages.router)
     app.mount("/static", StaticFiles(directory=str(Path(__file__).parent / "static")), name="static")
     add_api_docs(app)
 
@@ -110,7 +121,11 @@ def create_app(settings: ServeSettings) -> FastAPI:
     # the last added is the outermost: headers on every answer, the token before any body is read
     app.add_middleware(BodyLimit, limit=settings.max_upload + FORM_OVERHEAD)
     app.add_middleware(SameOrigin)  # no cross-site form posts, token or not
-    if settings.token:
+    if context.archive is not None:  # every user's own token, and their role on every path
+        from coderiv.web.archive_auth import UserAuth
+
+        app.add_middleware(UserAuth, database=context.archive.database)
+    elif settings.token:
         app.add_middleware(TokenAuth, token=settings.token)
     if settings.hosts is not None:
         app.add_middleware(HostCheck, allowed=settings.hosts)

@@ -109,6 +109,27 @@ class BodyLimit:
             await error_response(scope, send, 413, message)
 
 
+def presented_token(scope: Scope) -> tuple[str | None, bool]:
+    """The token a request carries (``Authorization: Bearer``, the cookie, or ``?token=``), and
+    whether it came in the query string (then the answer sets the cookie)."""
+    for name, value in scope.get("headers", []):
+        if name == b"authorization" and value.lower().startswith(b"bearer "):
+            return value[7:].decode("latin-1").strip(), False
+    for name, value in scope.get("headers", []):
+        if name == b"cookie":
+            cookie: SimpleCookie = SimpleCookie()
+            try:
+                cookie.load(value.decode("latin-1"))
+            except Exception:  # a malformed cookie header is no token
+                continue
+            if TOKEN_COOKIE in cookie:
+                return cookie[TOKEN_COOKIE].value, False
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    if "token" in query:
+        return query["token"][0], True
+    return None, False
+
+
 class TokenAuth:
     """Every request but the static files must carry the token: ``Authorization: Bearer T``, the
     ``coderiv_token`` cookie, or ``?token=T`` (which sets the cookie, so a browser asks once)."""
@@ -117,30 +138,11 @@ class TokenAuth:
         self.app = app
         self.token = token
 
-    def _presented(self, scope: Scope) -> tuple[str | None, bool]:
-        """The token the request carries, and whether it came in the query string."""
-        for name, value in scope.get("headers", []):
-            if name == b"authorization" and value.lower().startswith(b"bearer "):
-                return value[7:].decode("latin-1").strip(), False
-        for name, value in scope.get("headers", []):
-            if name == b"cookie":
-                cookie: SimpleCookie = SimpleCookie()
-                try:
-                    cookie.load(value.decode("latin-1"))
-                except Exception:  # a malformed cookie header is no token
-                    continue
-                if TOKEN_COOKIE in cookie:
-                    return cookie[TOKEN_COOKIE].value, False
-        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-        if "token" in query:
-            return query["token"][0], True
-        return None, False
-
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or str(scope.get("path", "")).startswith("/static/"):
             await self.app(scope, receive, send)
             return
-        presented, from_query = self._presented(scope)
+        presented, from_query = presented_token(scope)
         if presented is None or not secrets.compare_digest(presented.encode(), self.token.encode()):
             why = "this server needs a token" if presented is None else "wrong token"
             await error_response(

@@ -21,6 +21,10 @@ class NotAvailable(CoderivError):
     computed (HTTP 404)."""
 
 
+class Forbidden(CoderivError):
+    """The user's role may not do this (403; the archive's routes)."""
+
+
 class DocumentNotFound(NotAvailable):
     """A document id that is not in the index."""
 

@@ -1,0 +1,23 @@
+"""The audit log: who viewed, downloaded or changed what, when. Entries name the user and the
+target by name and id (not by foreign key) so they outlive a deleted submission or user."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from coderiv.archive.models import AuditEntry, User
+
+
+def record(session: Session, user: User | None, action: str, target: str = "", detail: str = "") -> None:
+    """Add one entry (``action``: view, report, download, submit, decide, archive, delete, export,
+    user-add, user-revoke, expire)."""
+    session.add(AuditEntry(user_name=user.name if user is not None else None, action=action, target=target, detail=detail))
+
+
+def entries(session: Session, target: str | None = None, limit: int = 200) -> list[AuditEntry]:
+    """The newest entries first (of ``target`` only, when given)."""
+    query = select(AuditEntry).order_by(AuditEntry.id.desc()).limit(limit)
+    if target is not None:
+        query = query.where(AuditEntry.target == target)
+    return list(session.scalars(query))

@@ -1,0 +1,144 @@
+"""The archive's tables (SQLAlchemy 2 typed ORM). The schema itself is made by the Alembic
+revisions in ``migrations/versions``; these classes must match them (tests/test_archive_db.py
+compares the migrated tables with this metadata)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+
+from sqlalchemy import Boolean, DateTime, Float, ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+#: Submission states, in order.
+STATES = ("queued", "checking", "done", "failed")
+#: An examiner's decision on a submission.
+DECISIONS = ("open", "cleared", "misconduct")
+#: Users' roles: submitters see their own submissions, examiners all, admins also manage users.
+ROLES = ("submitter", "examiner", "admin")
+
+
+def now() -> dt.datetime:
+    """The current time in UTC, naive (both SQLite and PostgreSQL store it the same way)."""
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+def new_id() -> str:
+    """A random 128-bit id: one user cannot guess another's submission."""
+    return secrets.token_hex(16)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class User(Base):
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    role: Mapped[str] = mapped_column(String(16))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+    revoked: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class Submission(Base):
+    __tablename__ = "submissions"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    created: Mapped[dt.datetime] = mapped_column(DateTime, default=now, index=True)
+    filename: Mapped[str] = mapped_column(String(255))
+    format: Mapped[str] = mapped_column(String(16))
+    size: Mapped[int] = mapped_column(Integer)
+    sha256: Mapped[str] = mapped_column(String(64))
+    #: the visible text, once a worker has read the upload ("" until then)
+    text: Mapped[str] = mapped_column(Text)
+    #: the uploaded bytes, kept only until a worker has read them (then None)
+    upload: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True, deferred=True)
+    state: Mapped[str] = mapped_column(String(16), default="queued", index=True)
+    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: the lease of the worker checking it: past this time another worker may take it over
+    lease_until: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    worker: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    overall: Mapped[float | None] = mapped_column(Float, nullable=True)
+    top_source: Mapped[str | None] = mapped_column(Text, nullable=True)
+    decision: Mapped[str] = mapped_column(String(16), default="open")
+    archive_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    archived_doc: Mapped[str | None] = mapped_column(Text, nullable=True)
+    archived: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    archive_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    user: Mapped[User] = relationship()
+    checks: Mapped[list[Check]] = relationship(
+        back_populates="submission", cascade="all, delete-orphan", order_by="Check.id", passive_deletes=True)
+    decisions: Mapped[list[Decision]] = relationship(
+        back_populates="submission", cascade="all, delete-orphan", order_by="Decision.id", passive_deletes=True)
+
+
+class Check(Base):
+    """One run of a check: ``checking`` while it runs, then ``done``, ``failed`` or
+    ``interrupted`` (its worker died; the submission was checked again)."""
+
+    __tablename__ = "checks"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), index=True)
+    started: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+    finished: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    state: Mapped[str] = mapped_column(String(16), default="checking")
+    worker: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    generation: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    coderiv_version: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    overall: Mapped[float | None] = mapped_column(Float, nullable=True)
+    ranking_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    report_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    report_html: Mapped[str | None] = mapped_column(Text, nullable=True)
+    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    submission: Mapped[Submission] = relationship(back_populates="checks")
+
+
+class Decision(Base):
+    __tablename__ = "decisions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    state: Mapped[str] = mapped_column(String(16))
+    note: Mapped[str] = mapped_column(Text, default="")
+    created: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+    submission: Mapped[Submission] = relationship(back_populates="decisions")
+    user: Mapped[User] = relationship()
+
+
+class DocumentMatch(Base):
+    """``match`` was found similar to the collection's document ``doc`` at ``found`` (the
+    matches of a document over time: older documents gain the matches of later ones)."""
+
+    __tablename__ = "document_matches"
+    __table_args__ = (UniqueConstraint("doc", "match"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    doc: Mapped[str] = mapped_column(String(1000), index=True)
+    match: Mapped[str] = mapped_column(String(1000))
+    percent: Mapped[float] = mapped_column(Float)
+    found: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+
+
+class DocumentView(Base):
+    """When a user last looked at a document's page ("new since you last looked")."""
+
+    __tablename__ = "document_views"
+    __table_args__ = (UniqueConstraint("user_id", "doc"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    doc: Mapped[str] = mapped_column(String(1000))
+    seen: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+
+
+class AuditEntry(Base):
+    """Who viewed, downloaded or changed what, when (kept when the submission is deleted)."""
+
+    __tablename__ = "audit"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[dt.datetime] = mapped_column(DateTime, default=now, index=True)
+    user_name: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    action: Mapped[str] = mapped_column(String(40))
+    target: Mapped[str] = mapped_column(String(1000), default="")
+    detail: Mapped[str] = mapped_column(Text, default="")

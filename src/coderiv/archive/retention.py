@@ -1,0 +1,71 @@
+"""Retention and privacy: a submission's whole record as JSON (export), its deletion with its
+text, checks and decisions (and its file in the collection, if archived: the writer then
+re-reads the folder, so the index forgets it), and the expiry of unarchived submissions older
+than the retention setting. The audit log keeps that they existed, not their text."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from coderiv.archive import audit
+from coderiv.archive.models import Submission, User, now
+
+
+def _time(value: dt.datetime | None) -> str | None:
+    return None if value is None else value.isoformat(timespec="seconds") + "Z"
+
+
+def export(session: Session, submission: Submission) -> dict[str, Any]:
+    """Everything stored about ``submission``: its metadata and text, every check with its report,
+    the decisions and the audit entries that name it."""
+    return {
+        "id": submission.id, "user": submission.user.name, "created": _time(submission.created),
+        "filename": submission.filename, "format": submission.format, "size": submission.size,
+        "sha256": submission.sha256, "text": submission.text, "state": submission.state, "reason": submission.reason,
+        "overall": submission.overall, "top_source": submission.top_source, "decision": submission.decision,
+        "archived_doc": submission.archived_doc, "archived": _time(submission.archived),
+        "checks": [
+            {"started": _time(c.started), "finished": _time(c.finished), "state": c.state, "generation": c.generation,
+             "coderiv_version": c.coderiv_version, "overall": c.overall, "reason": c.reason,
+             "ranking": json.loads(c.ranking_json) if c.ranking_json else None,
+             "report": json.loads(c.report_json) if c.report_json else None}
+            for c in submission.checks
+        ],
+        "decisions": [
+            {"at": _time(d.created), "by": d.user.name, "state": d.state, "note": d.note} for d in submission.decisions
+        ],
+        "audit": [
+            {"at": _time(e.at), "user": e.user_name, "action": e.action, "detail": e.detail}
+            for e in audit.entries(session, submission.id)
+        ],
+    }
+
+
+def delete(session: Session, submission: Submission, user: User | None, collection: Path | None) -> bool:
+    """Delete ``submission`` and all it holds; returns True when it was archived (its file is
+    removed from ``collection`` and the index must be updated)."""
+    archived = submission.archived_doc
+    if archived and collection is not None:
+        (collection / archived).unlink(missing_ok=True)
+    audit.record(session, user, "delete", submission.id, f"archived as {archived}" if archived else "")
+    session.delete(submission)
+    return archived is not None
+
+
+def expire(session: Session, days: float) -> list[str]:
+    """Delete every unarchived submission created more than ``days`` days ago (not one waiting
+    to be archived, unless its check failed: it never will be); returns their ids."""
+    cutoff = now() - dt.timedelta(days=days)
+    old = list(session.scalars(select(Submission).where(
+        Submission.created < cutoff, Submission.archived.is_(None),
+        or_(Submission.archive_requested.is_(False), Submission.state == "failed"))))
+    for submission in old:
+        audit.record(session, None, "expire", submission.id, f"older than {days:g} days")
+        session.delete(submission)
+    return [s.id for s in old]

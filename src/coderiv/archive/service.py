@@ -1,0 +1,76 @@
+"""The archive as a server runs it: its settings, the database, the worker processes and the
+writer, started and stopped together (:class:`Archive`), and the submissions' queries the web
+layer shares (who may see which)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import Select, select
+from sqlalchemy.orm import Session
+
+from coderiv.archive.db import Database, default_url
+from coderiv.archive.models import Submission, User
+from coderiv.archive.queue import DEFAULT_LEASE
+from coderiv.archive.workers import WorkerPool
+from coderiv.archive.writer import ArchiveWriter
+from coderiv.text.extract import MAX_DOCUMENT_BYTES
+from coderiv.text.isolated import Budget
+
+log = logging.getLogger("coderiv.archive")
+
+
+@dataclass(frozen=True)
+class ArchiveSettings:
+    """``database``: a SQLAlchemy URL (None: SQLite beside the index); ``workers``: checking
+    processes; ``lease``: seconds a check's claim lasts without a heartbeat; ``webhook``: a URL
+    told when a check ends; ``archive_all``: archive every checked submission (the policy
+    "archive every accepted thesis"); ``retention_days``: unarchived submissions older than
+    this are deleted (None: kept)."""
+
+    database: str | None = None
+    workers: int = 2
+    lease: float = DEFAULT_LEASE
+    webhook: str | None = None
+    archive_all: bool = False
+    retention_days: float | None = None
+
+    def url(self, index_dir: Path) -> str:
+        return self.database or default_url(index_dir)
+
+
+class Archive:
+    """The archive of the index at ``index_dir``; ``budget`` and ``max_bytes`` bound reading one
+    upload (as on the check page), in a child process of a worker."""
+
+    def __init__(
+        self, settings: ArchiveSettings, index_dir: Path, budget: Budget | None = None, max_bytes: int = MAX_DOCUMENT_BYTES,
+    ) -> None:
+        self.settings = settings
+        self.index_dir = index_dir
+        self.url = settings.url(index_dir)
+        self.database = Database(self.url)
+        self.workers = WorkerPool(self.url, index_dir, settings.workers, settings.lease, settings.webhook, budget or Budget(), max_bytes)
+        self.writer = ArchiveWriter(self.database, index_dir, retention_days=settings.retention_days)
+
+    def start(self) -> None:
+        self.workers.start()
+        self.writer.start()
+
+    def stop(self) -> None:
+        self.writer.stop()
+        self.workers.stop()
+        self.database.dispose()
+
+
+def visible(user: User) -> Select[Submission]:
+    """The submissions ``user`` may see: their own (submitter), all (examiner, admin)."""
+    query = select(Submission)
+    return query.where(Submission.user_id == user.id) if user.role == "submitter" else query
+
+
+def find(session: Session, user: User, submission_id: str) -> Submission | None:
+    """The submission if ``user`` may see it (None otherwise: nobody learns whether it exists)."""
+    return session.scalar(visible(user).where(Submission.id == submission_id))

@@ -1,0 +1,189 @@
+"""A worker process: claim a submission from the queue, read its upload (the first time, in a
+child process within the read budget), check it, store the result, repeat.
+
+Started by :class:`coderiv.archive.workers.WorkerPool` as ``python -m coderiv.archive.worker``.
+While it checks, a thread renews its lease; when the server that started it dies (even by
+SIGKILL) the kernel kills it too (``PR_SET_PDEATHSIG``, and a parent check as a fallback), so
+its lease runs out and the restarted server's workers check the submission again."""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, update
+
+from coderiv.archive.checker import Checker, CheckResult
+from coderiv.archive.db import Database
+from coderiv.archive.models import Check, Submission, now
+from coderiv.archive.queue import DEFAULT_LEASE, Claim, claim, heartbeat
+from coderiv.errors import CoderivError
+from coderiv.text.extract import MAX_DOCUMENT_BYTES
+from coderiv.text.isolated import Budget, read_isolated
+
+log = logging.getLogger("coderiv.archive.worker")
+
+#: Seconds between looks at an empty queue.
+POLL = 0.5
+#: Fault tests only: seconds a check pauses after it is claimed (so a test can kill it mid-check).
+FAULT_DELAY_ENV = "CODERIV_ARCHIVE_FAULT_DELAY"
+
+
+def _die_with_parent(parent: int) -> None:
+    """Ask Linux to SIGKILL this process when its parent dies; elsewhere the poll loop checks."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+class Worker:
+    def __init__(
+        self, database: Database, index: Path, lease: float, webhook: str | None, parent: int | None,
+        budget: Budget | None = None, max_bytes: int = MAX_DOCUMENT_BYTES,
+    ) -> None:
+        self.database = database
+        self.budget = budget or Budget()
+        self.max_bytes = max_bytes
+        self.checker = Checker(index)
+        self.lease = lease
+        self.webhook = webhook
+        self.parent = parent
+        self.name = f"{socket.gethostname()}:{os.getpid()}"
+
+    def _orphaned(self) -> bool:
+        return self.parent is not None and os.getppid() != self.parent
+
+    def run(self) -> None:
+        while not self._orphaned():
+            with self.database.session() as session:
+                claimed = claim(session, self.name, self.lease)
+            if claimed is None:
+                time.sleep(POLL)
+                continue
+            self.check(claimed)
+
+    def _beat(self, claimed: Claim, stop: threading.Event) -> None:
+        while not stop.wait(self.lease / 3):
+            if self._orphaned():
+                os._exit(1)
+            try:
+                with self.database.session() as session:
+                    heartbeat(session, claimed, self.name, self.lease)
+            except Exception:  # a missed beat is retried; the lease is three beats long
+                log.exception("heartbeat failed")
+
+    def check(self, claimed: Claim) -> None:
+        stop = threading.Event()
+        beat = threading.Thread(target=self._beat, args=(claimed, stop), daemon=True)
+        beat.start()
+        try:
+            delay = float(os.environ.get(FAULT_DELAY_ENV, "0") or 0)
+            if delay:
+                time.sleep(delay)
+            try:
+                text = self.read(claimed)
+                result: CheckResult | str = self.checker.check(text, claimed.label, claimed.archived_doc)
+            except CoderivError as exc:
+                result = str(exc)
+            except Exception as exc:  # logged; the submission names only its type
+                log.exception("check of %s failed", claimed.submission_id)
+                result = f"internal error ({type(exc).__name__})"
+        finally:
+            stop.set()
+            beat.join()
+        self.finish(claimed, result)
+
+    def read(self, claimed: Claim) -> str:
+        """The submission's visible text: read from its upload the first time (in a child
+        process within the read budget, :func:`coderiv.text.isolated.read_isolated`), then kept
+        in place of the bytes."""
+        if claimed.upload is None:
+            return claimed.text
+        document = read_isolated(claimed.upload, claimed.label, self.budget, self.max_bytes)
+        with self.database.session() as session:
+            session.execute(
+                update(Submission)
+                .where(Submission.id == claimed.submission_id, Submission.worker == self.name)
+                .values(text=document.text, upload=None).execution_options(synchronize_session=False))
+        return document.text
+
+    def finish(self, claimed: Claim, result: CheckResult | str) -> None:
+        """Store the result if this worker still holds the submission (else another took over)."""
+        moment = now()
+        done = not isinstance(result, str)
+        with self.database.session() as session:
+            values: dict[str, object] = {"state": "done" if done else "failed", "lease_until": None}
+            if isinstance(result, CheckResult):
+                values.update(overall=result.overall, top_source=result.top_source, reason=None)
+            else:
+                values["reason"] = result
+            owned = cast(CursorResult[Any], session.execute(
+                update(Submission)
+                .where(Submission.id == claimed.submission_id, Submission.worker == self.name, Submission.state == "checking")
+                .values(**values).execution_options(synchronize_session=False)))
+            if owned.rowcount != 1:
+                return
+            check = session.get(Check, claimed.check_id)
+            if check is not None:
+                check.finished, check.state = moment, "done" if done else "failed"
+                if isinstance(result, CheckResult):
+                    check.generation, check.coderiv_version, check.overall = result.generation, result.coderiv_version, result.overall
+                    check.ranking_json, check.report_json, check.report_html = result.ranking_json, result.report_json, result.report_html
+                else:
+                    check.reason = result
+        self.notify(claimed.submission_id, "done" if done else "failed", result)
+
+    def notify(self, submission_id: str, state: str, result: CheckResult | str) -> None:
+        """POST ``{"id", "state", "overall"}`` to the webhook, if one is set (failures are logged)."""
+        if not self.webhook:
+            return
+        body = {"id": submission_id, "state": state, "overall": result.overall if isinstance(result, CheckResult) else None}
+        request = urllib.request.Request(
+            self.webhook, json.dumps(body).encode(), {"Content-Type": "application/json"}, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=10):  # noqa: S310 - the URL is the operator's setting
+                pass
+        except OSError as exc:
+            log.warning("webhook %s failed: %s", self.webhook, exc)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m coderiv.archive.worker")
+    parser.add_argument("--database", required=True)
+    parser.add_argument("--index", required=True, type=Path)
+    parser.add_argument("--lease", type=float, default=DEFAULT_LEASE)
+    parser.add_argument("--webhook", default=None)
+    parser.add_argument("--parent", type=int, default=None)
+    parser.add_argument("--read-seconds", type=float, default=Budget().seconds)
+    parser.add_argument("--read-memory", type=int, default=Budget().memory_bytes)
+    parser.add_argument("--max-bytes", type=int, default=MAX_DOCUMENT_BYTES)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s worker %(process)d %(message)s")
+    if args.parent is not None:
+        _die_with_parent(args.parent)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    budget = Budget(args.read_seconds, args.read_memory)
+    worker = Worker(Database(args.database), args.index, args.lease, args.webhook, args.parent, budget, args.max_bytes)
+    try:
+        worker.run()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
