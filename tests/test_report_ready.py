@@ -52,12 +52,22 @@ def test_a_report_afterwards_adds_no_store(runner: CliRunner, tmp_path: Path) ->
     query = tmp_path / "q.txt"
     query.write_text(DOCS["a.txt"], "utf-8")
     index_cli(runner, src, tmp_path / "ready", "--report-ready")
-    assert "adding store" not in report_stderr(runner, query, tmp_path / "ready")
+    assert "adding" not in report_stderr(runner, query, tmp_path / "ready")
     assert open_index(tmp_path / "ready").version == "gen-000001"  # nothing was written
     # without the flag the first report reads the collection again, and says so
     index_cli(runner, src, tmp_path / "plain")
     assert f"adding store {CHUNKS} to the index" in report_stderr(runner, query, tmp_path / "plain")
     assert open_index(tmp_path / "plain").version == "gen-000002"
+
+
+def test_a_sharded_index_too(runner: CliRunner, tmp_path: Path) -> None:
+    src = write_docs(tmp_path / "src", DOCS)
+    query = tmp_path / "q.txt"
+    query.write_text(DOCS["a.txt"], "utf-8")
+    index_cli(runner, src, tmp_path / "idx", "--shards", "2", "--report-ready")
+    assert set(open_index(tmp_path / "idx").specs) == {"terms", CHUNKS}
+    assert "adding" not in report_stderr(runner, query, tmp_path / "idx")
+    assert open_index(tmp_path / "idx").version == "set-000001"
 
 
 def test_later_updates_keep_the_chunk_store(runner: CliRunner, tmp_path: Path) -> None:
