@@ -10,14 +10,20 @@ Indexes the deterministic synthetic collection of ``bench_scale.py`` (Zipfian vo
 - **coderiv** identity5 and cosine, exact top-20 with pruning (one row per ``--coderiv LABEL=SRC``
   tree, so an old and a new version are measured in the same run);
 - **tantivy** (the Rust engine's Python binding, ``pip install 'coderiv[bench]'``) BM25 top-20,
-  the OR of every distinct word of the query, on ``--threads`` indexing threads and on one;
+  the OR of every distinct word of the query, on ``--threads`` indexing threads and on one. The
+  main rows index the text field without word positions (``index_option="freq"``: documents and
+  counts, as coderiv keeps), so that sizes compare like for like; one more row keeps positions
+  (tantivy's default, which phrase queries need), labelled so;
 - **bm25s** BM25 top-20, if installed (optional: the table says so when it is missing).
 
 Prints one table: build seconds, build CPU seconds (user + system of the process and its
 workers: the cost a loaded machine disturbs least), peak RSS of the build process and its workers, index bytes on
-disk, and query median / p90 in ms (query analysis excluded for coderiv, included for the
-peers since they take text), plus each figure's ratio to tantivy's. Read ratios, not
-absolutes, on a shared machine; the load average is printed before and after.
+disk, bytes per posting (whole index, and the postings files alone: coderiv's terms store,
+tantivy's ``.idx`` files; a posting is one (word, document) pair after each engine's own
+analysis: coderiv drops stop words, tantivy does not), and query median / p90 in ms (query
+analysis excluded for coderiv, included for the peers since they take text), plus each figure's
+ratio to tantivy's freq-only index. Read ratios, not absolutes, on a shared machine; the 1-minute
+load average at the start and end of each engine's run is printed in its row.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from bench_scale import materialize
 from common import machine, peak_rss_mb
 
 WORD = re.compile(r"\w+")
+TOKEN = re.compile(r"[^\W_]+")
 
 
 def _texts(tar: Path) -> Iterator[tuple[str, str]]:
@@ -96,17 +103,25 @@ def run_coderiv(tar: Path, out: Path, queries: dict[str, str], threads: int) -> 
 
         median, p90, first = _latencies(rank, {qid: qid for qid in queries})
         rows[measure] = {"median_ms": median, "p90_ms": p90, "self_first": first}
-    files = index.manifest["files"].values()
+    files = index.manifest["files"]
+    terms_dir = index.manifest["stores"]["terms"]["dir"] + "/"
     return {"build_s": build, "build_cpu_s": cpu, "rss_mb": own, "workers_rss_mb": children,
-            "index_bytes": sum(m["bytes"] for m in files), "queries": rows}
+            "index_bytes": sum(m["bytes"] for m in files.values()), "postings": index.info()["postings"],
+            "postings_bytes": sum(m["bytes"] for name, m in files.items() if name.startswith(terms_dir)), "queries": rows}
 
 
-def run_tantivy(tar: Path, out: Path, queries: dict[str, str], threads: int) -> dict[str, Any]:
+def _tantivy_postings(tar: Path) -> int:
+    """(word, document) pairs of tantivy's default tokenizer (alphanumeric runs, lowercased,
+    tokens over 40 bytes dropped): the synthetic text is plain words, so a regex counts them."""
+    return sum(len({w for w in (m.lower() for m in TOKEN.findall(text)) if len(w.encode()) <= 40}) for _, text in _texts(tar))
+
+
+def run_tantivy(tar: Path, out: Path, queries: dict[str, str], threads: int, positions: bool = False) -> dict[str, Any]:
     import tantivy
 
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("id", stored=True, tokenizer_name="raw")
-    builder.add_text_field("body", stored=False)
+    builder.add_text_field("body", stored=False, index_option="position" if positions else "freq")
     schema = builder.build()
     out.mkdir(parents=True)
     index = tantivy.Index(schema, path=str(out))
@@ -128,7 +143,13 @@ def run_tantivy(tar: Path, out: Path, queries: dict[str, str], threads: int) -> 
 
     median, p90, first = _latencies(search, queries)
     return {"build_s": build, "build_cpu_s": cpu, "rss_mb": own, "workers_rss_mb": children, "index_bytes": _folder_bytes(out),
+            "postings": _tantivy_postings(tar), "postings_bytes": sum(p.stat().st_size for p in out.glob("*.idx")),
             "queries": {"bm25": {"median_ms": median, "p90_ms": p90, "self_first": first}}}
+
+
+def run_tantivy_positions(tar: Path, out: Path, queries: dict[str, str], threads: int) -> dict[str, Any]:
+    """tantivy's default text field: word positions kept too (``.pos`` files)."""
+    return run_tantivy(tar, out, queries, threads, positions=True)
 
 
 def run_bm25s(tar: Path, out: Path, queries: dict[str, str], threads: int) -> dict[str, Any]:
@@ -151,7 +172,7 @@ def run_bm25s(tar: Path, out: Path, queries: dict[str, str], threads: int) -> di
             "queries": {"bm25": {"median_ms": median, "p90_ms": p90, "self_first": first}}}
 
 
-ENGINES = {"coderiv": run_coderiv, "tantivy": run_tantivy, "bm25s": run_bm25s}
+ENGINES = {"coderiv": run_coderiv, "tantivy": run_tantivy, "tantivy-positions": run_tantivy_positions, "bm25s": run_bm25s}
 
 
 def child(args: argparse.Namespace) -> None:
@@ -171,10 +192,13 @@ def _run(engine: str, label: str, src: str | None, tar: Path, threads: int, quer
         env["PYTHONPATH"] = os.pathsep.join([str(Path(src).resolve()), env.get("PYTHONPATH", "")])
     command = [sys.executable, __file__, "--child", engine, "--tar", str(tar), "--threads", str(threads),
                "--queries", str(queries), "--out", f"/tmp/coderiv-peers-{os.getpid()}-{label}"]  # not another run's
+    load_before = os.getloadavg()[0]
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode:
         return done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    result["load"] = (load_before, os.getloadavg()[0])
+    return result
 
 
 def main() -> None:
@@ -205,7 +229,9 @@ def main() -> None:
         runs.append((f"coderiv {label}".strip(), "coderiv", src or None, args.threads))
     peers = {p.strip() for p in args.peers.split(",") if p.strip()}
     if "tantivy" in peers:
-        runs += [(f"tantivy {args.threads} threads", "tantivy", None, args.threads), ("tantivy 1 thread", "tantivy", None, 1)]
+        runs += [(f"tantivy freq-only {args.threads} threads", "tantivy", None, args.threads),
+                 ("tantivy freq-only 1 thread", "tantivy", None, 1),
+                 (f"tantivy with positions {args.threads} threads", "tantivy-positions", None, args.threads)]
     if "bm25s" in peers:
         runs.append(("bm25s", "bm25s", None, 1))
     results: dict[str, dict[str, Any] | str] = {}
@@ -216,22 +242,34 @@ def main() -> None:
             if args.rounds > 1:
                 print(f"  {key}: done at {time.strftime('%H:%M:%S', time.gmtime())}, load {os.getloadavg()[0]:.1f}", flush=True)
     print(f"load average after: {os.getloadavg()}")
-    base = results.get(f"tantivy {args.threads} threads" + ("" if args.rounds == 1 else " #1"))
-    print("| engine | build s | build CPU s | peak RSS MB (workers) | index MB | query | median / p90 ms | own doc first |")
-    print("|---|---|---|---|---|---|---|---|")
+    base = results.get(f"tantivy freq-only {args.threads} threads" + ("" if args.rounds == 1 else " #1"))
+    print("| engine | load | build s | build CPU s | peak RSS MB (workers) | index MB | bytes/posting index (postings files) "
+          "| query | median / p90 ms | own doc first |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, result in results.items():
         if isinstance(result, str):
-            print(f"| {name} | not run: {result} | | | | | | |")
+            print(f"| {name} | not run: {result} | | | | | | | | |")
             continue
         def ratio(key: str, result: dict[str, Any] = result) -> str:
             return f" ({result[key] / base[key]:.2f}×)" if isinstance(base, dict) else ""
 
+        def per_posting(result: dict[str, Any] = result) -> str:
+            if "postings" not in result:
+                return "–"
+            whole, files = result["index_bytes"] / result["postings"], result["postings_bytes"] / result["postings"]
+            if not isinstance(base, dict):
+                return f"{whole:.2f} ({files:.2f})"
+            base_whole, base_files = base["index_bytes"] / base["postings"], base["postings_bytes"] / base["postings"]
+            return f"{whole:.2f} ({files:.2f}); {whole / base_whole:.2f}× ({files / base_files:.2f}×)"
+
         for measure, q in result["queries"].items():
-            print(f"| {name} | {result['build_s']:.1f}{ratio('build_s')} | {result['build_cpu_s']:.1f}{ratio('build_cpu_s')} "
+            print(f"| {name} | {result['load'][0]:.1f}→{result['load'][1]:.1f} "
+                  f"| {result['build_s']:.1f}{ratio('build_s')} | {result['build_cpu_s']:.1f}{ratio('build_cpu_s')} "
                   f"| {result['rss_mb']:.0f} ({result['workers_rss_mb']:.0f}) "
-                  f"| {result['index_bytes'] / 1e6:.1f}{ratio('index_bytes')} | {measure} "
+                  f"| {result['index_bytes'] / 1e6:.1f}{ratio('index_bytes')} | {per_posting()} | {measure} "
                   f"| {q['median_ms']:.1f} / {q['p90_ms']:.1f} | {q['self_first']}/{args.queries} |")
-    print("ratios in parentheses: to tantivy on the same number of threads" + ("" if args.rounds == 1 else " (its first round)"))
+    print(f"ratios in parentheses: to tantivy freq-only on {args.threads} threads" + ("" if args.rounds == 1 else " (its first round)")
+          + "; load: 1-minute load average when the engine's process started → ended")
 
 
 if __name__ == "__main__":

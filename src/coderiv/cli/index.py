@@ -40,6 +40,11 @@ class SourceParam(click.Path):
     help="Also keep a fingerprint store, e.g. anchor:g=4 or first-r-sliding:g=4,r=15 (repeatable).",
 )
 @click.option(
+    "--report-ready", is_flag=True,
+    help="Also build the chunk store that report, containment and pairs read, in the same pass "
+         "(kept by later updates; otherwise their first use reads the collection again).",
+)
+@click.option(
     "--rebuild", "--yes", "rebuild", is_flag=True,
     help="Go ahead with a full rebuild of a large index (changed analysis settings or added stores).",
 )
@@ -58,7 +63,7 @@ class SourceParam(click.Path):
 @friendly_errors
 def index_command(
     source: Path | str, index_dir: Path, stop: bool | None, stem: bool | None, language: str | None,
-    workers: int | None, fingerprints: tuple[str, ...], rebuild: bool,
+    workers: int | None, fingerprints: tuple[str, ...], report_ready: bool, rebuild: bool,
     hidden: bool | None, follow_symlinks: bool | None, shards: int | None, dask_address: str | None, quiet: bool,
 ) -> None:
     """Build the index of SOURCE (a folder or a tar/tar.gz, a path or an fsspec URL such as
@@ -68,13 +73,19 @@ def index_command(
     not given keeps the index's setting; a change of settings (or a new fingerprint store)
     rebuilds the whole index, which is said first, and for a large index needs --rebuild.
     With --shards K the index is K shards (docs/shards.md); a later run (with or without
-    --shards K) updates only what changed in each shard.
+    --shards K) updates only what changed in each shard. With --report-ready the one reading
+    of SOURCE also writes the chunk store (docs/report.md), so that the first report,
+    containment query or chunk pairs do not read SOURCE again.
     """
     from coderiv.index.index import Index
     from coderiv.index.reader import shard_count
     from coderiv.keys.fingerprint import parse_fingerprint
 
-    stores = [parse_fingerprint(f) for f in fingerprints] or None
+    stores = [parse_fingerprint(f) for f in fingerprints]
+    if report_ready:
+        from coderiv.ranking.containment import chunk_store_spec
+
+        stores.append(chunk_store_spec())
     if shards is None:
         shards = shard_count(index_dir)  # an update of a sharded index keeps its shards
     if dask_address is not None and shards is None:
@@ -85,7 +96,7 @@ def index_command(
         if hidden or follow_symlinks:
             raise CoderivError("--hidden and --follow-symlinks apply to one index, not to --shards")
         sharded = build_sharded_on(
-            source, index_dir, shards, settings_from(stop, stem, language), stores, workers, dask_address)
+            source, index_dir, shards, settings_from(stop, stem, language), stores or None, workers, dask_address)
         click.echo(f"{sharded.n_docs} documents in {index_dir}, {shards} shards: {sharded.shard_documents}")
         if sharded.updated:
             click.echo(f"  updated: added {sharded.added}, changed {sharded.changed}, removed {sharded.removed}, "
@@ -93,7 +104,7 @@ def index_command(
         for skipped in sharded.skipped:
             click.echo(f"skipped {printable(skipped.doc_id)}: {printable(skipped.reason)}", err=True)
         return
-    plan = Index.plan_update(index_dir, stop, stem, language, stores)
+    plan = Index.plan_update(index_dir, stop, stem, language, stores or None)
     if plan.needs_confirmation and not rebuild:
         raise CoderivError(
             f"{plan.rebuild}: this re-analyses all {plan.documents} documents of {index_dir}; "
@@ -103,7 +114,7 @@ def index_command(
         click.echo(f"full rebuild of {plan.documents} documents: {plan.rebuild}", err=True)
     with progress_bar(quiet, "indexing") as bar:
         report = Index.update_from(
-            source, index_dir, settings=plan.settings, stores=stores, workers=workers, progress=bar,
+            source, index_dir, settings=plan.settings, stores=stores or None, workers=workers, progress=bar,
             hidden=hidden, follow_symlinks=follow_symlinks,
         )
     click.echo(

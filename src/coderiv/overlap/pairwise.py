@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from coderiv.keys.chunks import ngram_ids
+from coderiv.keys.kinds import distinct
 from coderiv.overlap.matching import MatchingStatistics, NormalizedText, matching_statistics
 
 #: Shingle width (paper 001: w = 4 is best).
@@ -43,12 +44,12 @@ def shingle_set(terms: Sequence[str], w: int = DEFAULT_SHINGLE_WIDTH) -> np.ndar
     """Sorted distinct 64-bit ids of the w-word shingles (a document shorter than w: one)."""
     if w < 1:
         raise ValueError(f"shingle width must be at least 1 (got {w})")
-    return np.unique(ngram_ids(terms, w, bits=64))
+    return distinct(ngram_ids(terms, w, bits=64))
 
 
 def chunk_set(terms: Sequence[str], n: int = DEFAULT_CHUNK_WORDS) -> np.ndarray:
     """Sorted distinct 32-bit ids of the n-word chunks (paper 003)."""
-    return np.unique(ngram_ids(terms, n, bits=32))
+    return distinct(ngram_ids(terms, n, bits=32))
 
 
 def _shared(a: np.ndarray, b: np.ndarray) -> int:

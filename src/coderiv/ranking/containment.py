@@ -30,7 +30,7 @@ from coderiv.errors import CoderivError
 from coderiv.index.index import Index
 from coderiv.index.reader import IndexReader, open_with_store
 from coderiv.keys.chunks import ngram_ids
-from coderiv.keys.kinds import StoreSpec
+from coderiv.keys.kinds import StoreSpec, distinct
 from coderiv.progress import Progress
 from coderiv.ranking.percent import percent
 from coderiv.ranking.protocol import DocumentSearcher
@@ -124,7 +124,7 @@ class ContainmentSearcher:
 
     def prepare_terms(self, terms: list[str]) -> PreparedChunks:
         """The distinct chunk ids of an analysed query."""
-        return PreparedChunks(np.unique(ngram_ids(terms, self.n, self.bits)), len(terms))
+        return PreparedChunks(distinct(ngram_ids(terms, self.n, self.bits)), len(terms))
 
     def prepare(self, text: str) -> PreparedChunks:
         return self.prepare_terms(self.index.analyzer.terms(text))

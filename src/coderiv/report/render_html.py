@@ -16,14 +16,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import jinja2
 import numpy as np
 
 from coderiv._version import __version__
 from coderiv.output import html_visible
 from coderiv.report.model import Report, ReportPassage, ReportSource
 from coderiv.text.exclusions import KINDS
+
+if TYPE_CHECKING:
+    import jinja2
 
 #: An unmatched stretch longer than this (characters) is folded in the side-by-side panes,
 #: keeping :data:`FOLD_KEEP` characters visible at each end.
@@ -135,6 +138,10 @@ def pane_runs(report: Report, source: ReportSource) -> tuple[list[Run], list[Run
 
 @lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
+    """The template environment, made (and Jinja2 imported) at the first HTML page: a JSON
+    report, or the search before the page, does not pay Jinja2's import (issue 27, start-up)."""
+    import jinja2
+
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
         autoescape=True,
