@@ -46,6 +46,7 @@ from coderiv.index.child_processes import stop_pool, worker_pool
 from coderiv.index.compiled_writer import group_run
 from coderiv.index.counts import ESCAPE, OVER_AT_FILE, OVER_VAL_FILE
 from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, narrow
+from coderiv.keys.kinds import distinct
 
 RANGE_POSTINGS = 16_000_000
 RUN_POSTINGS = 2_000_000
@@ -517,7 +518,7 @@ def _merge_blocks(blocks: list[_Block], buffers: compiled_writer.MergeBuffers) -
     """Merge one key range's blocks (segments in document order): (keys, postings per key,
     largest value per key, documents' low 16 bits, values, run starts relative to the range,
     their high bits). The compiled loop when loaded (into ``buffers``), else numpy passes."""
-    keys = np.unique(np.concatenate([b.keys for b in blocks]))
+    keys = distinct(np.concatenate([b.keys for b in blocks]))
     merged = _compiled_merge(blocks, keys, buffers)
     if merged is not None:
         return (keys, *merged)
