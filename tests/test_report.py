@@ -64,31 +64,82 @@ def test_versions_are_grouped_under_one_source(index) -> None:  # type: ignore[n
 
 
 @pytest.mark.parametrize("open_, close", [("“", "”"), ('"', '"'), ("«", "»"), ("„", "“")])
-def test_a_quoted_passage_is_excluded_and_counted_without_the_flag(index, open_, close) -> None:  # type: ignore[no-untyped-def]
-    query = f"{A1}\n\n{OWN}\n\n{open_}{B2}{close}"
+def test_an_attributed_quotation_is_excluded_and_counted_without_the_flag(index, open_, close) -> None:  # type: ignore[no-untyped-def]
+    query = f"{A1}\n\n{OWN}\n\n{open_}{B2}{close} (Smith 2004)"  # 62 words: 20 + 20 + 20 quoted + "Smith 2004"
     on = build_report(index, query, "q", ReportOptions(group_versions=False))
-    assert on.overall == pytest.approx(100 * 20 / 60)
+    assert on.total_words == 62
+    assert on.overall == pytest.approx(100 * 20 / 62)
     assert on.excluded_words["quote"] == 20
     assert "b.txt" not in shares(on)
     (exclusion,) = on.exclusions
-    assert (exclusion.kind, exclusion.start, exclusion.end, exclusion.words) == ("quote", query.index(open_ + B2), len(query), 20)
+    start = query.index(open_ + B2)
+    assert (exclusion.kind, exclusion.start, exclusion.end, exclusion.words) == (
+        "quote", start, start + len(open_ + B2 + close), 20,
+    )
     off = build_report(index, query, "q", ReportOptions(exclude_quotes=False, group_versions=False))
-    assert off.overall == pytest.approx(100 * 40 / 60)
-    assert shares(off)["b.txt"] == pytest.approx(100 * 20 / 60)
+    assert off.overall == pytest.approx(100 * 40 / 62)
+    assert shares(off)["b.txt"] == pytest.approx(100 * 20 / 62)
+
+
+def test_an_unattributed_quotation_is_counted(index) -> None:  # type: ignore[no-untyped-def]
+    # scare quotes, dialogue or a pasted paragraph between quotation marks, with no citation
+    query = f"{A1}\n\n{OWN}\n\n“{B2}”"
+    report = build_report(index, query, "q", ReportOptions(group_versions=False))
+    assert report.overall == pytest.approx(100 * 40 / 60)
+    assert report.excluded_words["quote"] == 0
+
+
+ENTRY = "Smith, J. (2004). On words. Publisher."  # 6 words: Smith J 2004 On words Publisher
 
 
 def test_a_bibliography_is_excluded_and_counted_without_the_flag(index) -> None:  # type: ignore[no-untyped-def]
-    query = f"{A1}\n\nReferences\n\n{B2}"  # 41 words, "References" one of them
+    query = f"{A1}\n\nReferences\n\n{ENTRY}\n"  # 27 words: 20 + the heading + the entry's 6
     on = build_report(index, query, "q", ReportOptions(group_versions=False))
-    assert on.total_words == 41
-    assert on.excluded_words["bibliography"] == 21
-    assert on.overall == pytest.approx(100 * 20 / 41)
-    (exclusion,) = on.exclusions
-    assert (exclusion.kind, exclusion.start, exclusion.end, exclusion.reason) == (
-        "bibliography", len(A1) + 2, len(query), "bibliography (References)",
-    )
+    assert (on.total_words, on.excluded_words["bibliography"]) == (27, 7)
+    assert on.overall == pytest.approx(100 * 20 / 27)
+    heading = query.index("References")
+    assert [(e.kind, e.start, e.end, e.words, e.reason) for e in on.exclusions] == [
+        ("bibliography", heading, heading + len("References"), 1, "bibliography (References)"),
+        ("bibliography", query.index(ENTRY), len(query), 6, "bibliography (References)"),
+    ]
     off = build_report(index, query, "q", ReportOptions(exclude_bibliography=False, group_versions=False))
-    assert off.overall == pytest.approx(100 * 40 / 41)
+    assert off.excluded_words["bibliography"] == 0 and off.overall == pytest.approx(100 * 20 / 27)
+
+
+LONG = para("long", 0, 100)  # a page: 100 words only long.txt has
+
+
+@pytest.fixture(scope="module")
+def long_index(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    return build(tmp_path_factory.mktemp("long"), {"long.txt": LONG})
+
+
+@pytest.mark.parametrize("dressed", [
+    f"“{LONG}” (Smith 2004)",  # a copied page between quotation marks, even attributed
+    f"References\n\n{LONG} (Smith 2004)",  # a "References" heading above copied text
+    f"As Smith (2004) writes:\n\n> {LONG}",  # a copied page as an attributed block quote
+])
+def test_a_plagiarists_tricks_do_not_lower_the_figure(long_index, dressed: str) -> None:  # type: ignore[no-untyped-def]
+    query = f"{OWN}\n\n{dressed}"
+    report = build_report(long_index, query, "q", ReportOptions(group_versions=False))
+    assert report.covered_words == 100
+    assert [s.doc_id for s in report.sources] == ["long.txt"]
+    assert report.excluded_words["quote"] == report.excluded_words["bibliography"] == 0
+
+
+def test_a_references_section_in_the_middle_is_not_a_bibliography(index) -> None:  # type: ignore[no-untyped-def]
+    query = f"# Intro\n\n{A1}\n\n# References\n\n{ENTRY}\n\n# Method\n\n{OWN}\n"
+    report = build_report(index, query, "q", ReportOptions(group_versions=False))
+    assert report.excluded_words["bibliography"] == 0
+
+
+def test_the_report_warns_when_exclusions_leave_out_much_of_the_text(index) -> None:  # type: ignore[no-untyped-def]
+    entries = "\n".join(f"[{k}] Author{k}, A. ({2000 + k}). Title {k}." for k in range(1, 4))  # 6 words each
+    query = f"{A1}\n\nReferences\n\n{entries}\n"  # 20 + 1 + 3 * 6 = 39 words, 19 excluded (48.7%)
+    report = build_report(index, query, "q", ReportOptions(group_versions=False))
+    assert (report.total_words, report.excluded_words["bibliography"]) == (39, 19)
+    assert report.warning is not None and report.warning.startswith("exclusions leave out 48.7% of the words (more than 20%)")
+    assert build_report(index, Q1, "q").warning is None
 
 
 def test_small_matches_are_excluded_below_min_words(index) -> None:  # type: ignore[no-untyped-def]
@@ -141,7 +192,7 @@ def test_json_form(index) -> None:  # type: ignore[no-untyped-def]
     data = json.loads(render_json(build_report(index, Q1, "q1")))
     assert set(data) == {
         "version", "label", "total_words", "covered_words", "overall", "excluded_words", "sources", "exclusions",
-        "options", "index", "documents", "candidates", "searches", "note",
+        "options", "index", "documents", "candidates", "searches", "note", "warning",
     }
     source = data["sources"][0]
     assert set(source) == {
@@ -152,6 +203,9 @@ def test_json_form(index) -> None:  # type: ignore[no-untyped-def]
         "number": 1, "doc_id": "a.txt", "query_start": 0, "query_end": len(A1),
         "source_start": DOCS["a.txt"].index(A1), "source_end": DOCS["a.txt"].index(A1) + len(A1),
         "words": 20, "counted_words": 20, "excluded": None, "text": A1,
+        "same_words": 20, "source_words": 20, "identical_share": 1.0, "match": "verbatim",
+        "query_spans": [{"start": 0, "end": len(A1) - 1, "kind": "same"}],  # words: the full stop is not one
+        "source_spans": [{"start": DOCS["a.txt"].index(A1), "end": DOCS["a.txt"].index(A1) + len(A1) - 1, "kind": "same"}],
     }
     with_texts = json.loads(render_json(build_report(index, Q1, "q1"), include_texts=True))
     assert with_texts["query_text"] == Q1 and with_texts["sources"][1]["text"] == DOCS["b.txt"]
@@ -160,10 +214,10 @@ def test_json_form(index) -> None:  # type: ignore[no-untyped-def]
 def test_html_is_self_contained_and_escapes_document_text(tmp_path: Path) -> None:
     evil = '<script>window.pwned = 1</script> <img src=x onerror="window.pwned = 2"> </textarea> ' + para("x", 0)
     index = build(tmp_path, {"evil<b>name.txt": evil})
-    html = render_html(build_report(index, evil + "\n\n" + A1, "<i>query</i>.txt"))
+    html = render_html(build_report(index, evil + "\n\n" + A1, "<i>query<i>.txt"))
     assert "<script>window" not in html and "<img src=x" not in html and "</textarea>" not in html
     assert "&lt;script&gt;window.pwned = 1&lt;/script&gt;" in html
-    assert "evil&lt;b&gt;name.txt" in html and "&lt;i&gt;query&lt;/i&gt;.txt" in html
+    assert "evil&lt;b&gt;name.txt" in html and "&lt;i&gt;query&lt;i&gt;.txt" in html
     assert len(re.findall(r"<script", html)) == 1  # the page's own, inline
     assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", html)
     assert "default-src 'none'" in html
