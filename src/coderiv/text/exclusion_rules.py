@@ -9,8 +9,9 @@ by putting it between quotation marks or under a "References" heading, so the re
   words (:data:`MAX_BLOCK_QUOTE_WORDS` for a block quote; APA sets a block quote from 40 words,
   so 60 inline and 200 in a block leave room for honest quoting and none for a page), and
   *attributed*: a citation right after it (``(Smith 2004)``, ``(Smith, 2004, p. 3)``,
-  ``[12]``, ``— Author``) or a reporting phrase or citation just before it in the same
-  paragraph (``as Smith (2004) writes``, ``according to``, ``he said``). An unattributed
+  ``[12]``, ``— Author``) in the same paragraph, or a reporting phrase or citation just
+  before it, in its paragraph or ending the paragraph that introduces it (``as Smith (2004)
+  writes:``, ``according to``, ``he said``), with no sentence end in between. An unattributed
   quotation (scare quotes, dialogue, a pasted page) is counted like any other text.
 - **A bibliography that looks like one** (:func:`reference_entries`): a section under a
   bibliography heading that runs to the end of the document (or to an appendix); inside it only
@@ -66,7 +67,8 @@ def is_attributed(text: str, start: int, end: int) -> bool:
     after = text[end : end + AFTER_WINDOW].split("\n\n", 1)[0]
     if _CITATION_AFTER.search(after):
         return True
-    before = text[max(0, start - BEFORE_WINDOW) : start].rsplit("\n\n", 1)[-1]
+    # the paragraph the quotation starts in, or the one introducing it ("As Smith puts it:")
+    before = text[max(0, start - BEFORE_WINDOW) : start].rstrip().rsplit("\n\n", 1)[-1]
     return _CITATION_BEFORE.search(before.rstrip(" \t\n:,")) is not None
 
 
