@@ -172,7 +172,7 @@ def print_verified(checked_results: list[VerifiedResult], fmt: str) -> None:
     for n, (result, checked, note) in enumerate(zip(results, verified, notes)):
         if n:
             click.echo()
-        click.echo(f"{printable(result.query)}: {result.measure}, verified by exact passages (share of the query they cover)")
+        click.echo(f"{printable(result.query)}: {result.measure}, verified by aligned passages (share of the query's words they cover)")
         if note:
             click.echo(f"note: {note}")
         rows = [[v.match.rank, fmt_percent(v.match.percent), fmt_percent(v.verified), len(v.passages), v.match.doc_id] for v in checked]
