@@ -191,3 +191,42 @@ def test_compare_refuses_texts_past_the_character_limit(runner: CliRunner, tmp_p
     assert out.output.startswith("Error: A and B hold 32 characters together, more than the limit of 31")
     assert "raise --max-chars" in out.output
     assert runner.invoke(main, ["compare", a, b, "--max-chars", "32"]).exit_code == 0
+
+
+WORDS60 = [f"w{i}" for i in range(60)]
+EDITED_A = " ".join(f"own{i}" for i in range(10)) + "\n\n" + " ".join("zz" if i == 30 else w for i, w in enumerate(WORDS60)) + "."
+SOURCE_B = "Intro here.\n\n" + " ".join(WORDS60) + "."
+
+
+def test_compare_lists_aligned_passages_and_writes_pan(runner: CliRunner, tmp_path: Path) -> None:
+    from coderiv.overlap.pan_format import parse_xml
+
+    write_docs(tmp_path, {"a.txt": EDITED_A, "b.txt": SOURCE_B})
+    a, b = str(tmp_path / "a.txt"), str(tmp_path / "b.txt")
+    a_start, b_start = EDITED_A.index("w0"), SOURCE_B.index("w0")
+    data = json.loads(runner.invoke(main, ["compare", a, b, "--format", "json"]).output)
+    (p,) = data["aligned_passages"]  # one passage across the replaced word w30
+    assert (p["a_start"], p["a_end"], p["b_start"], p["b_end"]) == (a_start, len(EDITED_A), b_start, len(SOURCE_B))
+    assert (p["a_words"], p["same_words"], p["identical_share"]) == (60, 59, round(59 / 60, 4))
+    assert {"method": "aligned", "a_in_b": round(100 * 60 / 70, 6), "b_in_a": round(100 * 60 / 62, 6)} in data["methods"]
+    text = runner.invoke(main, ["compare", a, b]).output
+    assert "1 aligned passages (0 verbatim; across changed, inserted and deleted words)" in text and "98.3%" in text
+    out = runner.invoke(main, ["compare", a, b, "--format", "pan"])
+    assert out.exit_code == 0, out.output
+    (feature,) = parse_xml(out.output, "compare")
+    assert (feature.this_reference, feature.source_reference) == ("a.txt", "b.txt")
+    assert (feature.this_offset, feature.this_end, feature.source_offset, feature.source_end) == (
+        a_start, len(EDITED_A), b_start, len(SOURCE_B))
+
+
+def test_generate_pan_cases(runner: CliRunner, tmp_path: Path) -> None:
+    docs = {f"p{j}/d.txt": "\n\n".join(" ".join(f"d{j}p{k}w{i}" for i in range(60)) for k in range(4)) for j in range(4)}
+    folder = write_docs(tmp_path / "docs", docs)
+    args = ["--format", "pan", "--obfuscation", "high", "--cases", "2", "-o", str(tmp_path / "pan")]
+    out = runner.invoke(main, ["generate", str(folder), *args])
+    assert out.exit_code == 0, out.output
+    assert "2 high pairs written to" in out.output
+    assert len((tmp_path / "pan/pairs").read_text("utf-8").splitlines()) == 2
+    assert len(list((tmp_path / "pan/truth").glob("*.xml"))) == 2
+    refused = runner.invoke(main, ["generate", str(folder), "--format", "pan"])
+    assert refused.exit_code == 1 and "give it with --output DIR" in refused.output

@@ -19,7 +19,8 @@ from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES
               help="Candidates taken from each search (containment and --measure).")
 @click.option("--measure", "-m", type=click.Choice(["none", *MEASURES.names()]), default=DEFAULT_MEASURE, show_default=True,
               help="Ranking measure adding its top candidates to the containment search's ('none': containment only).")
-@click.option("--format", "fmt", type=click.Choice(["html", "json"]), default="html", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["html", "json", "pan"]), default="html", show_default=True,
+              help="pan: PAN's text-alignment XML, one feature per counted passage of every source (source_reference = its doc id).")
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the report to this file (default: standard output).")
 @click.option("--quotes/--no-quotes", default=True, show_default=True, help="Exclude quoted text and block quotes.")
@@ -41,7 +42,8 @@ def report_command(
     exclude_docs: tuple[str, ...], min_chars: int, versions: bool, quiet: bool,
 ) -> None:
     """The evidence report of QUERY_FILE ('-' for stdin): its overall similarity, the sources
-    with the share of the query each explains, and the passages side by side (docs/report.md)."""
+    with the share of the query each explains (first), the passages side by side, and the
+    whole-document ranking's percentage of each source (docs/report.md)."""
     from coderiv.report import ReportOptions, render_html, render_json
     from coderiv.report.build import report_document
     from coderiv.report.exclusions import read_template
@@ -61,7 +63,9 @@ def report_command(
     )
     with progress_bar(quiet, "indexing") as bar:
         report = report_document(index_dir, query, options, lambda m: click.echo(m, err=True), bar)
-    rendered = render_html(report) if fmt == "html" else render_json(report)
+    from coderiv.report.render_pan import render_pan
+
+    rendered = render_html(report) if fmt == "html" else render_json(report) if fmt == "json" else render_pan(report)
     if out is None:
         click.echo(rendered)
         return
