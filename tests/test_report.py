@@ -314,3 +314,32 @@ def test_a_passage_never_ends_inside_a_word(long_index) -> None:  # type: ignore
     (p,) = report.sources[0].passages
     assert query[p.query_start : p.query_end] == " ".join(words[:40])
     assert LONG[p.source_start : p.source_end] == " ".join(words[:40])
+
+
+RELEASE = para("rel", 0, 60)  # a page in three releases: r1 and r3 change words r2 keeps
+
+
+def _release(changed: set[int]) -> str:
+    return " ".join(f"old{i}" if i in changed else w for i, w in enumerate(RELEASE.split(" ")))
+
+
+def test_the_best_release_is_named_and_every_known_version_listed(tmp_path: Path) -> None:
+    from coderiv.cli.main import main as cli
+
+    releases = {"r1.txt": _release({5, 25, 45}), "r2.txt": RELEASE, "r3.txt": _release({15})}
+    index = build(tmp_path, releases)
+    query = f"{OWN}\n\n{RELEASE}"  # copied from r2: every word identical there, 57 or 59 in the others
+    report = build_report(index, query, "q")
+    (source,) = report.sources
+    assert source.doc_id == "r2.txt"  # all three match the 60 words; r2 has the most identical
+    assert sorted((v.doc_id, v.matched_words, v.verified) for v in source.versions) == [("r1.txt", 60, True), ("r3.txt", 60, True)]
+    # with one candidate verified, the index's version groups (its chunks pair table) name the others
+    from click.testing import CliRunner
+
+    assert CliRunner().invoke(cli, ["pairs", "--index", str(tmp_path / "idx")]).exit_code == 0
+    few = build_report(index, query, "q", ReportOptions(max_candidates=1, top=1, measure=None))
+    (source,) = few.sources
+    assert source.doc_id == "r2.txt"
+    assert [(v.doc_id, v.matched_words, v.verified) for v in source.versions] == [("r1.txt", 0, False), ("r3.txt", 0, False)]
+    assert json.loads(render_json(few))["sources"][0]["versions"][0] == {"doc_id": "r1.txt", "matched_words": 0, "verified": False}
+    assert "also in 2 other versions: r1.txt, r3.txt" in render_html(few)

@@ -124,9 +124,11 @@ def build_report(
     groups = _group(matched, doc_texts, index, options) if options.group_versions else [[d] for d in matched]
     containment_percent = containment.percentages(prepared)
 
-    def best_first(d: str) -> tuple[int, int, float]:
+    def best_first(d: str) -> tuple[int, int, float, float]:
+        """Most words matched, then most identical words, then containment, then the ranking
+        measure's whole-document likeness: the release the text was copied from."""
         same = sum(p.same_words for p in passages[d] if p.excluded is None)
-        return -int(covers[d].sum()), -same, -float(containment_percent[index.number(d)])
+        return -int(covers[d].sum()), -same, -float(containment_percent[index.number(d)]), -found.ranking.get(d, 0.0)
 
     groups = [sorted(members, key=best_first) for members in groups]  # best member first (stable)
     credited, picked = _credit(groups, covers, len(words.starts))
