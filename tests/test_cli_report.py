@@ -51,6 +51,7 @@ def test_html_to_a_file(runner, indexed: Path) -> None:  # type: ignore[no-untyp
     result = runner.invoke(main, ["report", str(indexed / "q.txt"), "--index", str(indexed / "idx"), "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert f"{out}: 44.9% of {indexed / 'q.txt'}'s 89 words found in 2 source(s)" in result.output
+    assert "  1. 44.9% c.txt (2 passages, 2 verbatim)\n  2. 0.0% a.txt (1 passages, 1 verbatim)" in result.output
     html = out.read_text("utf-8")
     assert html.startswith("<!DOCTYPE html>") and '<div class="overall" id="overall">44.9%' in html
     # the saved page names files, never the examiner's folders (issue 28 item 7)

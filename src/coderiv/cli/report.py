@@ -8,8 +8,11 @@ import click
 
 from coderiv.cli.options import friendly_errors, index_option, progress_bar, quiet_option, read_query_reporting
 from coderiv.errors import CoderivError
-from coderiv.output import fmt_percent
+from coderiv.output import fmt_percent, printable
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES
+
+#: Sources listed on the terminal after the report is written (all are in the report).
+SHOWN_SOURCES = 10
 
 
 @click.command("report")
@@ -77,6 +80,17 @@ def report_command(
         f"{out}: {fmt_percent(report.overall)} of {report.label}'s {report.total_words} words found in "
         f"{len(report.sources)} source(s)", err=True,
     )
+    for source in report.sources[:SHOWN_SOURCES]:  # the evidence first: the sources by share
+        passages = [p for p in source.own_passages if p.excluded is None]
+        verbatim = sum(1 for p in passages if p.match == "verbatim")
+        click.echo(
+            f"  {source.rank}. {fmt_percent(source.share)} {printable(source.doc_id)} "
+            f"({len(passages)} passages, {verbatim} verbatim)", err=True,
+        )
+    if len(report.sources) > SHOWN_SOURCES:
+        click.echo(f"  … {len(report.sources) - SHOWN_SOURCES} more sources in the report", err=True)
+    if report.warning:
+        click.echo(f"warning: {report.warning}", err=True)
 
 
 COMMANDS = [report_command]

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from coderiv.errors import CoderivError, InputError
 from coderiv.index.reader import IndexReader
-from coderiv.overlap.align import AlignedPassage, AlignSettings, WordSpan, align_sources
+from coderiv.overlap.align import AlignedPassage, AlignSettings, WordSpan, align_sources, align_texts
 from coderiv.overlap.matching import NormalizedText, normalize
 from coderiv.overlap.pairwise import ShingleScores, chunk_set
 from coderiv.progress import Progress
@@ -222,6 +222,7 @@ def _aligned(
     floor = max(3, min(options.min_words, ALIGN_FLOOR_WORDS)) if options.min_words else 3
     settings = AlignSettings(min_words=floor)
     found = align_sources(query_text, {d: doc_texts[d] for d in candidates}, settings)
+    found = {d: found[d] + _inner(found[d], query_text, doc_texts[d], words, settings) for d in candidates}
     passages = {d: _classify(found[d], d, query_text, words, options, containment) for d in candidates}
     return passages, {d: _coverage(passages[d], words) for d in candidates}
 
@@ -280,6 +281,30 @@ def _ranked(index: IndexReader, text: str, measure: str, top: int) -> QueryResul
 
 def _percent(part: int, total: int) -> float:
     return 100.0 * part / total if total else 0.0
+
+
+def _inner(
+    found: list[AlignedPassage], query_text: str, source_text: str, words: _Words, settings: AlignSettings,
+) -> list[AlignedPassage]:
+    """Passages inside a passage's long runs of differing query words (more than
+    :data:`MAX_COUNTED_CHANGE`), aligned again with the source: a paragraph copied twice in a
+    row is one passage whose second copy faces other source text; aligning the run alone finds
+    the copy (own text inserted between copied stretches finds nothing)."""
+    out = []
+    for p in found:
+        for span in p.a_spans:
+            i0, i1 = words.range(span.start, span.end)
+            if span.kind == "changed" and i1 - i0 > MAX_COUNTED_CHANGE:
+                out += [_shifted(q, span.start) for q in align_texts(query_text[span.start : span.end], source_text, settings)]
+    return out
+
+
+def _shifted(p: AlignedPassage, offset: int) -> AlignedPassage:
+    """``p`` with its query side moved ``offset`` characters on."""
+    return replace(
+        p, a_start=p.a_start + offset, a_end=p.a_end + offset,
+        a_spans=tuple(WordSpan(w.start + offset, w.end + offset, w.kind) for w in p.a_spans),
+    )
 
 
 def _spans(spans: tuple[WordSpan, ...]) -> tuple[PassageSpan, ...]:
