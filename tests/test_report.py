@@ -70,7 +70,14 @@ def test_an_attributed_quotation_is_excluded_and_counted_without_the_flag(index,
     assert on.total_words == 62
     assert on.overall == pytest.approx(100 * 20 / 62)
     assert on.excluded_words["quote"] == 20
-    assert "b.txt" not in shares(on)
+    # b stays listed, share 0, its passage shown as excluded (a quotation is visible evidence)
+    assert shares(on)["b.txt"] == 0.0
+    assert [(p.excluded, p.query_start) for s in on.sources if s.doc_id == "b.txt" for p in s.passages] == [("quote", query.index(B2))]
+    html = render_html(on)  # greyed in the overview, with the reason and the source; greyed side by side
+    rank = next(s.rank for s in on.sources if s.doc_id == "b.txt")
+    assert f'<mark class="ex" data-src="{rank}" title="excluded: quoted text; matches b.txt">' in html
+    title = "passage 1: 20 words, verbatim, excluded (quote)"
+    assert f'<mark class="mx" id="q{rank}-0" data-peer="d{rank}-0" title="{title}">' in html
     (exclusion,) = on.exclusions
     start = query.index(open_ + B2)
     assert (exclusion.kind, exclusion.start, exclusion.end, exclusion.words) == (
@@ -159,7 +166,7 @@ def test_template_text_is_not_counted(index) -> None:  # type: ignore[no-untyped
     report = build_report(index, Q1, "q", ReportOptions(templates=(("sheet.txt", "Header.\n\n" + A1),)))
     assert report.excluded_words["template"] == 20
     assert report.overall == pytest.approx(100 * 20 / 60)
-    assert [s.doc_id for s in report.sources] == ["b.txt"]
+    assert [(s.doc_id, s.credited_words) for s in report.sources] == [("b.txt", 20), ("a.txt", 0), ("c.txt", 0)]
     assert report.exclusions[0].reason == "in template sheet.txt"
 
 

@@ -300,7 +300,7 @@ def test_report_api_with_each_exclusion(passages: Path) -> None:
     quoted = f'{P} "{Q}" [4]'  # an attributed quotation (issue 24: only those are left out); 32 words
     excluded = web.post("/api/report", data={"text": quoted}).json()
     assert (excluded["total_words"], excluded["covered_words"], excluded["overall"]) == (32, 15, 100 * 15 / 32)
-    assert [(s["doc_id"], s["share"]) for s in excluded["sources"]] == [("src1.txt", 100 * 15 / 32)]
+    assert [(s["doc_id"], s["share"]) for s in excluded["sources"]] == [("src1.txt", 100 * 15 / 32), ("src2.txt", 0.0)]  # src2: quoted
     assert excluded["excluded_words"]["quote"] == 16
     kept = web.post("/api/report", data={"text": quoted, "quotes": "false"}).json()
     assert kept["overall"] == 100 * 31 / 32 and kept["options"]["exclude_quotes"] is False

@@ -64,6 +64,10 @@ ALIGN_FLOOR_WORDS = 5
 #: two copied stretches (the alignment joins copies up to 20-30 words apart).
 MAX_COUNTED_CHANGE = 8
 
+#: Exclusions whose passages keep their source in the list (share 0 when nothing else counts);
+#: small and common matches do not (they would list every document sharing a phrase).
+SHOWN_EXCLUDED = frozenset({"quote", "bibliography", "template"})
+
 #: Highlight colours of the sources, in rank order (distinct on screen and in print; reused
 #: cyclically beyond twelve sources).
 PALETTE = (
@@ -120,7 +124,9 @@ def build_report(
     words, spans = _query_words(query_text, query, label, options)
     doc_texts = (texts or index.source_texts()).get(found.ids) if found.ids else {}
     passages, covers = _aligned(found.ids, query_text, doc_texts, words, options, containment)
-    matched = [d for d in found.ids if covers[d].any()]
+    # a source whose matches are all excluded (quoted, in the bibliography, in a template) is
+    # listed too, with share 0: excluded text stays visible as a match, with its source
+    matched = [d for d in found.ids if covers[d].any() or any(p.excluded in SHOWN_EXCLUDED for p in passages[d])]
     groups = _group(matched, doc_texts, index, options) if options.group_versions else [[d] for d in matched]
     containment_percent = containment.percentages(prepared)
 
