@@ -146,6 +146,8 @@ def test_the_report_warns_when_exclusions_leave_out_much_of_the_text(index) -> N
     assert (report.total_words, report.excluded_words["bibliography"]) == (39, 19)
     assert report.warning is not None and report.warning.startswith("exclusions leave out 48.7% of the words (more than 20%)")
     assert build_report(index, Q1, "q").warning is None
+    html = render_html(report)
+    assert '<p class="note warning" id="warning">Warning: exclusions leave out 48.7% of the words' in html
 
 
 def test_small_matches_are_excluded_below_min_words(index) -> None:  # type: ignore[no-untyped-def]
@@ -350,3 +352,21 @@ def test_the_best_release_is_named_and_every_known_version_listed(tmp_path: Path
     assert [(v.doc_id, v.matched_words, v.verified) for v in source.versions] == [("r1.txt", 0, False), ("r3.txt", 0, False)]
     assert json.loads(render_json(few))["sources"][0]["versions"][0] == {"doc_id": "r1.txt", "matched_words": 0, "verified": False}
     assert "also in 2 other versions: r1.txt, r3.txt" in render_html(few)
+
+
+def test_excerpts_of_excluded_text_carry_one_pair_of_quotation_marks() -> None:
+    from coderiv.report.render_html import excerpt
+
+    assert excerpt("“a quoted\n  sentence.”") == "a quoted sentence."
+    assert excerpt('"plain"') == "plain" and excerpt("«guillemets»") == "guillemets"
+    assert excerpt("x" * 100) == "x" * 89 + "…"
+
+
+def test_the_page_names_files_never_folders(index) -> None:  # type: ignore[no-untyped-def]
+    from coderiv.report.render_html import file_name
+
+    assert (file_name("/home/examiner/students/jan/thesis.txt"), file_name("C:\\Users\\ex\\t.docx"), file_name("q.txt")) == (
+        "thesis.txt", "t.docx", "q.txt")
+    html = render_html(build_report(index, Q1, "/home/examiner/students/jan/thesis.txt"))
+    assert "/home/examiner" not in html and "Query: <span class=\"label\">thesis.txt</span>" in html
+    assert str(index.root) not in html and f"index {index.root.name} ·" in html
