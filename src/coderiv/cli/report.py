@@ -19,7 +19,7 @@ SHOWN_SOURCES = 10
 @click.argument("query_file", type=click.Path(dir_okay=False, allow_dash=True))
 @index_option
 @click.option("--top", "-k", type=click.IntRange(1), default=10, show_default=True,
-              help="Candidates taken from each search (containment and --measure).")
+              help="Candidates taken from the ranking --measure (containment adds every document sharing 2+ chunks, at most 200).")
 @click.option("--measure", "-m", type=click.Choice(["none", *MEASURES.names()]), default=DEFAULT_MEASURE, show_default=True,
               help="Ranking measure adding its top candidates to the containment search's ('none': containment only).")
 @click.option("--format", "fmt", type=click.Choice(["html", "json", "pan"]), default="html", show_default=True,
@@ -29,13 +29,14 @@ SHOWN_SOURCES = 10
 @click.option("--quotes/--no-quotes", default=True, show_default=True, help="Exclude quoted text and block quotes.")
 @click.option("--bibliography/--no-bibliography", default=True, show_default=True, help="Exclude the bibliography.")
 @click.option("--min-words", type=click.IntRange(0), default=8, show_default=True,
-              help="Exclude matches of fewer words (0: keep every match).")
+              help="Exclude aligned passages of fewer counted words as small matches (0: keep every match).")
 @click.option("--exclude-template", "templates", multiple=True, type=click.Path(dir_okay=False),
               help="A template (assignment sheet, thesis template) whose text is not counted (repeatable).")
 @click.option("--exclude-common", type=click.IntRange(1), default=None,
               help="Exclude passages found in more than this many documents of the collection (boilerplate).")
 @click.option("--exclude-doc", "exclude_docs", multiple=True, help="A document of the index never taken as a source (repeatable).")
-@click.option("--min-chars", type=click.IntRange(1), default=20, show_default=True, help="Shortest exact passage, characters.")
+@click.option("--min-chars", type=click.IntRange(1), default=20, show_default=True,
+              help="Shortest passage of a --exclude-template, characters.")
 @click.option("--versions/--no-versions", default=True, show_default=True, help="Group versions of one source.")
 @quiet_option
 @friendly_errors
