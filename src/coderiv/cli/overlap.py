@@ -79,10 +79,13 @@ def compare_command(
     # pages or paragraphs of a PDF/DOCX/ODT/EPUB, shown when either document has them
     located = bool(doc_a.locations or doc_b.locations)
     where = passage_locations(result.passages, doc_a.locations, doc_b.locations)
+    aligned_where = [(doc_a.locations.span(p.a_start, p.a_end), doc_b.locations.span(p.b_start, p.b_end)) for p in result.aligned]
     if fmt == "json":
         payload = {"a": label_a, "b": label_b, **result.to_dict()}
         if located:
             for passage, (at_a, at_b) in zip(payload["passages"], where):
+                passage.update(a_location=at_a, b_location=at_b)
+            for passage, (at_a, at_b) in zip(payload["aligned_passages"], aligned_where):
                 passage.update(a_location=at_a, b_location=at_b)
         click.echo(to_json(payload))
         return
@@ -102,7 +105,7 @@ def compare_command(
         click.echo()
         click.echo(tsv(pheads, prows))
         click.echo()
-        click.echo(tsv(ALIGNED_HEADS, aligned_rows(result.aligned, text_a)))
+        click.echo(tsv(*aligned_table(result.aligned, text_a, aligned_where if located else None)))
         return
     click.echo(f"A = {printable(label_a)}\nB = {printable(label_b)}")
     click.echo(table(["method", "A in B", "B in A"], rows, align="<>>"))
@@ -117,19 +120,25 @@ def compare_command(
     verbatim = sum(1 for p in result.aligned if p.same_words == p.a_words)
     click.echo(f"{len(result.aligned)} aligned passages ({verbatim} verbatim; across changed, inserted and deleted words)")
     if result.aligned:
-        click.echo(table(ALIGNED_HEADS, aligned_rows(result.aligned, text_a), align=">>>>>><"))
+        aheads, arows = aligned_table(result.aligned, text_a, aligned_where if located else None)
+        click.echo(table(aheads, arows, align=">>>>>><<<" if located else ">>>>>><"))
 
 
-ALIGNED_HEADS = ["a_start", "a_end", "b_start", "b_end", "words", "identical", "excerpt"]
-
-
-def aligned_rows(passages: list[AlignedPassage], text_a: str) -> list[list[object]]:
-    """One row per aligned passage: offsets, A's words, identical share, an excerpt of A."""
-    return [
+def aligned_table(
+    passages: list[AlignedPassage], text_a: str, where: list[tuple[str | None, str | None]] | None,
+) -> tuple[list[str], list[list[object]]]:
+    """Headers and one row per aligned passage: offsets, A's words, identical share, where each
+    side lies (pages, paragraphs; when ``where`` is given), an excerpt of A."""
+    heads = ["a_start", "a_end", "b_start", "b_end", "words", "identical", "excerpt"]
+    rows: list[list[object]] = [
         [p.a_start, p.a_end, p.b_start, p.b_end, p.a_words, fmt_percent(100 * p.identical_share),
          printable(_excerpt(text_a[p.a_start : p.a_end]))]
         for p in passages
     ]
+    if where is not None:
+        heads = [*heads[:6], "a_at", "b_at", "excerpt"]
+        rows = [[*row[:6], at_a or "", at_b or "", row[6]] for row, (at_a, at_b) in zip(rows, where)]
+    return heads, rows
 
 
 def _excerpt(text: str, length: int = 60) -> str:
