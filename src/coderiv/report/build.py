@@ -56,7 +56,9 @@ from coderiv.text.reading import QueryDocument
 from coderiv.text.sources import DocumentTexts
 
 #: Fewest words an aligned passage's seeds must cover to be looked at: passages under the
-#: report's ``min_words`` (but at least this long) are shown as small matches, greyed.
+#: report's ``min_words`` (but at least this long) are shown as small matches, greyed. Shorter
+#: ones are left out even with ``min_words=0``: 3- and 4-word runs ("of the request") are shared
+#: by most documents and made every source's share noisy (docs/evaluation.md).
 ALIGN_FLOOR_WORDS = 5
 
 #: A passage's run of more than this many differing query words in a row is not counted for
@@ -225,8 +227,7 @@ def _aligned(
 ) -> tuple[dict[str, list[ReportPassage]], dict[str, np.ndarray]]:
     """Step 2: each candidate's aligned passages, classified by the exclusions, and the counted
     query words they cover."""
-    floor = max(3, min(options.min_words, ALIGN_FLOOR_WORDS)) if options.min_words else 3
-    settings = AlignSettings(min_words=floor)
+    settings = AlignSettings(min_words=ALIGN_FLOOR_WORDS)
     found = align_sources(query_text, {d: doc_texts[d] for d in candidates}, settings)
     found = {d: found[d] + _inner(found[d], query_text, doc_texts[d], words, settings) for d in candidates}
     passages = {d: _classify(found[d], d, query_text, words, options, containment) for d in candidates}
