@@ -83,10 +83,13 @@ def _file(doc_id: str) -> str:
 
 
 def _quote_check(index, cases, texts) -> str:  # type: ignore[no-untyped-def]
-    """Put the first paragraph of the longest counted passage of each case's top source between
-    quotation marks (a quotation does not run over a blank line): exactly its words must leave
-    the overall figure."""
-    removed, total = 0, 0
+    """Put the first paragraph (at most 60 words) of the longest counted passage of each case's
+    top source between quotation marks: with a citation after it, exactly its words must leave
+    the overall figure (a quotation that looks like one, issue 24); without one, none may (an
+    unattributed quotation cannot hide copying)."""
+    from coderiv.text.exclusion_rules import MAX_QUOTE_WORDS
+
+    removed, kept, total = 0, 0, 0
     for case in cases:
         options = ReportOptions(min_words=0)
         before = build_report(index, case["text"], case["case_id"], options, texts)
@@ -99,11 +102,17 @@ def _quote_check(index, cases, texts) -> str:  # type: ignore[no-untyped-def]
         start = passage.query_start
         end = text.find("\n\n", start, passage.query_end)
         end = passage.query_end if end < 0 else end
-        quoted = text[:start] + "“" + text[start:end] + "”" + text[end:]
-        after = build_report(index, quoted, case["case_id"], options, texts)
+        words = len(word_bounds(text[start:end])[0])
+        if words > MAX_QUOTE_WORDS:
+            continue
         total += 1
-        removed += after.covered_words == before.covered_words - len(word_bounds(text[start:end])[0])
-    return f"quote check: in {removed} of {total} cases exactly the quoted paragraph's words left the overall figure"
+        bare = text[:start] + "“" + text[start:end] + "”" + text[end:]
+        kept += build_report(index, bare, case["case_id"], options, texts).covered_words == before.covered_words
+        cited = text[:start] + "“" + text[start:end] + "” [1]" + text[end:]
+        after = build_report(index, cited, case["case_id"], options, texts)
+        removed += after.covered_words == before.covered_words - words
+    return (f"quote check ({total} cases with a first paragraph of at most {MAX_QUOTE_WORDS} words): cited, exactly its "
+            f"words left the overall figure in {removed}; without a citation, the figure kept them in {kept}")
 
 
 if __name__ == "__main__":

@@ -52,11 +52,11 @@ def test_query_verify(runner: CliRunner, tmp_path: Path) -> None:
     matches = {m["doc_id"]: m for m in json.loads(out.output)[0]["matches"]}
     assert matches["query.txt"]["verified"] == 100.0
     assert matches["shuffled.txt"]["verified"] == 0.0 and matches["shuffled.txt"]["percent"] > 20
-    query_chars = len(QUERY) - 1  # the blank line becomes one space
-    assert matches["copy.txt"]["verified"] == 100 * len(SHARED) / query_chars
+    # the verified share counts the query's words inside aligned passages (issue 24): 13 of 29
+    assert matches["copy.txt"]["verified"] == round(100 * 13 / 29, 6)
     table = runner.invoke(main, ["query", str(folder / "query.txt"), "--index", index, "--verify"])
     assert table.exit_code == 0, table.output
-    assert "verified by exact passages" in table.output
+    assert "verified by aligned passages" in table.output
     assert f"copy.txt [10:{10 + len(SHARED)}] = query [0:{len(SHARED)}]" in table.output
 
 
@@ -95,7 +95,7 @@ def test_fingerprint_query_verify(runner: CliRunner, tmp_path: Path) -> None:
     matches = {m["doc_id"]: m for m in json.loads(out.output)[0]["matches"]}
     assert set(matches) == {"query.txt", "copy.txt"}
     assert matches["query.txt"]["verified"] == 100.0
-    assert matches["copy.txt"]["verified"] == 100 * len(SHARED) / (len(QUERY) - 1)
+    assert matches["copy.txt"]["verified"] == round(100 * 13 / 29, 6)  # words in aligned passages (issue 24)
     assert matches["copy.txt"]["passages"][0]["b_start"] == 10
 
 
@@ -193,3 +193,42 @@ def test_compare_refuses_texts_past_the_character_limit(runner: CliRunner, tmp_p
     assert out.output.startswith("Error: A and B hold 32 characters together, more than the limit of 31")
     assert "raise --max-chars" in out.output
     assert runner.invoke(main, ["compare", a, b, "--max-chars", "32"]).exit_code == 0
+
+
+WORDS60 = [f"w{i}" for i in range(60)]
+EDITED_A = " ".join(f"own{i}" for i in range(10)) + "\n\n" + " ".join("zz" if i == 30 else w for i, w in enumerate(WORDS60)) + "."
+SOURCE_B = "Intro here.\n\n" + " ".join(WORDS60) + "."
+
+
+def test_compare_lists_aligned_passages_and_writes_pan(runner: CliRunner, tmp_path: Path) -> None:
+    from coderiv.overlap.pan_format import parse_xml
+
+    write_docs(tmp_path, {"a.txt": EDITED_A, "b.txt": SOURCE_B})
+    a, b = str(tmp_path / "a.txt"), str(tmp_path / "b.txt")
+    a_start, b_start = EDITED_A.index("w0"), SOURCE_B.index("w0")
+    data = json.loads(runner.invoke(main, ["compare", a, b, "--format", "json"]).output)
+    (p,) = data["aligned_passages"]  # one passage across the replaced word w30
+    assert (p["a_start"], p["a_end"], p["b_start"], p["b_end"]) == (a_start, len(EDITED_A), b_start, len(SOURCE_B))
+    assert (p["a_words"], p["same_words"], p["identical_share"]) == (60, 59, round(59 / 60, 4))
+    assert {"method": "aligned", "a_in_b": round(100 * 60 / 70, 6), "b_in_a": round(100 * 60 / 62, 6)} in data["methods"]
+    text = runner.invoke(main, ["compare", a, b]).output
+    assert "1 aligned passages (0 verbatim; across changed, inserted and deleted words)" in text and "98.3%" in text
+    out = runner.invoke(main, ["compare", a, b, "--format", "pan"])
+    assert out.exit_code == 0, out.output
+    (feature,) = parse_xml(out.output, "compare")
+    assert (feature.this_reference, feature.source_reference) == ("a.txt", "b.txt")
+    assert (feature.this_offset, feature.this_end, feature.source_offset, feature.source_end) == (
+        a_start, len(EDITED_A), b_start, len(SOURCE_B))
+
+
+def test_generate_pan_cases(runner: CliRunner, tmp_path: Path) -> None:
+    docs = {f"p{j}/d.txt": "\n\n".join(" ".join(f"d{j}p{k}w{i}" for i in range(60)) for k in range(4)) for j in range(4)}
+    folder = write_docs(tmp_path / "docs", docs)
+    args = ["--format", "pan", "--obfuscation", "high", "--cases", "2", "-o", str(tmp_path / "pan")]
+    out = runner.invoke(main, ["generate", str(folder), *args])
+    assert out.exit_code == 0, out.output
+    assert "2 high pairs written to" in out.output
+    assert len((tmp_path / "pan/pairs").read_text("utf-8").splitlines()) == 2
+    assert len(list((tmp_path / "pan/truth").glob("*.xml"))) == 2
+    refused = runner.invoke(main, ["generate", str(folder), "--format", "pan"])
+    assert refused.exit_code == 1 and "give it with --output DIR" in refused.output

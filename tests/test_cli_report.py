@@ -18,7 +18,8 @@ A1, B2, OWN = para("a", 1), para("b", 2), para("own", 0)
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("cli-report")
     build(root)
-    (root / "q.txt").write_text(f"{A1}\n\n{OWN}\n\n“{B2}”\n\nReferences\n\n{para('c', 3)}\n", "utf-8")
+    text = f"{A1}\n\n{OWN}\n\n“{B2}” (Smith 2004)\n\n{para('c', 3)}\n\nReferences\n\nSmith, J. (2004). On words. Publisher.\n"
+    (root / "q.txt").write_text(text, "utf-8")  # 89 words: 20 + 20 + 20 quoted + 2 + 20 + 1 + 6
     (root / "sheet.txt").write_text(A1, "utf-8")
     return root
 
@@ -31,17 +32,17 @@ def run_json(runner, indexed: Path, *flags: str) -> dict:  # type: ignore[no-unt
 
 def test_json_with_default_exclusions(runner, indexed: Path) -> None:  # type: ignore[no-untyped-def]
     data = run_json(runner, indexed)
-    assert data["total_words"] == 81 and data["covered_words"] == 20  # a's paragraph; b's is quoted, c's in the bibliography
-    assert data["excluded_words"] == {"quote": 20, "bibliography": 21, "template": 0, "common": 0, "small": 0}
+    assert data["total_words"] == 89 and data["covered_words"] == 40  # a's and c's paragraphs; b's is quoted and cited
+    assert data["excluded_words"] == {"quote": 20, "bibliography": 7, "template": 0, "common": 0, "small": 0}
     # c holds A1 and c3 (more of the query by containment, so it is tried first); a adds nothing more
-    assert [(s["doc_id"], s["credited_words"]) for s in data["sources"]] == [("c.txt", 20), ("a.txt", 0)]
+    assert [(s["doc_id"], s["credited_words"]) for s in data["sources"]] == [("c.txt", 40), ("a.txt", 0), ("b.txt", 0)]  # b: quoted only
 
 
 def test_flags_turn_exclusions_off_and_on(runner, indexed: Path) -> None:  # type: ignore[no-untyped-def]
     data = run_json(runner, indexed, "--no-quotes", "--no-bibliography", "--measure", "none")
     assert data["covered_words"] == 60 and data["searches"] == ["containment:n=5", "containment:n=5 cover"]
     data = run_json(runner, indexed, "--no-quotes", "--exclude-template", str(indexed / "sheet.txt"))
-    assert data["covered_words"] == 20 and data["excluded_words"]["template"] == 20
+    assert data["covered_words"] == 40 and data["excluded_words"]["template"] == 20
     assert data["options"]["templates"] == [str(indexed / "sheet.txt")]
 
 
@@ -49,9 +50,14 @@ def test_html_to_a_file(runner, indexed: Path) -> None:  # type: ignore[no-untyp
     out = indexed / "report.html"
     result = runner.invoke(main, ["report", str(indexed / "q.txt"), "--index", str(indexed / "idx"), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert f"{out}: 24.7% of {indexed / 'q.txt'}'s 81 words found in 2 source(s)" in result.output
+    assert f"{out}: 44.9% of {indexed / 'q.txt'}'s 89 words found in 3 source(s)" in result.output
+    assert "\n".join([
+        "  1. 44.9% c.txt (2 passages, 2 verbatim)", "  2. 0.0% a.txt (1 passages, 1 verbatim)", "  3. 0.0% b.txt (0 passages, 0 verbatim)",
+    ]) in result.output
     html = out.read_text("utf-8")
-    assert html.startswith("<!DOCTYPE html>") and '<div class="overall" id="overall">24.7%' in html
+    assert html.startswith("<!DOCTYPE html>") and '<div class="overall" id="overall">44.9%' in html
+    # the saved page names files, never the examiner's folders (issue 28 item 7)
+    assert str(indexed) not in html and "q.txt" in html
 
 
 @pytest.mark.parametrize("args, message", [
@@ -65,3 +71,20 @@ def test_bad_input_is_one_line(runner, indexed: Path, args: list[str], message: 
     result = runner.invoke(main, ["report", *args, "--index", str(indexed / "idx")])
     assert result.exit_code == 1
     assert message in result.output and "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_pan_format_names_every_source(runner, indexed: Path) -> None:  # type: ignore[no-untyped-def]
+    from coderiv.overlap.pan_format import parse_xml
+
+    result = runner.invoke(main, ["report", str(indexed / "q.txt"), "--index", str(indexed / "idx"), "--format", "pan", "--no-quotes"])
+    assert result.exit_code == 0, result.output
+    text = (indexed / "q.txt").read_text("utf-8")
+    features = parse_xml(result.stdout, "report")
+    a1, b2, c3 = para("a", 1), para("b", 2), para("c", 3)
+    # every counted passage of every source: A1 from c (credited) and from a (a source too), B2, c3
+    assert sorted((f.source_reference, f.this_offset, f.this_length) for f in features) == sorted([
+        ("c.txt", 0, len(a1)), ("a.txt", 0, len(a1)),
+        ("b.txt", text.index(b2), len(b2) + 1),  # with the closing quote after its full stop
+        ("c.txt", text.index(c3), len(c3)),
+    ])
+    assert {f.this_reference for f in features} == {"q.txt"}

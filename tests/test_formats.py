@@ -322,8 +322,13 @@ def test_compare_shows_pages(twins: Path, tmp_path: Path) -> None:
         passages = json.loads(result.output)["passages"]
         assert [(p["a_location"], p["b_location"]) for p in passages] == [(None, place) for place in places]
     table = runner.invoke(main, ["compare", str(mixed), str(twins / "plain.txt"), "--method", "passages"]).output
-    rows = [line.split() for line in table.splitlines() if line.split()[:2] and all(w.isdigit() for w in line.split()[:2])]
+    exact, aligned = table.split(" aligned passages")
+    rows = [line.split() for line in exact.splitlines()[:-1] if line.split()[:2] and all(w.isdigit() for w in line.split()[:2])]
     assert [row[5:7] for row in rows] == [["page", "1"], ["page", "3"]]
+    rows = [line.split() for line in aligned.splitlines() if line.split()[:2] and all(w.isdigit() for w in line.split()[:2])]
+    # aligned passages are located too: the 11-word filler page between the two copied pages is
+    # joined into one passage (inserted text under the alignment's 20-word gap, docs/alignment.md)
+    assert [row[6:8] for row in rows] == [["page", "1-3"]]
 
 
 def test_missing_extra_skips_when_indexing_and_fails_a_query(twins: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

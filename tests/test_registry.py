@@ -38,7 +38,7 @@ def test_the_project_registries_hold_what_the_cli_offers() -> None:
     assert MEASURES.names() == [
         "cosine", "identity1", "identity2", "identity3", "identity4", "identity5", "inner", "normalized",
     ]
-    assert list(COMPARE_METHODS) == ["shingles", "containment", "chunks", "patricia", "matching", "passages"]
+    assert list(COMPARE_METHODS) == ["shingles", "containment", "chunks", "patricia", "matching", "aligned", "passages"]
     assert PAIR_METHODS.names() == ["chunks", "identity5", "resemblance"]
     assert {"ranking", "fingerprint"} <= set(QUERY_METHODS)
     assert {"terms", "chunks", "fingerprint"} <= set(KEY_KINDS)

@@ -170,8 +170,9 @@ def test_verified_percentages_are_the_share_of_the_query_the_passages_cover(pass
     query = P + " " + Q  # 86 + 1 + 88 = 175 characters, all of them covered against itself
     body = client_for(passages).post("/api/check", files={"file": ("q.txt", query.encode())}).json()
     by_id = {m["doc_id"]: m for m in body["matches"]}
-    assert by_id["src1.txt"]["verified"] == pytest.approx(100 * 86 / 175)
-    assert by_id["src2.txt"]["verified"] == pytest.approx(100 * 88 / 175)
+    # words in aligned passages (issue 24): P's 15 and Q's 16 of the query's 31
+    assert by_id["src1.txt"]["verified"] == pytest.approx(100 * 15 / 31)
+    assert by_id["src2.txt"]["verified"] == pytest.approx(100 * 16 / 31)
     [p1] = by_id["src1.txt"]["passages"]
     assert (p1["a_start"], p1["a_end"], p1["b_start"], p1["b_end"]) == (0, 86, 0, 86)
     [p2] = by_id["src2.txt"]["passages"]
@@ -201,13 +202,13 @@ def test_without_a_chunk_store_the_page_verifies_the_ranked_matches(plain: Path)
     job = started.headers["location"].rsplit("/", 1)[1]
     status = wait_for(web, job)
     assert status["state"] == "done" and status["done"] == status["total"] == 2
-    assert status["stage"] == "verifying the ranked matches with exact passages"
+    assert status["stage"] == "verifying the ranked matches with aligned passages"
     assert status["result"]["report"] is None
     assert status["result"]["report_note"].startswith("no evidence report: the index has no chunk store")
     verified = [(m["doc_id"], round(m["verified"], 6)) for m in status["result"]["matches"]]
-    assert verified == [("src2.txt", round(100 * 88 / 175, 6)), ("src1.txt", round(100 * 86 / 175, 6))]
+    assert verified == [("src2.txt", round(100 * 16 / 31, 6)), ("src1.txt", round(100 * 15 / 31, 6))]
     page = web.get(f"/check/{job}").text
-    assert "49.1%" in page and "50.3%" in page  # 86/175 and 88/175
+    assert "48.4%" in page and "51.6%" in page  # 15/31 and 16/31 words
     assert 'id="progress"' not in page and "the index has no chunk store" in page
     assert web.get(f"/check/{job}/report").status_code == 404
     assert web.get("/api/checks/not-a-job").status_code == 404
@@ -252,12 +253,15 @@ def test_the_page_builds_the_evidence_report(passages: Path) -> None:
     assert status["state"] == "done"
     built = status["result"]["report"]
     assert (built["total_words"], built["covered_words"], built["overall"]) == (31, 31, 100.0)
-    assert status["stage"] == f"verifying {built['candidates']} candidates with exact passages"  # the last stage reached
+    assert status["stage"] == f"aligning {built['candidates']} candidates with the document"  # the last stage reached
     assert [(s["doc_id"], s["share"], s["credited_words"]) for s in built["sources"]] == [
         ("src2.txt", 100 * 16 / 31, 16), ("src1.txt", 100 * 15 / 31, 15)]  # most words first
     page = web.get(f"/check/{job}").text
     assert '<strong id="overall">100.0%</strong>' in page and 'sandbox="allow-scripts"' in page
     assert '<td class="num share">51.6%</td>' in page and '<td class="num share">48.4%</td>' in page
+    # the first answer is the evidence: the sources by share, the whole-document ranking below
+    assert page.index('id="sources"') < page.index('id="ranking"') < page.index('id="matches"')
+    assert page.index("src2.txt", page.index('id="sources"')) < page.index("src1.txt", page.index('id="sources"'))
     framed = web.get(f"/check/{job}/report")
     assert framed.status_code == 200 and "src1.txt" in framed.text
     assert "sandbox allow-scripts" in framed.headers["content-security-policy"]
@@ -293,13 +297,13 @@ def test_a_report_that_cannot_be_built_says_why(tmp_path: Path, monkeypatch: pyt
 
 def test_report_api_with_each_exclusion(passages: Path) -> None:
     web = client_for(passages)
-    quoted = f'{P} "{Q}"'
+    quoted = f'{P} "{Q}" [4]'  # an attributed quotation (issue 24: only those are left out); 32 words
     excluded = web.post("/api/report", data={"text": quoted}).json()
-    assert (excluded["total_words"], excluded["covered_words"], excluded["overall"]) == (31, 15, 100 * 15 / 31)
-    assert [(s["doc_id"], s["share"]) for s in excluded["sources"]] == [("src1.txt", 100 * 15 / 31)]
+    assert (excluded["total_words"], excluded["covered_words"], excluded["overall"]) == (32, 15, 100 * 15 / 32)
+    assert [(s["doc_id"], s["share"]) for s in excluded["sources"]] == [("src1.txt", 100 * 15 / 32), ("src2.txt", 0.0)]  # src2: quoted
     assert excluded["excluded_words"]["quote"] == 16
     kept = web.post("/api/report", data={"text": quoted, "quotes": "false"}).json()
-    assert kept["overall"] == 100.0 and kept["options"]["exclude_quotes"] is False
+    assert kept["overall"] == 100 * 31 / 32 and kept["options"]["exclude_quotes"] is False
     template = web.post("/api/report", data={"text": P + " " + Q}, files={"template": ("sheet.txt", Q.encode())}).json()
     assert template["overall"] == 100 * 15 / 31 and template["excluded_words"]["template"] == 16
     assert template["options"]["templates"] == ["sheet.txt"]

@@ -94,3 +94,48 @@ def test_document_text_is_shown_not_run(browser: Any, tmp_path: Path) -> None:
     assert "evil<b>.txt" in page.locator("table.sources").inner_text()
     assert errors == []
     page.close()
+
+
+BIG = para("big", 0, 120)
+#: BIG with every 15th word (from the 7th) replaced: 8 differing words, one passage
+EDITED = " ".join(f"zz{i}" if i % 15 == 7 else w for i, w in enumerate(BIG.split(" ")))
+SHOTS = Path("/tmp/coderiv-report-shots")
+
+
+@pytest.fixture(scope="module")
+def edited_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("edited")
+    index = build(root, {"big.txt": FILLER + "\n\n" + BIG})
+    query = "\n".join(f"own{i} words{i}" for i in range(60)) + f"\n\n{EDITED}\n\nThe end of it all."
+    path = root / "edited.html"
+    path.write_text(render_html(build_report(index, query, str(root / "thesis.txt"), ReportOptions(group_versions=False))), "utf-8")
+    return path
+
+
+def test_an_edited_passage_is_one_passage_with_its_differing_words_marked(browser: Any, edited_file: Path) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(edited_file.as_uri())
+    assert page.locator("#query mark.s1.chg").count() == 8
+    assert [m.inner_text() for m in page.locator("#query mark.s1.chg").all()] == [f"zz{i}" for i in range(7, 120, 15)]
+    block = pair(page, "big.txt")
+    left, right = block.locator(".pane").nth(0), block.locator(".pane").nth(1)
+    assert left.locator("mark[id]").count() == 1 and right.locator("mark[id]").count() == 1  # one passage
+    assert left.locator("mark.chg").count() == 8 and right.locator("mark.chg").count() == 8
+    assert "passage 1: 120 words, 93% of its words identical" in (left.locator("mark[id]").get_attribute("title") or "")
+    assert str(edited_file.parent) not in page.content()  # file names only, never the examiner's folders
+    SHOTS.mkdir(exist_ok=True)
+    left.locator("mark.chg").first.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "edited.png"), full_page=False)
+    page.close()
+
+
+def test_a_click_in_the_overview_scrolls_both_panes(browser: Any, edited_file: Path) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(edited_file.as_uri())
+    page.locator("#query mark.s1").first.click()
+    block = page.locator("#src-1")
+    left, right = block.locator(".pane").nth(0), block.locator(".pane").nth(1)
+    assert left.evaluate("p => p.scrollTop") > 0 and right.evaluate("p => p.scrollTop") > 0
+    assert visible_in_pane(left, left.locator("mark[id]").first)
+    assert visible_in_pane(right, right.locator("mark[id]").first)
+    page.close()

@@ -4,14 +4,13 @@ report of ``coderiv evaluate --plagiarism``: exact overlap on the command line (
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import click
 
 from coderiv.cli.options import (
     analysis_options,
-    format_option,
     friendly_errors,
     index_option,
     quiet_option,
@@ -20,7 +19,9 @@ from coderiv.cli.options import (
 )
 from coderiv.errors import CoderivError
 from coderiv.output import fmt_percent, json_line, over_100_note, printable, table, to_json, tsv
+from coderiv.overlap.align import AlignedPassage
 from coderiv.overlap.compare import COMPARE_METHODS, DEFAULT_MAX_CHARS, DEFAULT_MAX_PASSAGE_PAIRS
+from coderiv.overlap.pan_format import Feature
 from coderiv.overlap.verify import VerifiedResult
 from coderiv.ranking.measures import over_100_reason
 
@@ -45,15 +46,17 @@ from coderiv.ranking.measures import over_100_reason
     help="Most characters of A and B together (about 70 bytes of memory each).",
 )
 @analysis_options
-@format_option
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "tsv", "pan"]), default="table", show_default=True,
+              help="pan: PAN's text-alignment XML of A's aligned passages (source_reference = B's file name).")
 @friendly_errors
 def compare_command(
     a: str, b: str, methods: tuple[str, ...], width: int, chunk_words: int, threshold: int, max_passage_pairs: int,
     max_chars: int,
     stop: bool | None, stem: bool | None, language: str | None, fmt: str,
 ) -> None:
-    """How much of A is in B and of B in A, by each overlap method, and the exact passages
-    they share (character offsets into each file and an excerpt)."""
+    """How much of A is in B and of B in A, by each overlap method, the exact passages they
+    share and the passages aligned across word edits (character offsets into each file, each
+    aligned passage's share of identical words, and an excerpt)."""
     from coderiv.overlap.compare import compare_texts, passage_locations
     from coderiv.text.analysis import Analyzer
 
@@ -66,16 +69,24 @@ def compare_command(
         if not analyzer.words(text):
             raise CoderivError(f"{label} has no words: nothing to compare")
     result = compare_texts(text_a, text_b, list(methods), analyzer, width, chunk_words, threshold, max_passage_pairs, max_chars)
+    if fmt == "pan":
+        from coderiv.overlap.pan_format import to_xml
+
+        click.echo(to_xml(file_name(label_a), aligned_features(file_name(label_a), file_name(label_b), result.aligned)), nl=False)
+        return
     if fmt != "json":
         for note in result.notes:
             click.echo(f"note: {note}", err=True)
     # pages or paragraphs of a PDF/DOCX/ODT/EPUB, shown when either document has them
     located = bool(doc_a.locations or doc_b.locations)
     where = passage_locations(result.passages, doc_a.locations, doc_b.locations)
+    aligned_where = [(doc_a.locations.span(p.a_start, p.a_end), doc_b.locations.span(p.b_start, p.b_end)) for p in result.aligned]
     if fmt == "json":
         payload = {"a": label_a, "b": label_b, **result.to_dict()}
         if located:
             for passage, (at_a, at_b) in zip(payload["passages"], where):
+                passage.update(a_location=at_a, b_location=at_b)
+            for passage, (at_a, at_b) in zip(payload["aligned_passages"], aligned_where):
                 passage.update(a_location=at_a, b_location=at_b)
         click.echo(to_json(payload))
         return
@@ -94,6 +105,8 @@ def compare_command(
         ))
         click.echo()
         click.echo(tsv(pheads, prows))
+        click.echo()
+        click.echo(tsv(*aligned_table(result.aligned, text_a, aligned_where if located else None)))
         return
     click.echo(f"A = {printable(label_a)}\nB = {printable(label_b)}")
     click.echo(table(["method", "A in B", "B in A"], rows, align="<>>"))
@@ -104,6 +117,47 @@ def compare_command(
     click.echo(f"{len(prows)} exact passages of {threshold}+ characters shared")
     if prows:
         click.echo(table(pheads, prows, align=">>>>><<<" if located else ">>>>><"))
+    click.echo()
+    verbatim = sum(1 for p in result.aligned if p.same_words == p.a_words)
+    click.echo(f"{len(result.aligned)} aligned passages ({verbatim} verbatim; across changed, inserted and deleted words)")
+    if result.aligned:
+        aheads, arows = aligned_table(result.aligned, text_a, aligned_where if located else None)
+        click.echo(table(aheads, arows, align=">>>>>><<<" if located else ">>>>>><"))
+
+
+def aligned_table(
+    passages: list[AlignedPassage], text_a: str, where: list[tuple[str | None, str | None]] | None,
+) -> tuple[list[str], list[list[object]]]:
+    """Headers and one row per aligned passage: offsets, A's words, identical share, where each
+    side lies (pages, paragraphs; when ``where`` is given), an excerpt of A."""
+    heads = ["a_start", "a_end", "b_start", "b_end", "words", "identical", "excerpt"]
+    rows: list[list[object]] = [
+        [p.a_start, p.a_end, p.b_start, p.b_end, p.a_words, fmt_percent(100 * p.identical_share),
+         printable(_excerpt(text_a[p.a_start : p.a_end]))]
+        for p in passages
+    ]
+    if where is not None:
+        heads = [*heads[:6], "a_at", "b_at", "excerpt"]
+        rows = [[*row[:6], at_a or "", at_b or "", row[6]] for row, (at_a, at_b) in zip(rows, where)]
+    return heads, rows
+
+
+def _excerpt(text: str, length: int = 60) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= length else flat[: length - 1] + "…"
+
+
+def file_name(label: str) -> str:
+    """A label's file name (PAN's references are file names)."""
+    return PurePath(label).name or label
+
+
+def aligned_features(this: str, source: str, passages: list[AlignedPassage]) -> list[Feature]:
+    """PAN detections of ``this``'s aligned passages against ``source``."""
+    return [
+        Feature(this, p.a_start, p.a_end - p.a_start, source, p.b_start, p.b_end - p.b_start)
+        for p in passages
+    ]
 
 
 @click.command("generate")
@@ -114,20 +168,44 @@ def compare_command(
     help="Share of each case's words from its own document."
 )
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--output", "-o", type=click.Path(dir_okay=False, allow_dash=True), default="-", show_default=True,
-    help="JSONL file to write."
+@click.option("--output", "-o", type=click.Path(allow_dash=True), default="-", show_default=True,
+    help="JSONL file to write (--format pan: the folder to write the cases into)."
 )
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "pan"]), default="jsonl", show_default=True,
+              help="pan: PAN text-alignment pairs (susp/, src/, pairs, truth/; docs/alignment.md).")
+@click.option("--obfuscation", type=click.Choice(["none", "noise", "low", "high"]), default="none", show_default=True,
+              help="--format pan: verbatim, OCR-like noise, or random word operations at 10% (low) / 30% (high).")
+@click.option("--sample", type=click.IntRange(1), default=None,
+              help="--format pan: draw the pairs from this many documents of the collection (spares reading it all).")
 @index_option
 @quiet_option
 @friendly_errors
 def generate_command(
-    collection: Path | None, count: int, n_sources: int, own_share: float, seed: int, output: str, index_dir: Path,
-    quiet: bool = False,
+    collection: Path | None, count: int, n_sources: int, own_share: float, seed: int, output: str, fmt: str,
+    obfuscation: str, sample: int | None, index_dir: Path, quiet: bool = False,
 ) -> None:
     """Write plagiarized documents composed of whole paragraphs of random documents of
     COLLECTION (a folder or archive; default: the documents of the index), one JSON object per
     line with each donor's expected similarity (SPEC §9). Only the documents drawn are read, as
-    the index reads them (reStructuredText rendered); a summary line goes to standard error."""
+    the index reads them (reStructuredText rendered); a summary line goes to standard error.
+    With ``--format pan``, PAN text-alignment cases (passages pasted into documents of other
+    projects, at the ``--obfuscation`` level) into the folder ``--output``."""
+    if fmt == "pan":
+        from coderiv.evaluation.pan_generate import generate_pan
+        from coderiv.text.collection import iter_collection
+
+        if collection is None:
+            from coderiv.index.index import Index
+
+            source = Index.open(index_dir).source
+            if source is None or not Path(source).exists():
+                raise CoderivError("give a COLLECTION folder or archive (the index's source is unknown or gone)")
+            collection = Path(source)
+        if output == "-":
+            raise CoderivError("--format pan writes a folder: give it with --output DIR")
+        pairs = generate_pan(iter_collection(collection), Path(output), count, obfuscation, seed, sample)
+        click.echo(f"{len(pairs)} {obfuscation} pairs written to {output} (susp/, src/, pairs, truth/)", err=True)
+        return
     from coderiv.cli.options import progress_bar
     from coderiv.evaluation.donor_texts import donor_texts
     from coderiv.evaluation.generate import generate_from_texts
@@ -175,7 +253,7 @@ def print_verified(checked_results: list[VerifiedResult], fmt: str) -> None:
     for n, (result, checked, note) in enumerate(zip(results, verified, notes)):
         if n:
             click.echo()
-        click.echo(f"{printable(result.query)}: {result.measure}, verified by exact passages (share of the query they cover)")
+        click.echo(f"{printable(result.query)}: {result.measure}, verified by aligned passages (share of the query's words they cover)")
         if note:
             click.echo(f"note: {note}")
         rows = [[v.match.rank, fmt_percent(v.match.percent), fmt_percent(v.verified), len(v.passages), v.match.doc_id] for v in checked]

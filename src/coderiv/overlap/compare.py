@@ -10,6 +10,8 @@ Each method answers "how much of A is in B" and "how much of B is in A", as a pe
   passage of A counts it each time, so this one can pass 100%;
 - matching: the share of A's text inside exact passages shared with B (matching statistics,
   paper 002), by the self-score rule: A against itself is 100%;
+- aligned: the share of A's words (and of B's) inside the passages aligned across word edits
+  (:mod:`coderiv.overlap.align`, issue 24); the passages are listed with their identical share.
 - passages: SPEC §7, the share of A's 50-word passages matching one of B's at ≥ 50%.
 """
 
@@ -22,6 +24,7 @@ from typing import Any
 
 from coderiv.errors import InputError, UnknownNameError
 from coderiv.output import json_percent
+from coderiv.overlap.align import AlignedPassage, align_texts
 from coderiv.overlap.matching import (
     DEFAULT_THRESHOLD,
     MatchingStatistics,
@@ -44,6 +47,7 @@ from coderiv.overlap.pairwise import (
 from coderiv.ranking.passage_windows import PASSAGE_STEP, PASSAGE_WORDS, passage_scores
 from coderiv.registry import Registry
 from coderiv.text.analysis import Analyzer
+from coderiv.text.exclusions import word_bounds
 from coderiv.text.formats import LocationMap
 
 
@@ -75,9 +79,13 @@ class Comparison:
     rows: list[MethodRow] = field(default_factory=list)
     passages: list[Passage] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    aligned: list[AlignedPassage] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"methods": [r.to_dict() for r in self.rows], "passages": [p.to_dict() for p in self.passages]}
+        out: dict[str, Any] = {
+            "methods": [r.to_dict() for r in self.rows], "passages": [p.to_dict() for p in self.passages],
+            "aligned_passages": [p.to_dict() for p in self.aligned],
+        }
         if self.notes:
             out["notes"] = list(self.notes)
         return out
@@ -142,6 +150,11 @@ class TextPair:
         return passages_from(self.ms_ab, self.na, self.nb, self.threshold)
 
     @cached_property
+    def aligned(self) -> list[AlignedPassage]:
+        """A's passages aligned with B across word edits (raw characters of both)."""
+        return align_texts(self.na.original, self.nb.original)
+
+    @cached_property
     def shingle_scores(self) -> ShingleScores:
         return shingles(self.a_terms, self.b_terms, self.width)
 
@@ -180,6 +193,15 @@ def _matching(p: TextPair) -> MethodRow:
     )
 
 
+def _aligned(p: TextPair) -> MethodRow:
+    """Share of A's words (and B's) inside the aligned passages."""
+    a_total, b_total = len(word_bounds(p.na.original)[0]), len(word_bounds(p.nb.original)[0])
+    a_words, b_words = sum(x.a_words for x in p.aligned), sum(x.b_words for x in p.aligned)
+    return MethodRow(
+        "aligned", 100.0 * a_words / a_total if a_total else 0.0, 100.0 * b_words / b_total if b_total else 0.0,
+    )
+
+
 def _passages(p: TextPair) -> MethodRow:
     return MethodRow(
         "passages",
@@ -192,7 +214,7 @@ def _passages(p: TextPair) -> MethodRow:
 COMPARE_METHODS: Registry[Callable[[TextPair], MethodRow]] = Registry("method")
 for _name, _row in (
     ("shingles", _shingles), ("containment", _containment), ("chunks", _chunks),
-    ("patricia", _patricia), ("matching", _matching), ("passages", _passages),
+    ("patricia", _patricia), ("matching", _matching), ("aligned", _aligned), ("passages", _passages),
 ):
     COMPARE_METHODS.add(_name, _row)
 
@@ -247,7 +269,7 @@ def compare_texts(
         notes.append(why)
     na, nb = normalize(a), normalize(b)
     pair = TextPair(a_terms, b_terms, na, nb, width, chunk_words, threshold)
-    return Comparison([COMPARE_METHODS.get(m)(pair) for m in methods], pair.a_passages, notes)
+    return Comparison([COMPARE_METHODS.get(m)(pair) for m in methods], pair.a_passages, notes, pair.aligned)
 
 
 def passage_locations(passages: list[Passage], a: LocationMap, b: LocationMap) -> list[tuple[str | None, str | None]]:

@@ -1,11 +1,14 @@
-"""Verifying ranked or fingerprint candidates with exact passages (``coderiv query --verify``).
+"""Verifying ranked or fingerprint candidates with aligned passages (``coderiv query --verify``).
 
 Ranking and hashing say which documents look like coderivatives of the query; term statistics
 and hash collisions can make an unrelated document look close. Verification re-reads each of
-the top candidates from the indexed collection and computes the exact passages (matching
-statistics, :mod:`coderiv.overlap.matching`) it shares with the query. Its **verified percentage** is
-the share of the query covered by those passages, by the self-score rule (the query against
-itself is 100%): a false match shares no long passage and falls to 0%.
+the top candidates from the indexed collection and aligns it with the query
+(:mod:`coderiv.overlap.align`: passages copied verbatim or with words changed, issue 24). Its
+**verified percentage** is the share of the query's words inside those passages (the query
+against itself is 100%): a false match shares no passage and falls to 0%, and an edited copy is
+no longer cut into fragments that miss its changed words. (Before issue 24 it was the share of
+the query's characters inside exact passages of 60+ characters; ``threshold`` still sets the
+shortest passage, as words: ``threshold / 6``, the mean English word with its space.)
 
 :class:`VerifiedSearcher` makes the combination evaluable as ``verified:BASE[,top=K]`` (see
 :mod:`coderiv.evaluation.methods`): the
@@ -23,19 +26,19 @@ import numpy as np
 
 from coderiv.index.index import Index
 from coderiv.output import json_percent
+from coderiv.overlap.align import AlignSettings, align_sources
 from coderiv.overlap.matching import (
     DEFAULT_THRESHOLD,
     NormalizedText,
     Passage,
-    coverage_percent,
     normalize,
     self_covered,
-    shared_passages,
 )
 from coderiv.ranking.kernel import top_k
 from coderiv.ranking.percent import meets_threshold
 from coderiv.ranking.protocol import DocumentSearcher
 from coderiv.ranking.results import Match, QueryResult
+from coderiv.text.exclusions import word_bounds
 from coderiv.text.sources import DocumentTexts
 
 #: Candidates re-checked per query in ``verified:`` evaluations.
@@ -55,14 +58,25 @@ class VerifiedMatch:
         return {**self.match.to_dict(), "verified": json_percent(self.verified), "passages": [p.to_dict() for p in self.passages]}
 
 
+#: Characters of the mean word with the space after it: ``threshold`` characters -> words.
+CHARS_PER_WORD = 6
+
+
 def verify_texts(
     query: NormalizedText, texts: dict[str, str], threshold: int = DEFAULT_THRESHOLD
 ) -> dict[str, tuple[float, list[Passage]]]:
-    """{doc id: (verified percentage, passages)} of each candidate text against the query."""
+    """{doc id: (verified percentage, passages)} of each candidate text against the query: the
+    share of the query's words inside its aligned passages of at least ``threshold / 6`` words;
+    each passage as a :class:`Passage` of raw characters (``length``: query characters)."""
+    settings = AlignSettings(min_words=max(3, threshold // CHARS_PER_WORD))
+    raw = query.original
+    total = len(word_bounds(raw)[0])
+    aligned = align_sources(raw, texts, settings)
     out = {}
-    for doc_id, text in texts.items():
-        passages = shared_passages(query, normalize(text), threshold)
-        out[doc_id] = (coverage_percent(query, passages, "a", threshold), passages)
+    for doc_id, found in aligned.items():
+        passages = [Passage(p.a_start, p.a_end, p.b_start, p.b_end, p.a_end - p.a_start, raw[p.a_start : p.a_end]) for p in found]
+        covered = sum(p.a_words for p in found)
+        out[doc_id] = (100.0 * covered / total if total else 0.0, passages)
     return out
 
 

@@ -1,20 +1,23 @@
-"""Building the evidence report: candidates → verified passages → exclusions → shares.
+"""Building the evidence report: candidates → aligned passages → exclusions → shares.
 
-1. **Candidates**: the containment search (:mod:`coderiv.ranking.containment`: the share of
-   the query's chunks in each document, which finds the sources of partial copies), its greedy
-   cover (the documents that together hold most of the query, each adding chunks the others
-   lack: the top of a plain ranking can be seven releases of one source) and the ranking
-   measure's top documents (whole-document likeness: versions and revisions), merged.
-2. **Verified passages**: each candidate is re-read from the indexed collection and its exact
-   passages shared with the query are found by matching statistics
-   (:func:`coderiv.overlap.verify.verify_texts`): no hash or term-statistics false match
-   survives.
-3. **Exclusions**, applied to the query's words: quotations and the bibliography
-   (:mod:`coderiv.text.exclusions`), template text and passages common to many documents
-   (:mod:`coderiv.report.exclusions`); then passages left with fewer than ``min_words``
-   counted words are small matches and do not count.
+1. **Candidates** (docs/report.md, "Sources and their cost"): every document holding at least
+   ``min_chunks`` of the query's chunks in the containment search (:mod:`coderiv.ranking.containment`,
+   which finds the sources of partial copies), at most ``max_candidates`` of them, most chunks
+   first; its greedy cover (the documents that together hold most of the query); and the
+   ranking measure's top ``top`` documents (whole-document likeness: versions and revisions).
+2. **Aligned passages**: each candidate is re-read from the indexed collection and aligned with
+   the query (:func:`coderiv.overlap.align.align_sources`: seeds, extension, filtering; one
+   passage per copied passage across changed, inserted and deleted words), each passage with
+   the words identical on both sides and those that differ: no hash or term-statistics false
+   match survives.
+3. **Exclusions**, applied to the query's words: quotations and a bibliography *that look like
+   one* (:mod:`coderiv.text.exclusion_rules`), template text and passages common to many
+   documents (:mod:`coderiv.report.exclusions`); then aligned passages left with fewer than
+   ``min_words`` counted words are small matches and do not count. Excluded passages stay in
+   the report, greyed, with the reason.
 4. **Versions** of one source (chunk similarity both ways at least ``version_percent``) are
-   grouped under the member matching most words; the group counts every word any member matches.
+   grouped under the member matching most words (then most identical words); the group counts
+   every word any member matches, and lists every version the index's version groups know.
 5. **Shares**: each query word counts once. Sources are taken greedily, the one explaining
    most words not yet credited first, so the words a source alone explains are credited to it
    and shared ones to the source that explains more; the shares add up to the overall figure.
@@ -24,32 +27,48 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from coderiv.errors import InputError
+from coderiv.errors import CoderivError, InputError
 from coderiv.index.reader import IndexReader
-from coderiv.overlap.matching import NormalizedText, Passage, normalize
+from coderiv.overlap.align import AlignedPassage, AlignSettings, WordSpan, align_sources, align_texts
+from coderiv.overlap.matching import NormalizedText, normalize
 from coderiv.overlap.pairwise import ShingleScores, chunk_set
-from coderiv.overlap.verify import verify_texts
 from coderiv.progress import Progress
 from coderiv.ranking.containment import ChunkSearcher, PreparedChunks, open_with_chunks
 from coderiv.ranking.results import QueryResult
 from coderiv.ranking.searchers import QueryOptions, chunk_searcher, make_searcher
 from coderiv.report.exclusions import is_common, template_spans
-from coderiv.report.model import Report, ReportExclusion, ReportOptions, ReportPassage, ReportSource, ReportVersion
-from coderiv.text.exclusions import (
-    KINDS,
-    Span,
-    bibliography_spans,
-    is_restructuredtext,
-    merge_spans,
-    quote_spans,
-    word_bounds,
+from coderiv.report.model import (
+    PassageSpan,
+    Report,
+    ReportExclusion,
+    ReportOptions,
+    ReportPassage,
+    ReportSource,
+    ReportVersion,
 )
+from coderiv.text.exclusion_rules import cited_quotes, reference_entries
+from coderiv.text.exclusions import KINDS, Span, is_restructuredtext, merge_spans, word_bounds
 from coderiv.text.reading import QueryDocument
 from coderiv.text.sources import DocumentTexts
+
+#: Fewest words an aligned passage's seeds must cover to be looked at: passages under the
+#: report's ``min_words`` (but at least this long) are shown as small matches, greyed. Shorter
+#: ones are left out even with ``min_words=0``: 3- and 4-word runs ("of the request") are shared
+#: by most documents and made every source's share noisy (docs/evaluation.md).
+ALIGN_FLOOR_WORDS = 5
+
+#: A passage's run of more than this many differing query words in a row is not counted for
+#: its source: an edit changes a word or a few, a longer run is the writer's own text between
+#: two copied stretches (the alignment joins copies up to 20-30 words apart).
+MAX_COUNTED_CHANGE = 8
+
+#: Exclusions whose passages keep their source in the list (share 0 when nothing else counts);
+#: small and common matches do not (they would list every document sharing a phrase).
+SHOWN_EXCLUDED = frozenset({"quote", "bibliography", "template"})
 
 #: Highlight colours of the sources, in rank order (distinct on screen and in print; reused
 #: cyclically beyond twelve sources).
@@ -106,15 +125,25 @@ def build_report(
     query = normalize(query_text)
     words, spans = _query_words(query_text, query, label, options)
     doc_texts = (texts or index.source_texts()).get(found.ids) if found.ids else {}
-    passages, covers = _verified(found.ids, query, query_text, doc_texts, words, options, containment)
-    matched = [d for d in found.ids if covers[d].any()]
+    passages, covers = _aligned(found.ids, query_text, doc_texts, words, options, containment)
+    # a source whose matches are all excluded (quoted, in the bibliography, in a template) is
+    # listed too, with share 0: excluded text stays visible as a match, with its source
+    matched = [d for d in found.ids if covers[d].any() or any(p.excluded in SHOWN_EXCLUDED for p in passages[d])]
     groups = _group(matched, doc_texts, index, options) if options.group_versions else [[d] for d in matched]
-    groups = [sorted(members, key=lambda d: -int(covers[d].sum())) for members in groups]  # best member first (stable)
-    credited, picked = _credit(groups, covers, len(words.starts))
     containment_percent = containment.percentages(prepared)
+
+    def best_first(d: str) -> tuple[int, int, float, float]:
+        """Most words matched, then most identical words, then containment, then the ranking
+        measure's whole-document likeness: the release the text was copied from."""
+        same = sum(p.same_words for p in passages[d] if p.excluded is None)
+        return -int(covers[d].sum()), -same, -float(containment_percent[index.number(d)]), -found.ranking.get(d, 0.0)
+
+    groups = [sorted(members, key=best_first) for members in groups]  # best member first (stable)
+    credited, picked = _credit(groups, covers, len(words.starts))
+    known = _known_versions(index) if options.group_versions else {}
     sources = [
         _source(rank, members, cover, credit, passages, covers, doc_texts, len(words.starts),
-                float(containment_percent[index.number(members[0])]), found.ranking.get(members[0]))
+                float(containment_percent[index.number(members[0])]), found.ranking.get(members[0]), known)
         for rank, (members, cover, credit) in enumerate(picked, start=1)
     ]
     exclusions = _exclusions(spans, passages, credited, words)
@@ -123,7 +152,7 @@ def build_report(
     if not found.ids:
         note = "no document of the collection shares a chunk or a term with the query"
     elif not sources:
-        note = "no candidate shares a counted exact passage with the query"
+        note = "no candidate shares a counted aligned passage with the query"
     total = len(words.starts)
     return Report(
         label=label,
@@ -156,13 +185,16 @@ class _Candidates:
 def _candidates(
     index: IndexReader, containment: ChunkSearcher, prepared: PreparedChunks, query_text: str, options: ReportOptions,
 ) -> _Candidates:
-    """Step 1: the containment search's top, its greedy cover, then the ranking measure's top
-    (each without the excluded documents, at most ``top`` from each), merged in that order."""
+    """Step 1: every document holding ``min_chunks`` of the query's chunks (at most
+    ``max_candidates``, most first), the containment search's greedy cover (as many), then the
+    ranking measure's top ``top`` (each without the excluded documents), merged in that order."""
     skip = set(options.exclude_docs)
-    candidates = [m.doc_id for m in containment.rank(prepared, options.top + len(skip)).matches if m.doc_id not in skip]
-    candidates = candidates[: options.top]
-    covering = [d for d, _ in containment.cover(prepared, options.top + len(skip)) if d not in skip]
-    candidates += [d for d in covering[: options.top] if d not in candidates]
+    cap = max(options.max_candidates, 1)
+    floor = 100.0 * (max(options.min_chunks, 1) - 0.5) / max(len(prepared.keys), 1)
+    held = containment.rank(prepared, cap + len(skip), min_percent=floor).matches
+    candidates = [m.doc_id for m in held if m.doc_id not in skip][:cap]
+    covering = [d for d, _ in containment.cover(prepared, cap + len(skip)) if d not in skip]
+    candidates += [d for d in covering[:cap] if d not in candidates]
     searches = [containment.method, f"{containment.method} cover"]
     ranking: dict[str, float] = {}
     if options.measure is not None:
@@ -181,22 +213,24 @@ def _query_words(query_text: str, query: NormalizedText, label: str, options: Re
     words = _Words(starts, ends, np.zeros(len(starts), np.int64))
     spans: list[Span] = []
     if options.exclude_quotes:
-        spans += quote_spans(query_text, rest=is_restructuredtext(label))
+        spans += cited_quotes(query_text, rest=is_restructuredtext(label))
     if options.exclude_bibliography:
-        spans += bibliography_spans(query_text)
+        spans += reference_entries(query_text)
     spans += template_spans(query, options.templates, options.min_chars)
     words.mark(spans)
     return words, spans
 
 
-def _verified(
-    candidates: list[str], query: NormalizedText, query_text: str, doc_texts: dict[str, str], words: _Words,
+def _aligned(
+    candidates: list[str], query_text: str, doc_texts: dict[str, str], words: _Words,
     options: ReportOptions, containment: ChunkSearcher,
 ) -> tuple[dict[str, list[ReportPassage]], dict[str, np.ndarray]]:
-    """Step 2: each candidate's exact passages, classified by the exclusions, and the counted
+    """Step 2: each candidate's aligned passages, classified by the exclusions, and the counted
     query words they cover."""
-    found = verify_texts(query, doc_texts, options.min_chars)
-    passages = {d: _classify(found[d][1], d, query_text, doc_texts[d], words, options, containment) for d in candidates}
+    settings = AlignSettings(min_words=ALIGN_FLOOR_WORDS)
+    found = align_sources(query_text, {d: doc_texts[d] for d in candidates}, settings)
+    found = {d: found[d] + _inner(found[d], query_text, doc_texts[d], words, settings) for d in candidates}
+    passages = {d: _classify(found[d], d, query_text, words, options, containment) for d in candidates}
     return passages, {d: _coverage(passages[d], words) for d in candidates}
 
 
@@ -221,10 +255,14 @@ def _credit(
 def _source(
     rank: int, members: list[str], cover: np.ndarray, credit: np.ndarray, passages: dict[str, list[ReportPassage]],
     covers: dict[str, np.ndarray], doc_texts: dict[str, str], total: int, containment_percent: float,
-    ranking_percent: float | None,
+    ranking_percent: float | None, known: dict[str, frozenset[str]],
 ) -> ReportSource:
-    """One source of the report: its best member, its versions, share and passages."""
+    """One source of the report: its best member, its versions (those aligned, then every other
+    one the index's version groups know), share and passages."""
     head = members[0]
+    versions = [ReportVersion(d, int(covers[d].sum())) for d in members[1:]]
+    others = set().union(*(known.get(d, frozenset()) for d in members)) - set(members)
+    versions += [ReportVersion(d, 0, verified=False) for d in sorted(others)]
     source_passages = [p for d in members for p in passages[d]]
     return ReportSource(
         rank=rank,
@@ -236,7 +274,7 @@ def _source(
         matched_percent=_percent(int(cover.sum()), total),
         containment_percent=containment_percent,
         ranking_percent=ranking_percent,
-        versions=[ReportVersion(d, int(covers[d].sum())) for d in members[1:]],
+        versions=versions,
         passages=sorted(source_passages, key=lambda p: (p.doc_id != head, p.query_start, p.doc_id)),
         text=doc_texts[head],
     )
@@ -252,46 +290,89 @@ def _percent(part: int, total: int) -> float:
     return 100.0 * part / total if total else 0.0
 
 
-def _trimmed(p: Passage, query_text: str, source_text: str) -> Passage:
-    """The passage without the whitespace a match may end with (one normalized space, which
-    both sides have): passages end where their last word or punctuation ends."""
-    a_end, b_end = p.a_end, p.b_end
-    if a_end > p.a_start and query_text[a_end - 1].isspace() and b_end > p.b_start and source_text[b_end - 1].isspace():
-        a_end = len(query_text[p.a_start : a_end].rstrip()) + p.a_start
-        b_end = len(source_text[p.b_start : b_end].rstrip()) + p.b_start
-    return Passage(p.a_start, a_end, p.b_start, b_end, p.length, query_text[p.a_start : a_end])
+def _inner(
+    found: list[AlignedPassage], query_text: str, source_text: str, words: _Words, settings: AlignSettings,
+) -> list[AlignedPassage]:
+    """Passages inside a passage's long runs of differing query words (more than
+    :data:`MAX_COUNTED_CHANGE`), aligned again with the source: a paragraph copied twice in a
+    row is one passage whose second copy faces other source text; aligning the run alone finds
+    the copy (own text inserted between copied stretches finds nothing)."""
+    out = []
+    for p in found:
+        for span in p.a_spans:
+            i0, i1 = words.range(span.start, span.end)
+            if span.kind == "changed" and i1 - i0 > MAX_COUNTED_CHANGE:
+                out += [_shifted(q, span.start) for q in align_texts(query_text[span.start : span.end], source_text, settings)]
+    return out
+
+
+def _shifted(p: AlignedPassage, offset: int) -> AlignedPassage:
+    """``p`` with its query side moved ``offset`` characters on."""
+    return replace(
+        p, a_start=p.a_start + offset, a_end=p.a_end + offset,
+        a_spans=tuple(WordSpan(w.start + offset, w.end + offset, w.kind) for w in p.a_spans),
+    )
+
+
+def _spans(spans: tuple[WordSpan, ...]) -> tuple[PassageSpan, ...]:
+    return tuple(PassageSpan(w.start, w.end, w.kind) for w in spans)
 
 
 def _classify(
-    found: list[Passage], doc_id: str, query_text: str, source_text: str, words: _Words, options: ReportOptions,
+    found: list[AlignedPassage], doc_id: str, query_text: str, words: _Words, options: ReportOptions,
     containment: ChunkSearcher,
 ) -> list[ReportPassage]:
-    """The passages of one candidate with their word counts and the exclusion dropping each."""
+    """The aligned passages of one candidate with their word counts and the exclusion dropping each."""
     counted = np.concatenate(([0], np.cumsum(words.kind == 0)))
     out = []
     for number, p in enumerate(sorted(found, key=lambda p: (p.a_start, p.a_end)), start=1):
-        p = _trimmed(p, query_text, source_text)
+        text = query_text[p.a_start : p.a_end]
         i0, i1 = words.range(p.a_start, p.a_end)
         n_counted = int(counted[i1] - counted[i0])
         excluded: str | None = None
         if i1 > i0 and n_counted == 0:
             excluded = KINDS[int(np.bincount(words.kind[i0:i1]).argmax()) - 1]
-        elif options.common_docs is not None and is_common(containment, p.text, options.common_docs):
+        elif options.common_docs is not None and is_common(containment, text, options.common_docs):
             excluded = "common"
         elif n_counted < max(options.min_words, 1):
             excluded = "small"
-        out.append(ReportPassage(number, doc_id, p.a_start, p.a_end, p.b_start, p.b_end, i1 - i0, n_counted, excluded, p.text))
+        out.append(ReportPassage(
+            number, doc_id, p.a_start, p.a_end, p.b_start, p.b_end, i1 - i0, n_counted, excluded, text,
+            same_words=p.same_words, source_words=p.b_words, query_spans=_spans(p.a_spans), source_spans=_spans(p.b_spans),
+        ))
     return out
 
 
+def _known_versions(index: IndexReader) -> dict[str, frozenset[str]]:
+    """Each document's versions from the index's ``chunks`` pair table (``coderiv groups
+    --mutual``), when it has an up-to-date one; else none (the verified members only)."""
+    from coderiv.pairs.groups import version_sets
+    from coderiv.pairs.table import PairTable
+
+    stored = index.stored_pairs_index()
+    if stored is None:
+        return {}
+    try:
+        return version_sets(PairTable.open(stored, "chunks"))
+    except CoderivError:
+        return {}
+
+
 def _coverage(passages: list[ReportPassage], words: _Words) -> np.ndarray:
-    """Counted query words inside the counted passages."""
+    """Counted query words inside the counted passages, but for a stretch of more than
+    :data:`MAX_COUNTED_CHANGE` differing words in a row (text inserted between two copied
+    stretches, not an edit of the copy)."""
     mark = np.zeros(len(words.starts) + 1, np.int64)
     for p in passages:
         if p.excluded is None:
             i0, i1 = words.range(p.query_start, p.query_end)
             mark[i0] += 1
             mark[i1] -= 1
+            for span in p.query_spans:
+                j0, j1 = words.range(span.start, span.end)
+                if span.kind == "changed" and j1 - j0 > MAX_COUNTED_CHANGE:
+                    mark[j0] -= 1
+                    mark[j1] += 1
     covered: np.ndarray = (np.cumsum(mark)[:-1] > 0) & (words.kind == 0)
     return covered
 

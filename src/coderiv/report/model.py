@@ -13,18 +13,25 @@ from typing import Any
 
 from coderiv.ranking.measures import DEFAULT_MEASURE
 
-#: Version of the JSON form; raised when a field changes meaning or disappears.
-JSON_VERSION = 1
+#: Version of the JSON form; raised when a field changes meaning or disappears (2: passages
+#: are aligned passages, with their identical-word share and same/changed spans).
+JSON_VERSION = 2
+
+#: The report warns when its exclusions leave out more than this share of the query's words.
+EXCLUSION_WARNING_SHARE = 0.2
 
 
 @dataclass(frozen=True)
 class ReportOptions:
     """How a report is built (each exclusion can be turned off).
 
-    ``top``: candidates taken from each search (containment and the ranking ``measure``;
-    ``measure=None`` uses containment alone). ``min_chars``: shortest exact passage looked for
-    (characters of normalized text). ``min_words``: passages with fewer counted words are
-    excluded as small matches (0: off). ``exclude_quotes`` / ``exclude_bibliography``: leave
+    ``top``: candidates taken from the ranking ``measure`` (whole-document likeness;
+    ``measure=None``: none) and from the containment search's greedy cover; the containment
+    search adds every document holding at least ``min_chunks`` of the query's chunks, at most
+    ``max_candidates`` of them (docs/report.md, "Sources and their cost"). ``min_chars``:
+    shortest exact passage of a template looked for (characters of normalized text).
+    ``min_words``: aligned passages with fewer counted words are excluded as small matches
+    (0: off). ``exclude_quotes`` / ``exclude_bibliography``: leave
     quotations / the bibliography out. ``templates``: (name, text) of documents whose passages
     found in the query are not counted. ``common_docs``: passages found in more than this many
     documents of the collection are excluded as boilerplate (None: off). ``group_versions``:
@@ -33,6 +40,8 @@ class ReportOptions:
     """
 
     top: int = 10
+    max_candidates: int = 200
+    min_chunks: int = 2
     measure: str | None = DEFAULT_MEASURE
     min_chars: int = 20
     min_words: int = 8
@@ -52,13 +61,29 @@ class ReportOptions:
 
 
 @dataclass(frozen=True)
+class PassageSpan:
+    """A run of words of one side of a passage, characters [start, end): ``same`` (identical,
+    in the same order, on the other side) or ``changed`` (replaced, inserted or deleted)."""
+
+    start: int
+    end: int
+    kind: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class ReportPassage:
-    """An exact passage shared by the query and a source: query characters
-    [query_start, query_end) equal the source's [source_start, source_end) after normalization
-    (case, whitespace). ``words``: query words wholly inside; ``counted_words``: those not
+    """An aligned passage (:mod:`coderiv.overlap.align`): query characters
+    [query_start, query_end) copied, verbatim or with words changed, from the source's
+    [source_start, source_end). ``words``: query words inside; ``counted_words``: those not
     excluded (they are what the shares count); ``excluded``: None, or the kind of exclusion that
     drops the whole passage (``quote``, ``bibliography``, ``template``, ``common``, ``small``);
-    ``doc_id``: the document it was found in (a version of the source when grouped)."""
+    ``doc_id``: the document it was found in (a version of the source when grouped).
+    ``same_words``: query words identical in the source (same order); ``identical_share``:
+    ``same_words / words`` (1.0: verbatim); ``query_spans``/``source_spans``: each side's words
+    as alternating same/changed runs."""
 
     number: int
     doc_id: str
@@ -70,17 +95,38 @@ class ReportPassage:
     counted_words: int
     excluded: str | None
     text: str
+    same_words: int = 0
+    source_words: int = 0
+    query_spans: tuple[PassageSpan, ...] = ()
+    source_spans: tuple[PassageSpan, ...] = ()
+
+    @property
+    def identical_share(self) -> float:
+        return self.same_words / self.words if self.words else 0.0
+
+    @property
+    def match(self) -> str:
+        """``verbatim`` (every word identical) or ``near-copy``."""
+        return "verbatim" if self.words and self.same_words == self.words else "near-copy"
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["identical_share"] = round(self.identical_share, 4)
+        data["match"] = self.match
+        data["query_spans"] = [s.to_dict() for s in self.query_spans]
+        data["source_spans"] = [s.to_dict() for s in self.source_spans]
+        return data
 
 
 @dataclass(frozen=True)
 class ReportVersion:
-    """Another version of a source (grouped under it): its id and the query words it matches."""
+    """Another version of a source (grouped under it): its id, the query words it matches, and
+    whether it was aligned with the query (``verified``) or is only known from the index's
+    version groups (the ``chunks`` pair table, ``coderiv groups --mutual``)."""
 
     doc_id: str
     matched_words: int
+    verified: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -118,6 +164,7 @@ class ReportSource:
 
     def to_dict(self, include_texts: bool = False) -> dict[str, Any]:
         data = {k: v for k, v in asdict(self).items() if k != "text"}
+        data["passages"] = [p.to_dict() for p in self.passages]
         if include_texts:
             data["text"] = self.text
         return data
@@ -163,6 +210,21 @@ class Report:
     searches: list[str]
     note: str | None = None
 
+    @property
+    def excluded_share(self) -> float:
+        """Share of the query's words its exclusions left out (0-1)."""
+        return sum(self.excluded_words.values()) / self.total_words if self.total_words else 0.0
+
+    @property
+    def warning(self) -> str | None:
+        """A warning when exclusions leave out more than :data:`EXCLUSION_WARNING_SHARE` of the words."""
+        if self.excluded_share <= EXCLUSION_WARNING_SHARE:
+            return None
+        return (
+            f"exclusions leave out {100 * self.excluded_share:.1f}% of the words (more than "
+            f"{100 * EXCLUSION_WARNING_SHARE:.0f}%): check the excluded text below, which stays highlighted in grey"
+        )
+
     def to_dict(self, include_texts: bool = False) -> dict[str, Any]:
         """The JSON form (docs/report.md); ``include_texts`` adds the query's and every source's
         visible text (``query_text``, ``sources[].text``)."""
@@ -181,6 +243,7 @@ class Report:
             "candidates": self.candidates,
             "searches": self.searches,
             "note": self.note,
+            "warning": self.warning,
         }
         if include_texts:
             data["query_text"] = self.query_text

@@ -4,18 +4,22 @@ Inline CSS and JavaScript, no external resource, and a Content-Security-Policy t
 any network access. Every piece of document text and every name goes through Jinja2's
 autoescaping, so a document holding ``<script>`` shows it as text. The page has the overall
 figure, the ranked sources with their colours, the query with every counted passage
-highlighted in its source's colour (excluded text greyed, with the reason on hover), and one
-side-by-side comparison per source: query left, source right, passages linked (click one side
-and the other scrolls to it), long unmatched stretches folded. Comparisons are rendered lazily:
+highlighted in its source's colour and the words that differ from the source marked inside it
+(WCopyfind's "imperfections"); excluded text that a source matches stays highlighted, greyed,
+with the reason on hover; and one side-by-side comparison per source: query left, source right,
+passages linked (click one side and the other scrolls to it; a click in the overview scrolls
+both), long unmatched stretches folded. Names are shown as file names: the page never carries
+the examiner's folders. Comparisons are rendered lazily:
 each lives in a ``<template>`` that is put into the page when it is opened (or printed), so a
 large report opens quickly.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -76,53 +80,97 @@ def _fold(text: str, omit: bool = False) -> list[Run]:
     return [Run(text[:FOLD_KEEP]), inner, Run(text[-FOLD_KEEP:])]
 
 
-def query_runs(report: Report) -> list[Run]:
-    """The query with counted passages in their sources' colours and exclusions greyed."""
-    length = len(report.query_text)
-    owner = np.zeros(length, np.int64)  # source rank, 0: none
-    which = np.full(length, -1, np.int64)  # index into the owner's passages
-    for source in reversed(report.sources):
-        for i, p in enumerate(source.passages):
-            if p.excluded is None:
-                owner[p.query_start : p.query_end] = source.rank
-                which[p.query_start : p.query_end] = i if p.doc_id == source.doc_id else -1
-    kind = np.zeros(length, np.int64)
+def file_name(name: str) -> str:
+    """The last component of a path (POSIX or Windows): what a report shows of a file."""
+    base = PureWindowsPath(PurePosixPath(name).name).name if name else name
+    return base or name
+
+
+def _changed(length: int, passages: list[ReportPassage], side: str) -> np.ndarray:
+    """Characters of the counted passages' words that differ from the other side."""
+    out = np.zeros(length, bool)
+    for p in passages:
+        if p.excluded is None:
+            for span in p.query_spans if side == "q" else p.source_spans:
+                if span.kind == "changed":
+                    out[span.start : span.end] = True
+    return out
+
+
+def _exclusion_layer(report: Report) -> tuple[np.ndarray, dict[int, str]]:
+    """Each query character's exclusion (1-based index into ``report.exclusions``, 0: none)."""
+    kind = np.zeros(len(report.query_text), np.int64)
     reasons: dict[int, str] = {}
     for n, exclusion in enumerate(report.exclusions):
         kind[exclusion.start : exclusion.end] = n + 1
         reasons[n + 1] = exclusion.reason
+    return kind, reasons
+
+
+def query_runs(report: Report) -> list[Run]:
+    """The query with counted passages in their sources' colours, their differing words marked,
+    and exclusions greyed (still linked to the source that matches them)."""
+    length = len(report.query_text)
+    owner = np.zeros(length, np.int64)  # source rank, 0: none
+    which = np.full(length, -1, np.int64)  # index into the owner's passages
+    matched = np.zeros(length, np.int64)  # rank of a source matching the text, counted or not
+    changed = np.zeros(length, bool)
+    for source in reversed(report.sources):
+        for i, p in enumerate(source.passages):
+            matched[p.query_start : p.query_end] = source.rank
+            if p.excluded is None:
+                owner[p.query_start : p.query_end] = source.rank
+                which[p.query_start : p.query_end] = i if p.doc_id == source.doc_id else -1
+        changed |= _changed(length, source.own_passages, "q")
+    kind, reasons = _exclusion_layer(report)
     sources = {s.rank: s for s in report.sources}
     runs = []
-    for start, end in _boundaries(owner, which, kind):
+    for start, end in _boundaries(owner, which, kind, matched, changed):
         text = report.query_text[start:end]
-        rank, k = int(owner[start]), int(kind[start])
+        rank, k, seen = int(owner[start]), int(kind[start]), int(matched[start])
         if k:
-            runs.append(Run(text, "ex", title=f"excluded: {reasons[k]}"))
+            also = f"; matches {sources[seen].doc_id}" if seen else ""
+            runs.append(Run(text, "ex", title=f"excluded: {reasons[k]}{also}", source=seen))
         elif rank:
             first = f"q{rank}-{which[start]}" if which[start] >= 0 else ""
-            runs.append(Run(text, f"s{rank}", peer=first, title=sources[rank].doc_id, source=rank))
+            css = f"s{rank} chg" if changed[start] else f"s{rank}"
+            title = sources[rank].doc_id + (" (words differ)" if changed[start] else "")
+            runs.append(Run(text, css, peer=first, title=title, source=rank))
         else:
             runs.append(Run(text))
     return runs
 
 
-def _pane_runs(text: str, spans: list[tuple[int, int, int, ReportPassage]], rank: int, side: str, other: str) -> list[Run]:
-    """One side of a comparison: ``spans`` are (start, end, passage index, passage)."""
+def passage_title(number: int, p: ReportPassage) -> str:
+    """What hovering a passage says: its size, how much of it is identical, and any exclusion."""
+    share = "verbatim" if p.match == "verbatim" else f"{100 * p.identical_share:.0f}% of its words identical"
+    return f"passage {number}: {p.words} words, {share}" + (f", excluded ({p.excluded})" if p.excluded else "")
+
+
+def _pane_runs(
+    text: str, spans: list[tuple[int, int, int, ReportPassage]], rank: int, side: str, other: str,
+    excluded: tuple[np.ndarray, dict[int, str]] | None = None,
+) -> list[Run]:
+    """One side of a comparison: ``spans`` are (start, end, passage index, passage); differing
+    words of counted passages marked; on the query side, excluded text inside a passage greyed."""
     which = np.full(len(text), -1, np.int64)
     for start, end, i, _ in sorted(spans, key=lambda s: s[3].excluded is None):  # counted ones on top
         which[start:end] = i
+    changed = _changed(len(text), [p for _, _, _, p in spans], side)
+    kind, reasons = excluded if excluded is not None else (np.zeros(len(text), np.int64), {})
     by_index = {i: p for _, _, i, p in spans}
     seen: set[int] = set()
     runs: list[Run] = []
-    for start, end in _boundaries(which):
+    for start, end in _boundaries(which, changed, kind):
         i = int(which[start])
         piece = text[start:end]
         if i < 0:
             runs += _fold(piece, omit=side == "q")
             continue
         p = by_index[i]
-        css = f"s{rank}" if p.excluded is None else "mx"
-        title = f"passage {i + 1}: {p.words} words" + (f", excluded ({p.excluded})" if p.excluded else "")
+        k = int(kind[start])
+        css = "mx" if p.excluded is not None or k else f"s{rank} chg" if changed[start] else f"s{rank}"
+        title = passage_title(i + 1, p) + (f"; excluded: {reasons[k]}" if k and p.excluded is None else "")
         runs.append(Run(piece, css, "" if i in seen else f"{side}{rank}-{i}", f"{other}{rank}-{i}", title))
         seen.add(i)
     return runs
@@ -131,9 +179,21 @@ def _pane_runs(text: str, spans: list[tuple[int, int, int, ReportPassage]], rank
 def pane_runs(report: Report, source: ReportSource) -> tuple[list[Run], list[Run]]:
     """(query side, source side) of a source's comparison: its own passages, linked."""
     own = [(i, p) for i, p in enumerate(source.passages) if p.doc_id == source.doc_id]
-    left = _pane_runs(report.query_text, [(p.query_start, p.query_end, i, p) for i, p in own], source.rank, "q", "d")
+    left = _pane_runs(
+        report.query_text, [(p.query_start, p.query_end, i, p) for i, p in own], source.rank, "q", "d", _exclusion_layer(report),
+    )
     right = _pane_runs(source.text, [(p.source_start, p.source_end, i, p) for i, p in own], source.rank, "d", "q")
     return left, right
+
+
+_QUOTE_MARKS = "\"'“”„‟«»‹›‘’‚"
+
+
+def excerpt(text: str, length: int = 90) -> str:
+    """A short excerpt of excluded text, without the quotation marks it may start or end with
+    (the page puts its own around it), whitespace made single spaces."""
+    flat = re.sub(r"\s+", " ", text).strip().strip(_QUOTE_MARKS).strip()
+    return flat if len(flat) <= length else flat[: length - 1].rstrip() + "…"
 
 
 @lru_cache(maxsize=1)
@@ -157,6 +217,9 @@ def render_html(report: Report) -> str:
     summary = {kind: n for kind, n in report.excluded_words.items() if n}
     return _environment().get_template("report.html.j2").render(
         report=report,
+        label=file_name(report.label),
+        index_name=file_name(report.index),
+        excerpts=[excerpt(report.query_text[e.start : e.end]) for e in report.exclusions],
         query_runs=query_runs(report),
         panes={s.rank: pane_runs(report, s) for s in report.sources},
         excluded_summary=summary,

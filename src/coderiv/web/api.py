@@ -31,10 +31,10 @@ async def check(
     file: Annotated[UploadFile | None, File(description="The document (text or HTML)")] = None,
     text: Annotated[str | None, Form(description="The document's text, when no file is sent")] = None,
     doc: Annotated[str | None, Form(description="A document of the index as the query (instead of file or text)")] = None,
-    verify: Annotated[bool, Form(description="Verify the matches with exact passages")] = True,
+    verify: Annotated[bool, Form(description="Verify the matches with aligned passages")] = True,
 ) -> dict[str, Any]:
     """Rank the collection against the document (absolute percentages: the document scored
-    against itself is 100%) and, with ``verify``, give each match the exact passages it shares
+    against itself is 100%) and, with ``verify``, give each match the aligned passages it shares
     with the document and the share of the document they cover (``verified``, percent). The
     report fields of the form do not apply here (see ``/api/report``)."""
     ctx = context(request)

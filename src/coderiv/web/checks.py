@@ -1,6 +1,6 @@
 """One check of a document against the collection, as the web page and the JSON API run it:
 rank the collection (SPEC §3, absolute percentages; fast, shown at once), then build the
-evidence report (:func:`coderiv.report.build_report`: candidates verified with exact passages,
+evidence report (:func:`coderiv.report.build_report`: candidates aligned with the query,
 exclusions, each source's share). An index without the chunk store the report's containment
 search needs falls back to verifying the ranked matches alone (:func:`verify`), with a note."""
 
@@ -44,7 +44,7 @@ class StagedTexts(DocumentTexts):
         ids = list(doc_ids)
         self._stage(f"reading {len(ids)} candidate document{'' if len(ids) == 1 else 's'}")
         texts = super().get(ids)
-        self._stage(f"verifying {len(ids)} candidate{'' if len(ids) == 1 else 's'} with exact passages")
+        self._stage(f"aligning {len(ids)} candidate{'' if len(ids) == 1 else 's'} with the document")
         return texts
 
 
@@ -84,7 +84,7 @@ class CheckOptions:
 @dataclass
 class CheckOutcome:
     """A ranked result; then either the evidence report, or (fallback, and the API's ``verify``)
-    each match's exact passages and verified percentage."""
+    each match's aligned passages and verified percentage."""
 
     document: QueryDocument
     generation: str
@@ -136,7 +136,7 @@ def rank(snapshot: Snapshot, document: QueryDocument, options: CheckOptions) -> 
 def verify(
     snapshot: Snapshot, outcome: CheckOutcome, progress: ProgressFn | None = None, threshold: int = DEFAULT_THRESHOLD
 ) -> CheckOutcome:
-    """Re-check every match of ``outcome`` with exact passages, one candidate at a time.
+    """Re-check every match of ``outcome`` with aligned passages, one candidate at a time.
 
     A collection that cannot be re-read (moved since indexing) leaves the ranking as it is, with
     a note saying why nothing was verified."""
@@ -175,7 +175,7 @@ def report(
     if not has_report_store(snapshot):
         outcome.report_note = (
             "no evidence report: the index has no chunk store; run 'coderiv pairs' or 'coderiv report FILE' once "
-            "to add it. The matches above are verified with exact passages instead."
+            "to add it. The matches below are verified with aligned passages instead."
         )
         return verify(snapshot, outcome, progress)
     document = outcome.document

@@ -47,7 +47,7 @@ class Job:
 
     def progress(self, done: int, total: int) -> None:
         self.done, self.total = done, total
-        self.stage = "verifying the ranked matches with exact passages"
+        self.stage = "verifying the ranked matches with aligned passages"
 
     def at_stage(self, stage: str) -> None:
         self.stage = stage
