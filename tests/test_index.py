@@ -277,15 +277,16 @@ def test_a_file_over_the_size_limit_is_skipped_without_being_read(tmp_path, monk
     assert read == [("big.txt", 0), ("small.txt", 16)]
 
 
-def test_document_numbers_out_of_range_are_caught_on_open(tmp_path):
+def test_document_numbers_out_of_range_are_caught_when_read(tmp_path):
     write_docs(tmp_path / "c", DOCS)
     Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
     path = tmp_path / "i" / "gen-000001" / "store-0" / "docs.npy"
     data = bytearray(path.read_bytes())
     data[-4:] = (0xFFFFFFFF).to_bytes(4, "little")  # same size, last posting names document 4294967295
     path.write_bytes(bytes(data))
-    with pytest.raises(CorruptIndexError, match="inconsistent"):
-        _ = Index.open(tmp_path / "i").terms
+    terms = Index.open(tmp_path / "i").terms  # the open reads no posting: it stays cheap
+    with pytest.raises(CorruptIndexError, match=re.escape("index damaged: store-0/docs.npy block 0; rebuild with coderiv index")):
+        terms.slices(np.arange(len(terms.keys)))
 
 
 def test_an_open_index_keeps_serving_its_snapshot_after_an_update(tmp_path):
@@ -344,7 +345,7 @@ def test_an_index_inside_its_own_collection_is_not_indexed(tmp_path):
 
 
 @pytest.mark.parametrize("array", ["keys", "vals"])
-def test_flipped_bytes_in_keys_or_values_are_a_clear_error_at_open(tmp_path, array):
+def test_flipped_bytes_in_keys_or_values_are_a_clear_error_when_read(tmp_path, array):
     write_docs(tmp_path / "c", {f"d{n}.txt": f"word{n} shared text number{n} more{n} other{n} " * (n + 1) for n in range(40)})
     Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
     path = tmp_path / "i" / "gen-000001" / "store-0" / f"{array}.npy"
@@ -352,9 +353,9 @@ def test_flipped_bytes_in_keys_or_values_are_a_clear_error_at_open(tmp_path, arr
     for offset in range(len(data) - 64, len(data)):
         data[offset] ^= 0xFF
     path.write_bytes(bytes(data))
-    expected = "keys out of order" if array == "keys" else "values out of range"
-    with pytest.raises(CorruptIndexError, match=re.escape(f"store terms is damaged ({expected}); rebuild the index")):
-        Index.open(tmp_path / "i")
+    searcher = Searcher(Index.open(tmp_path / "i"))
+    with pytest.raises(CorruptIndexError, match=re.escape(f"index damaged: store-0/{array}.npy block 0; rebuild with coderiv index")):
+        searcher.search("word3 shared text", top=5)
 
 
 
@@ -371,8 +372,8 @@ def test_an_update_never_reuses_damaged_postings(tmp_path):
     path.write_bytes(bytes(data))
     write_docs(tmp_path / "c", {"d0.txt": "a changed first document"})
     report = Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
-    # the lengths are checksummed at open, so the damaged index does not even open as the old one
-    assert report.rebuilt == "the index was damaged; rebuilt with the analysis and stores it recorded"
+    # the open checks no table (reads check their blocks); the update checks every file before reusing any
+    assert report.rebuilt == "the index was damaged (doc_lengths.npy: checksum mismatch); every document is read again"
     assert sorted(report.added) == sorted(docs) and not report.changed
     Index.update_from(tmp_path / "c", tmp_path / "fresh", workers=1)
     assert Index.open(tmp_path / "i").verify() == []
