@@ -128,3 +128,15 @@ def test_an_index_of_format_5_without_block_checksums_is_rebuilt(tmp_path):
     after = searcher.rank(searcher.prepare("alpha beta gamma"), "identity5", top=2)
     assert [(m.doc_id, m.score) for m in after.matches] == [(m.doc_id, m.score) for m in before.matches]
 
+
+
+def test_ranges_past_a_narrow_side_table_read_no_escapes():
+    """The side table's positions are narrowed (uint8 here): a range starting past 255 used to
+    be searched with its bounds wrapped around (300 → 44), giving negative counts and a
+    traceback in `query --min-percent` when one large count sat among the first 256 postings."""
+    values = np.ones(400, np.int64)
+    values[10] = 300
+    encoded = CountValues.encode(values)
+    assert encoded.over_at.dtype == np.uint8
+    got = encoded.ranges(np.array([300, 5]), np.array([310, 12]))
+    assert got.tolist() == [1] * 10 + [1, 1, 1, 1, 1, 300, 1]

@@ -112,8 +112,7 @@ class CountValues:
             low = np.concatenate([raw[a:b] for a, b in zip(starts.tolist(), ends.tolist())])
         if not self.escaped:
             return low
-        first = np.searchsorted(self.over_at, starts.astype(self.over_at.dtype))
-        last = np.searchsorted(self.over_at, ends.astype(self.over_at.dtype))
+        first, last = self._side_positions(starts), self._side_positions(ends)
         if not int((last - first).sum()):
             return low
         counts = last - first
@@ -123,6 +122,17 @@ class CountValues:
         out = low.astype(self.dtype)
         out[offsets[owner] + self.over_at[entry].astype(np.int64) - starts[owner]] = self.over_val[entry]
         return out
+
+    def _side_positions(self, positions: np.ndarray) -> np.ndarray:
+        """Where each posting position falls in the side table (``searchsorted`` left). The
+        positions are searched in the table's own narrow type (a mixed-type search would convert
+        the whole table on every call); positions past that type's range lie past every entry
+        (a cast would wrap them around, as it did before, giving negative counts)."""
+        over_at = self.over_at
+        top = np.iinfo(over_at.dtype).max
+        found: np.ndarray = np.searchsorted(over_at, np.minimum(positions, top).astype(over_at.dtype))
+        found[positions > top] = len(over_at)
+        return found
 
     def __getitem__(self, item: slice | np.ndarray) -> np.ndarray:
         if isinstance(item, slice):
