@@ -231,12 +231,10 @@ class Index:
                 load_class_norms(generation, mmap=mmap) if NORMS_FILE in manifest.get("files", {}) else None
             )
             self._sha256 = self._array("doc_sha256.npy")
+            # modification times (POSIX seconds, NaN unknown); absent from indexes made before them
+            self.doc_modified = self._array(MODIFIED_FILE) if MODIFIED_FILE in manifest.get("files", {}) else None
         except (OSError, ValueError, UnicodeDecodeError) as exc:
             raise CorruptIndexError(f"index at {root} is damaged ({exc}); rebuild it") from exc
-        # modification times (POSIX seconds, NaN unknown); absent from indexes made before them
-        self.doc_modified = (
-            self._array(MODIFIED_FILE) if MODIFIED_FILE in manifest.get("files", {}) else None
-        )
         table = BlockTable(generation, manifest)
         if not (len(self.doc_ids) == len(self._raw_doc_lengths) == len(self._raw_doc_norms) == manifest["documents"]):
             raise CorruptIndexError(f"index at {root} has inconsistent document tables; rebuild it")
