@@ -13,11 +13,10 @@ before the side table existed (format 4) reads the same way.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 
-from coderiv.index.integrity import NO_GUARD, BlockTable, Checked, FileGuard
+from coderiv.index.integrity import NO_GUARD, BlockTable, Checked, FileGuard, load_npy
 
 #: The escape in ``low`` of a store with a side table.
 ESCAPE = 255
@@ -183,7 +182,6 @@ def load(folder: Path, low: np.ndarray, mmap: bool = True) -> CountValues:
     table is absent in indexes written before it (format 4), which then decode as stored."""
     if not (folder / OVER_AT_FILE).exists():
         return CountValues(low)
-    mode: Literal["r"] | None = "r" if mmap else None
-    over_at = np.asarray(np.load(folder / OVER_AT_FILE, mmap_mode=mode, allow_pickle=False))
-    over_val = np.asarray(np.load(folder / OVER_VAL_FILE, mmap_mode=mode, allow_pickle=False))
+    over_at = load_npy(folder / OVER_AT_FILE, mmap)
+    over_val = load_npy(folder / OVER_VAL_FILE, mmap)
     return CountValues(low, over_at, over_val)

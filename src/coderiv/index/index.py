@@ -30,7 +30,7 @@ from coderiv.errors import AnalysisMismatchError, CoderivError, CorruptIndexErro
 from coderiv.index.analysis_workers import Skipped, analyze_documents
 from coderiv.index.cosine_bounds import LIMITS_FILE, NORMS_FILE, class_norms, load_class_norms, save_class_norms
 from coderiv.index.cosine_statistics import cosine_statistics
-from coderiv.index.integrity import BLOCKS_FILE, BlockTable, Checked, FileGuard
+from coderiv.index.integrity import BLOCKS_FILE, BlockTable, Checked, FileGuard, load_npy
 from coderiv.index.postings import Postings
 from coderiv.index.storage import (
     MANIFEST,
@@ -293,7 +293,7 @@ class Index:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _array(self, name: str) -> np.ndarray:
-        return cast(np.ndarray, np.load(self.generation / name, mmap_mode="r" if self._mmap else None, allow_pickle=False))
+        return load_npy(self.generation / name, self._mmap)
 
     def _load_ids(self) -> list[str]:
         blob = (self.generation / "doc_ids.bin").read_bytes().decode("utf-8")

@@ -228,3 +228,13 @@ def checked_insertion(
     if not (bool(np.all(left_ok)) and bool(np.all(right_ok))):
         guard.whole()
         raise CorruptIndexError("index damaged: a sorted table is out of order; rebuild with coderiv index")
+
+
+def load_npy(path: Path, mmap: bool = True) -> np.ndarray:
+    """``np.load`` of an index array (memory-mapped, never pickled); any failure to parse it (a
+    damaged header can raise ValueError, SyntaxError, tokenize's TokenError…) is one line."""
+    try:
+        return np.asarray(np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False))
+    except Exception as exc:  # whatever the header's damage makes numpy raise
+        where = f"{path.parent.name}/{path.name}"
+        raise CorruptIndexError(f"index damaged: {where} cannot be read ({type(exc).__name__}); rebuild with coderiv index") from None

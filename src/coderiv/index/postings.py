@@ -21,7 +21,7 @@ import numpy as np
 from coderiv.errors import CorruptIndexError
 from coderiv.index import counts
 from coderiv.index.counts import CountValues
-from coderiv.index.integrity import NO_GUARD, BlockTable, Checked, FileGuard, NoGuard, checked_insertion
+from coderiv.index.integrity import NO_GUARD, BlockTable, Checked, FileGuard, NoGuard, checked_insertion, load_npy
 
 ARRAY_NAMES = ("keys", "ptr", "docs", "doc_run_at", "doc_run_high", "vals", "maxvals")
 
@@ -351,7 +351,7 @@ class Postings:
             try:
                 # np.asarray drops the memmap subclass (a plain view of the same mapping): slicing a
                 # memmap costs microseconds of Python per call, a hot path in pruning.
-                arrays[name] = np.asarray(np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False))
+                arrays[name] = load_npy(path, mmap)
             except (OSError, ValueError, EOFError) as exc:
                 raise CorruptIndexError(f"index file {path} is missing or damaged ({exc})") from exc
         docs = DocNumbers(arrays.pop("docs"), arrays.pop("doc_run_at"), arrays.pop("doc_run_high"))
