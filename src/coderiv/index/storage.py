@@ -23,7 +23,8 @@ from typing import Any, cast
 import numpy as np
 
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
-from coderiv.index.integrity import BLOCK, BLOCKS_FILE, file_digests
+from coderiv.index import integrity
+from coderiv.index.integrity import BLOCKS_FILE, file_digests
 
 CURRENT = "CURRENT"
 #: A copy of the live generation's manifest (without its checksum table), beside the
@@ -188,7 +189,7 @@ def commit(root: Path, staging: Path) -> Path:
     first_block = 0
     for path in sorted(staging.rglob("*")):
         if path.is_file() and path.name not in (MANIFEST, BLOCKS_FILE):
-            sha256, crcs = file_digests(path)
+            sha256, crcs = file_digests(path, integrity.BLOCK)
             files[path.relative_to(staging).as_posix()] = {
                 "bytes": path.stat().st_size,
                 "sha256": sha256,
@@ -202,7 +203,7 @@ def commit(root: Path, staging: Path) -> Path:
     fsync_path(table)
     files[BLOCKS_FILE] = {"bytes": table.stat().st_size, "sha256": file_sha256(table)}
     manifest["files"] = files
-    manifest["block_bytes"] = BLOCK
+    manifest["block_bytes"] = integrity.BLOCK
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True), "utf-8")
     fsync_path(manifest_path)
     for folder in sorted({p.parent for p in staging.rglob("*")} | {staging}):

@@ -57,7 +57,7 @@ def pruned_top_k(
     store = index.terms
     f_t = prepared.f_t.astype(np.float64)
     f_qt = prepared.f_qt.astype(np.float64)
-    maxvals = np.asarray(store.maxvals[prepared.positions], np.float64)
+    maxvals = store.maxvals_at(prepared.positions).astype(np.float64)
     max_unit = np.asarray(index.term_max_unit[prepared.positions], np.float64)
     bounds = measure.final_bound(f_qt, f_t, float(n), maxvals, max_unit) if len(prepared.positions) else None
     classes = getattr(index, "cosine_classes", None)
@@ -86,7 +86,7 @@ def _term_bound_top_k(passes: _NumpyPasses, k: int | None, floor: float, bounds:
     store = index.terms
     f_t = prepared.f_t.astype(np.float64)
     f_qt = prepared.f_qt.astype(np.float64)
-    maxvals = np.asarray(store.maxvals[prepared.positions], np.float64)
+    maxvals = store.maxvals_at(prepared.positions).astype(np.float64)
     # A candidate's bound is the smaller of its exact document factor × (partial + the term
     # parts' bounds) and partial × factor + the whole contributions' bounds.
     term_bounds = measure.bound(f_qt, f_t, float(n), maxvals)
@@ -120,7 +120,6 @@ def _term_bound_top_k(passes: _NumpyPasses, k: int | None, floor: float, bounds:
     factor = factors[candidates]
     # Phase 2: probe the remaining (long, low-weight) postings for the surviving candidates, a
     # group of terms at a time (numpy: one vectorized binary search over every pair).
-    ptr = np.asarray(store.ptr)
     i, group = done, 4
     while i < len(order) and len(candidates):
         upper = np.minimum(factor * (partial[candidates] + term_tail[i]), factor * partial[candidates] + tail[i])
@@ -131,8 +130,7 @@ def _term_bound_top_k(passes: _NumpyPasses, k: int | None, floor: float, bounds:
             break
         i += len(terms)
         group *= 2
-        positions = prepared.positions[terms]
-        postings = int((ptr[positions + 1] - ptr[positions]).sum())
+        postings = int(prepared.f_t[terms].sum())
         searches = len(candidates) * len(terms) * max(1, int(np.log2(max(postings / len(terms), 2))))
         if searches > _SEARCH_VS_SCAN * postings:
             # loose bounds left many candidates: streaming these postings is cheaper than probing
@@ -217,9 +215,8 @@ def _probe_sums(index: Index, prepared: PreparedQuery, measure: Measure, docs: n
     if len(docs) >= _LOOP_FROM:
         term, doc, at = _locate(store, positions, np.asarray(docs, np.int64))
     else:  # few documents: one vectorized binary search over every pair beats a loop over terms
-        ptr = np.asarray(store.ptr)
         pair_term = np.repeat(np.arange(len(terms)), len(docs))
-        found = store.docs.search(ptr[positions], ptr[positions + 1], np.tile(docs, len(terms)), pair_term)
+        found = store.docs.search(*store.pointers(positions), np.tile(docs, len(terms)), pair_term)
         hit = np.flatnonzero(found >= 0)
         term, doc, at = pair_term[hit], hit % len(docs), found[hit]
     term = terms[term]
@@ -256,10 +253,9 @@ class _NumpyPasses:
         """:meth:`probe` for many documents (thousands) in a few terms: numpy's one vectorized
         binary search over every (term, document) pair."""
         store, prepared = self.index.terms, self.prepared
-        ptr = np.asarray(store.ptr)
         positions = prepared.positions[terms]
         pair_term = np.repeat(np.arange(len(terms)), len(docs))
-        at = store.docs.search(ptr[positions], ptr[positions + 1], np.tile(docs, len(terms)), pair_term)
+        at = store.docs.search(*store.pointers(positions), np.tile(docs, len(terms)), pair_term)
         hit = np.flatnonzero(at >= 0)
         if not len(hit):
             return np.zeros(len(docs))
