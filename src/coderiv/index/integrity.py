@@ -69,16 +69,18 @@ class FileGuard:
         with open(path, "rb") as handle:
             self.header = handle.read(self.offset)
         self.done = np.zeros(len(crcs), bool)
-        self.complete = False
+        self.checked = 0
+        self.complete = not len(crcs)
         self._lock = threading.Lock()
         if len(crcs) != -(-self.size // block) or self.offset < 0:
             raise CorruptIndexError(f"index damaged: {rel} does not match its block checksums; rebuild with coderiv index")
 
     def _check(self, blocks: np.ndarray) -> None:
-        """Check the given blocks (unique, ascending) that are not yet checked."""
+        """Check the given blocks (any order, repeats allowed) that are not yet checked."""
         todo = blocks[~self.done[blocks]]
         if not len(todo):
             return
+        todo = np.unique(todo)
         with self._lock:
             for b in todo.tolist():
                 if self.done[b]:
@@ -93,6 +95,8 @@ class FileGuard:
                 if crc != int(self.crcs[b]):
                     raise damaged(self.rel, b)
                 self.done[b] = True
+                self.checked += 1
+            self.complete = self.checked == len(self.crcs)
 
     def whole(self) -> None:
         """Check every block (once)."""
@@ -106,7 +110,7 @@ class FileGuard:
             return
         positions = np.asarray(positions, np.int64).reshape(-1)
         if len(positions):
-            self._check(np.unique((self.offset + positions * self.itemsize) // self.block))
+            self._check((self.offset + positions * self.itemsize) // self.block)
 
     def spans(self, starts: np.ndarray, ends: np.ndarray) -> None:
         """Check the blocks holding elements ``starts[i]:ends[i]`` for every i."""
@@ -122,9 +126,11 @@ class FileGuard:
         if int(counts.sum()) > 4 * len(self.crcs):  # spans covering the file many times over
             self.whole()
             return
+        if bool(np.all(counts == 1)):  # each span within one block: the common case
+            self._check(first)
+            return
         offsets = np.cumsum(counts) - counts
-        blocks = np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(first - offsets, counts)
-        self._check(np.unique(blocks))
+        self._check(np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(first - offsets, counts))
 
 
 T = TypeVar("T")
