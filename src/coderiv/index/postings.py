@@ -266,6 +266,24 @@ class Postings:
         freqs: np.ndarray = end - start
         return freqs
 
+    def check_ranges(self, starts: np.ndarray, ends: np.ndarray) -> None:
+        """Check the blocks of postings ``starts[i]:ends[i]`` (low bits, values, the high bits of
+        their runs) before a compiled loop reads them from :meth:`unchecked_arrays`."""
+        starts, ends = np.asarray(starts, np.int64), np.asarray(ends, np.int64)
+        docs = self.docs
+        docs._guard("low").spans(starts, ends)
+        self.vals._guards.get("low", NO_GUARD).spans(starts, ends)
+        keep = ends > starts
+        if keep.any():
+            first = docs._search_runs(starts[keep], "right") - 1
+            docs._guard("run_high").spans(first, docs._search_runs(ends[keep], "left"))
+
+    def unchecked_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(low bits, run starts, run high bits, values' low byte) for compiled loops: the run
+        starts checked whole (the loops bisect them; 4–8 bytes a key), the others as
+        :meth:`check_ranges` is told, which must come before every read."""
+        return self.docs._raw_low, self.docs.run_at, self.docs._raw_run_high, self.vals._raw_low
+
     def maxvals_at(self, positions: np.ndarray) -> np.ndarray:
         """The largest value of each key at ``positions``, its blocks checked."""
         self._guard("maxvals").elements(positions)

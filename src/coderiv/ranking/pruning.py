@@ -172,14 +172,14 @@ def _locate(store: Postings, positions: np.ndarray, docs: np.ndarray) -> tuple[n
     that has a posting; ``docs`` ascending. One ``np.searchsorted`` (compiled) per key and run of
     high bits: for the few hundred documents probed in a long list, several times cheaper than the
     vectorized binary search (a numpy pass per step)."""
-    ptr, numbers = np.asarray(store.ptr), store.docs
-    run_at, run_high, low = numbers.run_at, numbers.run_high, numbers.low
+    key_starts, key_ends = store.pointers(positions)
+    store.check_ranges(key_starts, key_ends)  # the searches below read these postings unchecked
+    low, run_at, run_high, _ = store.unchecked_arrays()
     cast = run_at.dtype.type
     high_of = docs >> 16
     splits = np.searchsorted(high_of, np.arange(int(high_of[-1]) + 2)) if len(docs) else np.zeros(1, np.int64)
     terms, found, at = [], [], []
-    for i, pos in enumerate(positions.tolist()):
-        lo, hi = int(ptr[pos]), int(ptr[pos + 1])
+    for i, (lo, hi) in enumerate(zip(key_starts.tolist(), key_ends.tolist())):
         first = int(np.searchsorted(run_at, cast(lo), side="right")) - 1
         last = int(np.searchsorted(run_at, cast(hi), side="left"))
         for run in range(first, last):
@@ -281,17 +281,18 @@ class _CompiledPasses(_NumpyPasses):
 
     def __init__(self, index: Index, prepared: PreparedQuery, measure: Measure) -> None:
         super().__init__(index, prepared, measure)
-        store = index.terms
-        ptr = np.asarray(store.ptr)
-        self.starts = ptr[prepared.positions].astype(np.int64)
-        self.ends = ptr[prepared.positions + 1].astype(np.int64)
+        store = self.store = index.terms
+        starts, ends = store.pointers(prepared.positions)
+        self.starts, self.ends = starts.astype(np.int64), ends.astype(np.int64)
         self.table, self.offsets = contribution_table(store, prepared.positions, prepared.f_qt, prepared.f_t, index.n_docs, measure)
-        numbers, values = store.docs, store.vals
-        run_at = np.asarray(numbers.run_at)
+        values = store.vals
+        # the loops read postings unchecked: read() and probe() check the blocks of their terms first
+        low, run_at, run_high, vals = store.unchecked_arrays()
+        run_at = np.asarray(run_at)
         if run_at.dtype.itemsize < 4:  # a small index: the loops' usual type, not a compilation of their own
             run_at = run_at.astype(np.uint32)
         self.arrays = (
-            np.asarray(numbers.low), run_at, np.asarray(numbers.run_high), np.asarray(values.low),
+            np.asarray(low), run_at, np.asarray(run_high), np.asarray(vals),
             np.asarray(values.over_at, np.int64), np.asarray(values.over_val, np.int64),
         )
 
@@ -300,12 +301,14 @@ class _CompiledPasses(_NumpyPasses):
         # passes, so that a score never depends on whether this process loaded the loops
         sums = np.zeros(len(partial))
         mark = np.zeros(0, bool) if touched is None else touched
+        self.store.check_ranges(self.starts[terms], self.ends[terms])
         compiled_probes.accumulate(*self.arrays, self.starts[terms], self.ends[terms], self.offsets[terms], self.table, sums, mark)
         partial += sums
 
     def probe(self, docs: np.ndarray, terms: np.ndarray) -> np.ndarray:
         sums = np.zeros(len(docs))
         if len(docs) and len(terms):
+            self.store.check_ranges(self.starts[terms], self.ends[terms])  # the probes' searches may touch any of them
             compiled_probes.probe(
                 *self.arrays, self.starts[terms], self.ends[terms], self.offsets[terms], self.table, np.asarray(docs, np.int64), sums
             )
