@@ -334,7 +334,8 @@ def damage_sweep(work: Path, places: tuple[str, ...] = ("middle",)) -> list[tupl
             rows.append((label, name, outcome))
         # the next index run mends it (or refuses in one line)
         done = coderiv("index", str(src), "--index", str(target), "--fingerprint", "anchor:g=4", "-q")
-        mended = done.returncode == 0 and coderiv(*probes["query -m identity5"], "--index", str(target)).stdout == clean_out["query -m identity5"].stdout
+        first = "query -m identity5"
+        mended = done.returncode == 0 and coderiv(*probes[first], "--index", str(target)).stdout == clean_out[first].stdout
         line = (done.stderr or "").strip().splitlines()[-1:] or [""]
         rows.append((label, "next index", "ok: mended" if mended else (
             "ok: one error line" if done.returncode == 1 and line[0].startswith("Error: ") else "FAIL: not mended")))
