@@ -32,6 +32,9 @@ from coderiv.errors import CorruptIndexError
 #: keys checks little more than it reads (64 KiB ≈ 20 µs of CRC-32), large enough that the
 #: table is 1/16,384 of the index.
 BLOCK = 1 << 16
+#: Files up to this size are checked whole at their first read (under 1 ms of CRC-32): later
+#: reads then skip every check, which matters for small indexes whose queries take a few ms.
+WHOLE_BELOW = 4 << 20
 #: The generation's block checksum table: uint32 CRC-32s, the files' blocks one after another
 #: in the manifest's file order (each file's first entry is its ``first_block``).
 BLOCKS_FILE = "block_crc32.bin"
@@ -108,6 +111,9 @@ class FileGuard:
         """Check the blocks holding the array elements at ``positions`` (any order, any count)."""
         if self.complete:
             return
+        if self.size <= WHOLE_BELOW:
+            self.whole()
+            return
         positions = np.asarray(positions, np.int64).reshape(-1)
         if len(positions):
             self._check((self.offset + positions * self.itemsize) // self.block)
@@ -115,6 +121,9 @@ class FileGuard:
     def spans(self, starts: np.ndarray, ends: np.ndarray) -> None:
         """Check the blocks holding elements ``starts[i]:ends[i]`` for every i."""
         if self.complete:
+            return
+        if self.size <= WHOLE_BELOW:
+            self.whole()
             return
         starts, ends = np.asarray(starts, np.int64).reshape(-1), np.asarray(ends, np.int64).reshape(-1)
         keep = ends > starts
