@@ -273,10 +273,11 @@ class Postings:
         docs = self.docs
         docs._guard("low").spans(starts, ends)
         self.vals._guards.get("low", NO_GUARD).spans(starts, ends)
+        high = docs._guard("run_high")
         keep = ends > starts
-        if keep.any():
+        if not high.complete and keep.any():  # (a small file is complete after its first read)
             first = docs._search_runs(starts[keep], "right") - 1
-            docs._guard("run_high").spans(first, docs._search_runs(ends[keep], "left"))
+            high.spans(first, docs._search_runs(ends[keep], "left"))
 
     def unchecked_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(low bits, run starts, run high bits, values' low byte) for compiled loops: the run
