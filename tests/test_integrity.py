@@ -91,3 +91,35 @@ def test_a_search_misled_by_damage_elsewhere_is_caught(tmp_path):
     block = (len(path.read_bytes()) - damaged.nbytes + 1024 * 8) // SMALL_BLOCK
     with pytest.raises(CorruptIndexError, match=f"index damaged: keys.npy block {block};"):
         integrity.checked_insertion(guard, damaged, np.array([0]), np.array([len(damaged)]), target, found)
+
+
+def test_a_plain_read_of_an_array_checks_its_whole_file_first(tmp_path, monkeypatch):
+    """Code that reads ``store.ptr`` without a checked method still cannot read unchecked bytes:
+    the attribute checks the whole file on first use (damage in its fourth block, which the open
+    does not read: it reads the last entry only)."""
+    root = _build(tmp_path, monkeypatch)
+    path = next(root.glob("gen-*")) / "store-0" / "ptr.npy"
+    data = bytearray(path.read_bytes())
+    data[3 * SMALL_BLOCK + 5] ^= 0x01
+    path.write_bytes(bytes(data))
+    store = Index.open(root).store("terms")
+    with pytest.raises(CorruptIndexError, match="index damaged: store-0/ptr.npy block 3;"):
+        _ = store.ptr
+
+
+def test_threads_checking_the_same_blocks_check_each_once(tmp_path):
+    """Eight threads read overlapping spans of one guarded file: no error, every block checked,
+    the count of checked blocks exact (each checked once, under the lock)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    values = np.arange(100_000, dtype=np.int64)
+    path = tmp_path / "a.npy"
+    np.save(path, values)
+    _, crcs = integrity.file_digests(path, SMALL_BLOCK)
+    guard = integrity.FileGuard("a.npy", path, np.load(path, mmap_mode="r"), crcs, SMALL_BLOCK)
+    rng = np.random.default_rng(3)
+    spans = [np.sort(rng.integers(0, len(values), (2, 50)), axis=0) for _ in range(64)]
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda s: guard.spans(s[0], s[1] + 1), spans))
+    guard.whole()
+    assert guard.complete and guard.checked == len(crcs) and bool(guard.done.all())
