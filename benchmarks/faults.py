@@ -17,6 +17,11 @@ What each part checks:
   (ranking with each measure, cosine's pruned top-k, ``--min-percent``, fingerprint, containment,
   ``--doc``) and ``info --verify`` is one ``Error:`` line with exit 1, or (damage the answer does
   not read) exactly the clean answer — never a traceback, never a different answer with exit 0;
+- **fuzz**: ``--fuzz N`` hostile query files (random bytes, mutated valid documents of every
+  format, ZIP bombs through ``mimetype`` and through a DOCX/ODT/EPUB member, nested archives,
+  entity expansion) given to ``coderiv query`` through click in one process: exit 0 or one
+  ``Error:`` line, never a traceback; the slowest input and the process's peak resident
+  memory are printed;
 - **disk full**: a build onto a small tmpfs (root only; skipped with the reason otherwise) is
   one line, the previous generation stays intact, and the next build succeeds once space is freed.
 """
@@ -35,6 +40,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from common import machine
 
@@ -342,6 +348,102 @@ def damage_sweep(work: Path, places: tuple[str, ...] = ("middle",)) -> list[tupl
     return rows
 
 
+FUZZ_EXTENSIONS = (".txt", ".md", ".rst", ".html", ".xml", ".rtf", ".pdf", ".docx", ".odt", ".epub", ".zip", ".tar", "")
+
+
+def _zip(members: dict[str, bytes], stored: bool = False) -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _hostile(rng: Any, i: int) -> tuple[str, bytes]:
+    """The i-th hostile input: a name and its bytes (kinds in turn, contents at random)."""
+    kind = i % 8
+    ext = FUZZ_EXTENSIONS[int(rng.integers(len(FUZZ_EXTENSIONS)))]
+    if kind == 0:  # random bytes under any extension
+        return f"r{i}{ext}", rng.bytes(int(rng.integers(0, 4096)))
+    if kind == 1:  # the mimetype bomb of issue 25 item 1, under any name
+        return f"m{i}{ext}", _zip({"mimetype": bytes(int(rng.integers(1, 64)) << 20)})
+    if kind == 2:  # an office or EPUB body far past the ratio cap
+        fmt = [".docx", ".odt", ".epub"][i % 3]
+        body = {".docx": "word/document.xml", ".odt": "content.xml", ".epub": "OEBPS/c.xhtml"}[fmt]
+        mimetype = b"application/epub+zip" if fmt == ".epub" else b""
+        return f"b{i}{fmt}", _zip({"mimetype": mimetype, body: b"<a>" + b" " * (48 << 20) + b"</a>"})
+    if kind == 3:  # billion laughs in an XML-based format
+        laughs = (b'<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "lol"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">'
+                  b'<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;">]><w>&c;</w>')
+        name = f"x{i}{['.docx', '.html', '.xml', '.odt'][i % 4]}"
+        return name, _zip({"word/document.xml": laughs, "content.xml": laughs}) if i % 2 else laughs
+    if kind == 4:  # a nested archive: a zip of zips
+        inner = _zip({"a.txt": b"river " * 1000})
+        return f"n{i}{ext}", _zip({f"z{j}.zip": inner for j in range(20)})
+    if kind == 5:  # a valid zip container truncated or with flipped bytes
+        data = bytearray(_zip({"word/document.xml": b"<w:document><w:body><w:p><w:r><w:t>river</w:t></w:r></w:p></w:body></w:document>"}))
+        for _ in range(int(rng.integers(1, 16))):
+            data[int(rng.integers(len(data)))] ^= int(rng.integers(1, 256))
+        return f"c{i}.docx", bytes(data[: int(rng.integers(1, len(data) + 1))])
+    if kind == 6:  # a PDF-looking header with garbage
+        return f"p{i}.pdf", b"%PDF-1.7\n" + rng.bytes(int(rng.integers(0, 8192)))
+    text = "".join(chr(int(c)) for c in rng.integers(0, 0x2FFF, int(rng.integers(0, 2000))))
+    return f"t{i}{ext}", text.encode("utf-8", "surrogatepass")
+
+
+def fuzz(work: Path, count: int) -> list[tuple[str, str]]:
+    """``count`` hostile query files through ``coderiv query`` (click, one process)."""
+    import resource
+
+    import numpy as np
+    from click.testing import CliRunner
+
+    sys.path.insert(0, str(SRC))
+    from coderiv.cli.main import main as cli
+
+    src = write_texts(work / "fz-src", 40, 3)
+    index = work / "fz-index"
+    coderiv("index", str(src), "--index", str(index), "-q", check=True)
+    rng = np.random.default_rng(25)
+    runner = CliRunner()
+    folder = work / "fz-inputs"
+    folder.mkdir(exist_ok=True)
+    rows, slowest = [], (0.0, "")
+    tally: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    for i in range(count):
+        name, data = _hostile(rng, i)
+        path = folder / name
+        path.write_bytes(data)
+        start = time.perf_counter()
+        result = runner.invoke(cli, ["query", str(path), "--index", str(index), "-q", "--format", "tsv"])
+        took = time.perf_counter() - start
+        slowest = max(slowest, (took, name))
+        lines = result.output.strip().splitlines()
+        if (result.exception is not None and not isinstance(result.exception, SystemExit)) or "Traceback" in result.output:
+            outcome = f"FAIL: {type(result.exception).__name__}"
+        elif result.exit_code == 0:
+            outcome = "ok: answered"
+        elif result.exit_code == 1 and lines and lines[-1].startswith("Error: "):
+            outcome = "ok: one error line"
+            reasons[lines[-1].split(": ", 2)[-1][:70]] += 1
+        else:
+            outcome = f"FAIL: exit {result.exit_code}"
+        tally[outcome] += 1
+        if outcome.startswith("FAIL"):
+            rows.append((name, outcome))
+        path.unlink()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rows += [(f"{n} inputs", outcome) for outcome, n in sorted(tally.items())]
+    rows += [(f"  error ({n})", f"ok: {reason}") for reason, n in reasons.most_common(6)]
+    rows.append(("slowest input", f"ok: {slowest[1]} in {slowest[0]:.2f} s"))
+    rows.append(("peak resident memory of the fuzzing process", f"ok: {peak:.0f} MB"))
+    return rows
+
+
 def disk_full(work: Path) -> list[tuple[str, str]]:
     if os.geteuid() != 0 or shutil.which("mount") is None:
         return [("disk full", "skipped: needs root to mount a tmpfs")]
@@ -373,8 +475,9 @@ def disk_full(work: Path) -> list[tuple[str, str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moments", type=int, default=20, help="kill moments per scenario and signal")
-    parser.add_argument("--parts", default="kills,damage,disk", help="which parts to run")
+    parser.add_argument("--parts", default="kills,damage,fuzz,disk", help="which parts to run")
     parser.add_argument("--places", default="start,middle,end", help="where in each file the damage's 64 bytes go")
+    parser.add_argument("--fuzz", type=int, default=3000, help="hostile query files of the fuzz part")
     parser.add_argument("--scenario", default=None, help="only the kill scenario whose name starts so")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
@@ -402,6 +505,11 @@ def main() -> None:
                 if outcome.startswith("FAIL"):
                     print(f"  {label} / {probe}: {outcome}")
             failures += sum(o.startswith("FAIL") for o in outcomes.elements())
+        if "fuzz" in parts:
+            print(f"\n## fuzz: {args.fuzz} hostile query files")
+            for label, outcome in fuzz(work, args.fuzz):
+                print(f"  {label}: {outcome}", flush=True)
+                failures += outcome.startswith("FAIL")
         if "disk" in parts:
             print("\n## disk full")
             for label, outcome in disk_full(work):
