@@ -22,6 +22,11 @@ What each part checks:
   entity expansion) given to ``coderiv query`` through click in one process: exit 0 or one
   ``Error:`` line, never a traceback; the slowest input and the process's peak resident
   memory are printed;
+- **web**: ``coderiv serve`` on loopback gets ``--uploads`` hostile uploads from four threads at
+  once (DOCX of 48 MB of plain XML under the ratio cap, mimetype bombs, billion laughs, random
+  bytes) while a fifth thread asks ``GET /api/info`` every 0.1 s: every upload is answered (200,
+  or 4xx/503 with a one-line message, never 500 or a dropped connection) and no light request
+  waits longer than ``WEB_BOUND`` seconds;
 - **disk full**: a build onto a small tmpfs (root only; skipped with the reason otherwise) is
   one line, the previous generation stays intact, and the next build succeeds once space is freed.
 """
@@ -444,6 +449,125 @@ def fuzz(work: Path, count: int) -> list[tuple[str, str]]:
     return rows
 
 
+#: The longest a light request may wait while hostile uploads are read (the event loop never
+#: reads an upload: docs/web.md).
+WEB_BOUND = 1.0
+_TYPES = (
+    '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+    '<Override PartName="/word/document.xml" '
+    'ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>'
+)
+
+
+def _heavy_docx(paragraphs: int) -> bytes:
+    """A DOCX of plain paragraphs: 600,000 of them are ~48 MB of XML in ~1.5 MB, under the ratio cap."""
+    body = "".join(f"<w:p><w:r><w:t>word{i} alpha beta gamma delta</w:t></w:r></w:p>" for i in range(paragraphs))
+    xml = ('<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+           f"<w:body>{body}</w:body></w:document>")
+    return _zip({"[Content_Types].xml": _TYPES.encode(), "word/document.xml": xml.encode()})
+
+
+def web_sweep(work: Path, uploads: int) -> list[tuple[str, str]]:
+    """Hostile uploads to a live server, four at once, while light requests are timed."""
+    import socket
+    import threading
+    import urllib.error
+    import urllib.request
+    import uuid
+
+    import numpy as np
+
+    src = write_texts(work / "web-src", 40, 5)
+    index = work / "web-index"
+    coderiv("index", str(src), "--index", str(index), "-q", check=True)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = start("serve", "--index", str(index), "--port", str(port), "--workers", "2", "--read-seconds", "30")
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(base + "/api/info", timeout=2).read()
+            break
+        except (OSError, urllib.error.URLError):
+            time.sleep(0.2)
+    heavy = _heavy_docx(600_000)
+    rng = np.random.default_rng(9)
+    kinds = [
+        ("heavy.docx", heavy),
+        ("bomb.txt", _zip({"mimetype": bytes(48 << 20)})),
+        ("laughs.docx", _zip({"[Content_Types].xml": _TYPES.encode(), "word/document.xml": (
+            b'<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "lol"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]><w>&b;</w>')})),
+        ("random.pdf", b"%PDF-1.7\n" + rng.bytes(1 << 20)),
+    ]
+    outcomes: Counter[str] = Counter()
+    latencies: list[float] = []
+    done = threading.Event()
+
+    def upload(i: int) -> None:
+        name, data = kinds[i % len(kinds)]
+        boundary = uuid.uuid4().hex
+        body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
+                "Content-Type: application/octet-stream\r\n\r\n").encode() + data + (
+                f'\r\n--{boundary}\r\nContent-Disposition: form-data; name="verify"\r\n\r\nfalse\r\n--{boundary}--\r\n').encode()
+        request = urllib.request.Request(base + "/api/check", data=body, method="POST",
+                                         headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+        try:
+            with urllib.request.urlopen(request, timeout=120) as answer:
+                outcomes[f"{name}: {answer.status}"] += 1
+        except urllib.error.HTTPError as exc:
+            message = exc.read().decode("utf-8", "replace")
+            outcomes[f"{name}: {exc.code}" + (" FAIL" if exc.code >= 500 and exc.code != 503 else "")] += 1
+            if "Traceback" in message:
+                outcomes[f"{name}: traceback FAIL"] += 1
+        except OSError as exc:
+            outcomes[f"{name}: {type(exc).__name__} FAIL"] += 1
+
+    def light() -> None:
+        while not done.is_set():
+            start_at = time.perf_counter()
+            try:
+                urllib.request.urlopen(base + "/api/info", timeout=30).read()
+            except OSError:
+                outcomes["light request failed FAIL"] += 1
+            latencies.append(time.perf_counter() - start_at)
+            time.sleep(0.1)
+
+    watcher = threading.Thread(target=light)
+    watcher.start()
+    started = time.perf_counter()
+    try:
+        queue = list(range(uploads))
+        lock = threading.Lock()
+
+        def worker() -> None:
+            while True:
+                with lock:
+                    if not queue:
+                        return
+                    i = queue.pop()
+                upload(i)
+
+        threads = [threading.Thread(target=worker) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        done.set()
+        watcher.join()
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+    took = time.perf_counter() - started
+    rows = [(label, ("FAIL: " if "FAIL" in label else "ok: ") + f"{n}") for label, n in sorted(outcomes.items())]
+    worst = max(latencies, default=0.0)
+    median = sorted(latencies)[len(latencies) // 2] if latencies else 0.0
+    rows.append((f"{len(latencies)} light requests during {took:.0f} s, slowest",
+                 f"{'ok' if worst <= WEB_BOUND else 'FAIL'}: {worst:.3f} s (bound {WEB_BOUND} s; median {median:.3f} s)"))
+    return rows
+
+
 def disk_full(work: Path) -> list[tuple[str, str]]:
     if os.geteuid() != 0 or shutil.which("mount") is None:
         return [("disk full", "skipped: needs root to mount a tmpfs")]
@@ -475,7 +599,8 @@ def disk_full(work: Path) -> list[tuple[str, str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moments", type=int, default=20, help="kill moments per scenario and signal")
-    parser.add_argument("--parts", default="kills,damage,fuzz,disk", help="which parts to run")
+    parser.add_argument("--parts", default="kills,damage,fuzz,web,disk", help="which parts to run")
+    parser.add_argument("--uploads", type=int, default=40, help="hostile uploads of the web part")
     parser.add_argument("--places", default="start,middle,end", help="where in each file the damage's 64 bytes go")
     parser.add_argument("--fuzz", type=int, default=3000, help="hostile query files of the fuzz part")
     parser.add_argument("--scenario", default=None, help="only the kill scenario whose name starts so")
@@ -508,6 +633,11 @@ def main() -> None:
         if "fuzz" in parts:
             print(f"\n## fuzz: {args.fuzz} hostile query files")
             for label, outcome in fuzz(work, args.fuzz):
+                print(f"  {label}: {outcome}", flush=True)
+                failures += outcome.startswith("FAIL")
+        if "web" in parts:
+            print(f"\n## web: {args.uploads} hostile uploads, four at once, while light requests are timed")
+            for label, outcome in web_sweep(work, args.uploads):
                 print(f"  {label}: {outcome}", flush=True)
                 failures += outcome.startswith("FAIL")
         if "disk" in parts:
