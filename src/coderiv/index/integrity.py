@@ -166,7 +166,10 @@ class Checked(Generic[T]):
             guard = guards.get(self.name)
             if guard is not None and not guard.complete:
                 guard.whole()
-        return obj.__dict__[self.slot]
+        try:
+            return obj.__dict__[self.slot]
+        except KeyError:  # never set: what a plain attribute would say
+            raise AttributeError(f"{type(obj).__name__!r} object has no attribute {self.name!r}") from None
 
     def __set__(self, obj: Any, value: T) -> None:
         guards = obj.__dict__.get("_guards")
