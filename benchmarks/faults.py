@@ -400,13 +400,23 @@ def _hostile(rng: Any, i: int) -> tuple[str, bytes]:
 
 
 def fuzz(work: Path, count: int) -> list[tuple[str, str]]:
-    """``count`` hostile query files through ``coderiv query`` (click, one process)."""
+    """``count`` hostile query files through ``coderiv query``, in one child process that imports
+    coderiv from this tree (:func:`fuzz_here`)."""
+    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    child = [sys.executable, __file__, "--parts", "fuzz-here", "--fuzz", str(count), "--work", str(work)]
+    done = subprocess.run(child, capture_output=True, text=True, env=env, timeout=7200)
+    if done.returncode != 0:
+        return [("fuzzing process", f"FAIL: exit {done.returncode}: {done.stderr.strip()[-300:]}")]
+    return [(label, outcome) for label, outcome in json.loads(done.stdout)]
+
+
+def fuzz_here(work: Path, count: int) -> list[tuple[str, str]]:
+    """The fuzz loop (click, this process): what :func:`fuzz` runs in its child."""
     import resource
 
     import numpy as np
     from click.testing import CliRunner
 
-    sys.path.insert(0, str(SRC))
     from coderiv.cli.main import main as cli
 
     src = write_texts(work / "fz-src", 40, 3)
@@ -604,8 +614,12 @@ def main() -> None:
     parser.add_argument("--places", default="start,middle,end", help="where in each file the damage's 64 bytes go")
     parser.add_argument("--fuzz", type=int, default=3000, help="hostile query files of the fuzz part")
     parser.add_argument("--scenario", default=None, help="only the kill scenario whose name starts so")
+    parser.add_argument("--work", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     parts = set(args.parts.split(","))
+    if parts == {"fuzz-here"}:  # the child of the fuzz part
+        print(json.dumps(fuzz_here(args.work, args.fuzz)))
+        return
     print(f"# {machine()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load {os.getloadavg()[0]:.1f}")
     failures = 0
     with tempfile.TemporaryDirectory(prefix="coderiv-faults-") as tmp:
