@@ -43,8 +43,10 @@ def test_an_open_reads_almost_nothing_and_a_query_only_the_blocks_it_touches(tmp
     root = _build(tmp_path, monkeypatch)
     index = Index.open(root)
     docs = index.store("terms").docs._guards["low"]
-    assert len(docs.done) > 20 and not docs.done.any()  # the open checked no posting
-    assert int(index.store("terms")._guards["ptr"].done.sum()) == 1  # its last entry: where the postings end
+    # the open checks each file's first block (it holds the .npy header numpy parsed) and no other posting
+    assert len(docs.done) > 20 and np.flatnonzero(docs.done).tolist() == [0]
+    ptr = index.store("terms")._guards["ptr"]
+    assert np.flatnonzero(ptr.done).tolist() == [0, len(ptr.done) - 1]  # and the last pointer: where the postings end
     _, checked = _answer(root)
     assert 0 < int(checked["docs.npy"].sum()) < len(checked["docs.npy"])
     assert 0 < int(checked["keys.npy"].sum()) < len(checked["keys.npy"])
@@ -123,3 +125,16 @@ def test_threads_checking_the_same_blocks_check_each_once(tmp_path):
         list(pool.map(lambda s: guard.spans(s[0], s[1] + 1), spans))
     guard.whole()
     assert guard.complete and guard.checked == len(crcs) and bool(guard.done.all())
+
+
+def test_a_header_that_still_parses_is_caught_at_open(tmp_path, monkeypatch):
+    """docs.npy's dtype turned from unsigned to signed 16 bits: numpy parses it, every block of
+    postings is intact, yet large numbers would read negative. The header's block is checked at
+    open."""
+    root = _build(tmp_path, monkeypatch)
+    path = next(root.glob("gen-*")) / "store-0" / "docs.npy"
+    data = path.read_bytes()
+    assert b"'<u2'" in data[:128]
+    path.write_bytes(data.replace(b"'<u2'", b"'<i2'", 1))
+    with pytest.raises(CorruptIndexError, match="index damaged: store-0/docs.npy block 0;"):
+        Index.open(root)

@@ -152,7 +152,7 @@ def test_hostile_names_cannot_forge_rows_or_drive_the_terminal(tmp_path: Path, r
 
 
 @pytest.mark.parametrize("table", ["doc_lengths.npy", "doc_norms.npy", "term_max_unit.npy"])
-def test_a_flipped_byte_in_a_table_every_query_reads_is_caught_when_read(tmp_path: Path, table: str) -> None:
+def test_a_flipped_byte_in_a_table_every_query_reads_is_caught(tmp_path: Path, table: str) -> None:
     """A wrong document length or norm is a plausible number that only a checksum tells from the
     right one: the query gave a silently different answer (benchmarks/faults.py found it). The
     open reads none of it; the first read checks its blocks."""
@@ -162,8 +162,6 @@ def test_a_flipped_byte_in_a_table_every_query_reads_is_caught_when_read(tmp_pat
     data = bytearray(path.read_bytes())
     data[-3] ^= 0x01  # one bit of the last entry: still a plausible value
     path.write_bytes(bytes(data))
-    index = Index.open(tmp_path / "i")
-    assert index.n_docs == len(DOCS)
+    # a file's first block is checked at open (here the whole table); later blocks when read (test_integrity)
     with pytest.raises(CorruptIndexError, match=f"index damaged: {table} block 0; rebuild with coderiv index"):
-        Searcher(index).search(DOCS["d1.txt"], top=3, measure="cosine")
-    assert any(f"{table}: checksum mismatch" in p for p in Index.open(tmp_path / "i").verify())
+        Searcher(Index.open(tmp_path / "i")).search(DOCS["d1.txt"], top=3, measure="cosine")
