@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coderiv import Index, Searcher
+from coderiv.errors import CorruptIndexError
 from coderiv.index import counts
-from coderiv.index.counts import OVER_AT_FILE, OVER_VAL_FILE, CountValues
+from coderiv.index.counts import OVER_VAL_FILE, CountValues
 from coderiv.index.postings import Postings
 from tests.support.files import write_docs
 
@@ -108,19 +110,33 @@ def test_scores_with_escaped_counts_equal_those_of_plain_counts(tmp_path):
     assert ranked.matches[0].doc_id == "many.txt" and ranked.matches[0].percent == 100.0
 
 
-def test_an_index_of_format_4_without_the_side_table_still_opens(tmp_path):
+def test_an_index_of_format_5_without_block_checksums_is_rebuilt(tmp_path):
+    """Format 6 added the block checksums every read is checked against; an older index is
+    refused with the rebuild message, and the next `coderiv index` rebuilds it alike."""
     Index.update_from(write_docs(tmp_path / "c", {"a.txt": "alpha beta " * 3, "b.txt": "beta gamma"}), tmp_path / "i", workers=1)
     generation = tmp_path / "i" / "gen-000001"
     searcher = Searcher(Index.open(tmp_path / "i"))
     before = searcher.rank(searcher.prepare("alpha beta gamma"), "identity5", top=2)
     manifest = json.loads((generation / "manifest.json").read_text("utf-8"))
-    manifest["format_version"] = 4
-    for name in (OVER_AT_FILE, OVER_VAL_FILE):
-        (generation / "store-0" / name).unlink()
-        del manifest["files"][f"store-0/{name}"]
+    manifest["format_version"] = 5
     (generation / "manifest.json").write_text(json.dumps(manifest), "utf-8")
-    index = Index.open(tmp_path / "i")
-    assert not index.terms.vals.escaped
-    searcher = Searcher(index)
+    with pytest.raises(CorruptIndexError, match="index format 5 is not this coderiv's format 6; rebuild the index with 'coderiv index'"):
+        Index.open(tmp_path / "i")
+    report = Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
+    assert report.rebuilt is not None
+    searcher = Searcher(Index.open(tmp_path / "i"))
     after = searcher.rank(searcher.prepare("alpha beta gamma"), "identity5", top=2)
-    assert [(m.doc_id, m.percent) for m in after.matches] == [(m.doc_id, m.percent) for m in before.matches]
+    assert [(m.doc_id, m.score) for m in after.matches] == [(m.doc_id, m.score) for m in before.matches]
+
+
+
+def test_ranges_past_a_narrow_side_table_read_no_escapes():
+    """The side table's positions are narrowed (uint8 here): a range starting past 255 used to
+    be searched with its bounds wrapped around (300 → 44), giving negative counts and a
+    traceback in `query --min-percent` when one large count sat among the first 256 postings."""
+    values = np.ones(400, np.int64)
+    values[10] = 300
+    encoded = CountValues.encode(values)
+    assert encoded.over_at.dtype == np.uint8
+    got = encoded.ranges(np.array([300, 5]), np.array([310, 12]))
+    assert got.tolist() == [1] * 10 + [1, 1, 1, 1, 1, 300, 1]

@@ -14,6 +14,7 @@ import pytest
 from coderiv import Index, Searcher
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError, InputError
 from coderiv.index.index import FORMAT_VERSION, resolve_index_path
+from coderiv.index.storage import read_manifest, verify_files
 from coderiv.keys.kinds import StoreSpec
 from coderiv.text.analysis import AnalysisSettings
 from tests.support.files import write_docs
@@ -211,7 +212,10 @@ def test_verify_finds_flipped_bytes_that_keep_the_size(tmp_path):
     data = bytearray(path.read_bytes())
     data[-4] ^= 0x01  # the last posting names another document, still in range: only checksums see it
     path.write_bytes(bytes(data))
-    assert Index.open(tmp_path / "i").verify() == ["store-0/docs.npy: checksum mismatch"]
+    generation = tmp_path / "i" / "gen-000001"
+    assert verify_files(generation, read_manifest(generation), full=True) == ["store-0/docs.npy: checksum mismatch"]
+    with pytest.raises(CorruptIndexError, match="index damaged: store-0/docs.npy block 0"):  # one block: its first, checked at open
+        Index.open(tmp_path / "i")
 
 
 def test_a_damaged_index_is_rebuilt_by_the_next_index_run(tmp_path):
@@ -277,15 +281,16 @@ def test_a_file_over_the_size_limit_is_skipped_without_being_read(tmp_path, monk
     assert read == [("big.txt", 0), ("small.txt", 16)]
 
 
-def test_document_numbers_out_of_range_are_caught_on_open(tmp_path):
+def test_document_numbers_out_of_range_are_caught_at_open_in_a_one_block_file(tmp_path):
     write_docs(tmp_path / "c", DOCS)
     Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
     path = tmp_path / "i" / "gen-000001" / "store-0" / "docs.npy"
     data = bytearray(path.read_bytes())
     data[-4:] = (0xFFFFFFFF).to_bytes(4, "little")  # same size, last posting names document 4294967295
     path.write_bytes(bytes(data))
-    with pytest.raises(CorruptIndexError, match="inconsistent"):
-        _ = Index.open(tmp_path / "i").terms
+    # the open checks each file's first block (the .npy header's): here the whole file
+    with pytest.raises(CorruptIndexError, match=re.escape("index damaged: store-0/docs.npy block 0; rebuild with coderiv index")):
+        Index.open(tmp_path / "i")
 
 
 def test_an_open_index_keeps_serving_its_snapshot_after_an_update(tmp_path):
@@ -344,7 +349,7 @@ def test_an_index_inside_its_own_collection_is_not_indexed(tmp_path):
 
 
 @pytest.mark.parametrize("array", ["keys", "vals"])
-def test_flipped_bytes_in_keys_or_values_are_a_clear_error_at_open(tmp_path, array):
+def test_flipped_bytes_in_keys_or_values_are_a_clear_error_when_read(tmp_path, array):
     write_docs(tmp_path / "c", {f"d{n}.txt": f"word{n} shared text number{n} more{n} other{n} " * (n + 1) for n in range(40)})
     Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
     path = tmp_path / "i" / "gen-000001" / "store-0" / f"{array}.npy"
@@ -352,9 +357,9 @@ def test_flipped_bytes_in_keys_or_values_are_a_clear_error_at_open(tmp_path, arr
     for offset in range(len(data) - 64, len(data)):
         data[offset] ^= 0xFF
     path.write_bytes(bytes(data))
-    expected = "keys out of order" if array == "keys" else "values out of range"
-    with pytest.raises(CorruptIndexError, match=re.escape(f"store terms is damaged ({expected}); rebuild the index")):
-        Index.open(tmp_path / "i")
+    # a file of one block is checked whole at open (its first block holds the .npy header)
+    with pytest.raises(CorruptIndexError, match=re.escape(f"index damaged: store-0/{array}.npy block 0; rebuild with coderiv index")):
+        Searcher(Index.open(tmp_path / "i")).search("word3 shared text", top=5)
 
 
 
@@ -371,7 +376,7 @@ def test_an_update_never_reuses_damaged_postings(tmp_path):
     path.write_bytes(bytes(data))
     write_docs(tmp_path / "c", {"d0.txt": "a changed first document"})
     report = Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
-    # the lengths are checksummed at open, so the damaged index does not even open as the old one
+    # the open checks each file's first block (here the whole table), so the damaged index does not open as the old one
     assert report.rebuilt == "the index was damaged; rebuilt with the analysis and stores it recorded"
     assert sorted(report.added) == sorted(docs) and not report.changed
     Index.update_from(tmp_path / "c", tmp_path / "fresh", workers=1)

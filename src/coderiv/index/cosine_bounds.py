@@ -27,6 +27,7 @@ import numpy as np
 
 from coderiv.errors import CorruptIndexError
 from coderiv.index.cosine_statistics import row_squares
+from coderiv.index.integrity import load_npy
 from coderiv.index.postings import Postings
 
 #: The files of an index generation (or, prefixed by the shard, of a sharded set's global folder).
@@ -89,8 +90,8 @@ def load_class_norms(folder: Path, prefix: str = "", mmap: bool = True) -> tuple
     if not paths[0].exists() or not paths[1].exists():
         return None
     try:
-        table = np.asarray(np.load(paths[0], mmap_mode="r" if mmap else None, allow_pickle=False))
-        limits = np.load(paths[1], allow_pickle=False)
+        table = load_npy(paths[0], mmap)
+        limits = load_npy(paths[1], mmap=False)
     except (OSError, ValueError, EOFError) as exc:
         raise CorruptIndexError(f"index file {paths[0]} is damaged ({exc}); rebuild the index") from exc
     if table.dtype != np.uint8 or table.ndim != 2 or table.shape[0] != len(limits):

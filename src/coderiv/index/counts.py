@@ -13,9 +13,10 @@ before the side table existed (format 4) reads the same way.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
+
+from coderiv.index.integrity import NO_GUARD, BlockTable, Checked, FileGuard, load_npy
 
 #: The escape in ``low`` of a store with a side table.
 ESCAPE = 255
@@ -34,14 +35,34 @@ def _narrow_unsigned(values: np.ndarray) -> np.ndarray:
 
 
 class CountValues:
-    """Every posting's value: ``low`` (one byte each) plus the side table of large values."""
+    """Every posting's value: ``low`` (one byte each) plus the side table of large values.
+    Read from disk, ``low``'s blocks are checked as reads touch them and the side table (small)
+    whole on first use (:mod:`.integrity`)."""
+
+    low: Checked[np.ndarray] = Checked()
+    over_at: Checked[np.ndarray] = Checked()
+    over_val: Checked[np.ndarray] = Checked()
+    _raw_low: np.ndarray
+    _raw_over_at: np.ndarray
+    _raw_over_val: np.ndarray
 
     def __init__(self, low: np.ndarray, over_at: np.ndarray | None = None, over_val: np.ndarray | None = None) -> None:
         self.low = low
         self.over_at = np.empty(0, np.int64) if over_at is None else over_at
         self.over_val = np.empty(0, np.uint16) if over_val is None else over_val
-        self.escaped = len(self.over_at) > 0
-        self.dtype = np.result_type(self.low.dtype, self.over_val.dtype) if self.escaped else self.low.dtype
+        self.escaped = len(self._raw_over_at) > 0
+        self.dtype = np.result_type(low.dtype, self._raw_over_val.dtype) if self.escaped else low.dtype
+        self._guards: dict[str, FileGuard] = {}
+
+    def attach(self, table: BlockTable, folder: str) -> None:
+        """Check the side table, read from ``folder`` of a generation, against ``table`` (``low``
+        is attached by its store)."""
+        self._guards["over_at"] = table.guard(f"{folder}/{OVER_AT_FILE}", self._raw_over_at)
+        self._guards["over_val"] = table.guard(f"{folder}/{OVER_VAL_FILE}", self._raw_over_val)
+
+    def _low_at(self, positions: np.ndarray) -> np.ndarray:
+        self._guards.get("low", NO_GUARD).elements(positions)
+        return np.asarray(self._raw_low[positions])
 
     @classmethod
     def encode(cls, values: np.ndarray) -> CountValues:
@@ -54,12 +75,12 @@ class CountValues:
         return cls(low, _narrow_unsigned(over_at.astype(np.int64)), _narrow_unsigned(values[over_at]))
 
     def __len__(self) -> int:
-        return len(self.low)
+        return len(self._raw_low)
 
     def take(self, positions: np.ndarray) -> np.ndarray:
         """Values of the postings at ``positions`` (any order)."""
         positions = np.asarray(positions)
-        low = np.asarray(self.low[positions])
+        low = self._low_at(positions)
         if not self.escaped:
             return low
         escaped = np.flatnonzero(low == ESCAPE)
@@ -81,15 +102,16 @@ class CountValues:
         keep = ends > starts
         starts, ends = starts[keep], ends[keep]
         if not len(starts):
-            return np.empty(0, self.low.dtype)
+            return np.empty(0, self._raw_low.dtype)
+        self._guards.get("low", NO_GUARD).spans(starts, ends)
+        raw = self._raw_low
         if len(starts) == 1:
-            low = np.asarray(self.low[int(starts[0]) : int(ends[0])])
+            low = np.asarray(raw[int(starts[0]) : int(ends[0])])
         else:
-            low = np.concatenate([self.low[a:b] for a, b in zip(starts.tolist(), ends.tolist())])
+            low = np.concatenate([raw[a:b] for a, b in zip(starts.tolist(), ends.tolist())])
         if not self.escaped:
             return low
-        first = np.searchsorted(self.over_at, starts.astype(self.over_at.dtype))
-        last = np.searchsorted(self.over_at, ends.astype(self.over_at.dtype))
+        first, last = self._side_positions(starts), self._side_positions(ends)
         if not int((last - first).sum()):
             return low
         counts = last - first
@@ -99,6 +121,17 @@ class CountValues:
         out = low.astype(self.dtype)
         out[offsets[owner] + self.over_at[entry].astype(np.int64) - starts[owner]] = self.over_val[entry]
         return out
+
+    def _side_positions(self, positions: np.ndarray) -> np.ndarray:
+        """Where each posting position falls in the side table (``searchsorted`` left). The
+        positions are searched in the table's own narrow type (a mixed-type search would convert
+        the whole table on every call); positions past that type's range lie past every entry
+        (a cast would wrap them around, as it did before, giving negative counts)."""
+        over_at = self.over_at
+        top = np.iinfo(over_at.dtype).max
+        found: np.ndarray = np.searchsorted(over_at, np.minimum(positions, top).astype(over_at.dtype))
+        found[positions > top] = len(over_at)
+        return found
 
     def __getitem__(self, item: slice | np.ndarray) -> np.ndarray:
         if isinstance(item, slice):
@@ -149,7 +182,6 @@ def load(folder: Path, low: np.ndarray, mmap: bool = True) -> CountValues:
     table is absent in indexes written before it (format 4), which then decode as stored."""
     if not (folder / OVER_AT_FILE).exists():
         return CountValues(low)
-    mode: Literal["r"] | None = "r" if mmap else None
-    over_at = np.asarray(np.load(folder / OVER_AT_FILE, mmap_mode=mode, allow_pickle=False))
-    over_val = np.asarray(np.load(folder / OVER_VAL_FILE, mmap_mode=mode, allow_pickle=False))
+    over_at = load_npy(folder / OVER_AT_FILE, mmap)
+    over_val = load_npy(folder / OVER_VAL_FILE, mmap)
     return CountValues(low, over_at, over_val)

@@ -30,6 +30,7 @@ from coderiv.errors import AnalysisMismatchError, CoderivError, CorruptIndexErro
 from coderiv.index.analysis_workers import Skipped, analyze_documents
 from coderiv.index.cosine_bounds import LIMITS_FILE, NORMS_FILE, class_norms, load_class_norms, save_class_norms
 from coderiv.index.cosine_statistics import cosine_statistics
+from coderiv.index.integrity import BLOCKS_FILE, BlockTable, Checked, FileGuard, load_npy
 from coderiv.index.postings import Postings
 from coderiv.index.storage import (
     MANIFEST,
@@ -51,9 +52,10 @@ from coderiv.text.remote import iter_source, source_exists, source_name, source_
 from coderiv.text.sources import DocumentTexts
 
 FORMAT = "coderiv-index"
-FORMAT_VERSION = 5
-#: Older formats this coderiv still opens (format 4 lacks the side table of large values).
-READABLE_FORMATS = (4, FORMAT_VERSION)
+FORMAT_VERSION = 6
+#: The formats this coderiv opens: format 6 added the block checksums every read is checked
+#: against (:mod:`.integrity`); an older index is rebuilt by the next ``coderiv index``.
+READABLE_FORMATS = (FORMAT_VERSION,)
 DEFAULT_INDEX_DIR = ".coderiv"
 INDEX_ENV = "CODERIV_INDEX"
 MODIFIED_FILE = "doc_modified.npy"
@@ -181,61 +183,6 @@ def _rebuild_reason(old: Index, settings: AnalysisSettings, stores: list[StoreSp
     if old.manifest.get("extraction", 1) != EXTRACTION_VERSION:
         return "documents are read differently now (PDF, Word, Markdown, reStructuredText…)"
     return None
-#: Arrays up to this length are checked whole on every open; longer ones through an even sample
-#: (reading gigabytes on every open would not be cheap). Full checksums: ``coderiv info --verify``.
-STRUCTURE_SAMPLE = 1 << 16
-
-
-#: The tables every query reads whole (document lengths and norms feed every score, the term
-#: bounds steer pruning): a flipped byte there changes an answer silently, and no structural
-#: check can tell a wrong length from a right one. So they are checksummed at every open, in
-#: this order, as long as they add up to at most OPEN_CHECKSUM_BYTES (16 MiB, ~13 ms of SHA-256:
-#: about a million documents); past it, ``coderiv info --verify`` checks them.
-CHECKSUMMED_AT_OPEN = (
-    "doc_lengths.npy", "doc_norms.npy", "doc_ids.bin", "term_max_unit.npy",
-    "store-0/vals_over_at.npy", "store-0/vals_over_val.npy",  # read whole by every decode of a large value
-    LIMITS_FILE, NORMS_FILE,  # cosine's per-document bounds (8 bytes a document)
-)
-OPEN_CHECKSUM_BYTES = 16 << 20
-
-
-def _checksummed_at_open(manifest: dict[str, Any]) -> list[str]:
-    files = manifest.get("files", {})
-    chosen, total = [], 0
-    for name in CHECKSUMMED_AT_OPEN:
-        size = int(files.get(name, {}).get("bytes", 0))
-        if name in files and total + size <= OPEN_CHECKSUM_BYTES:
-            chosen.append(name)
-            total += size
-    return chosen
-
-
-def _sampled(array: np.ndarray) -> np.ndarray:
-    """Every entry of a short array; evenly spaced entries and the last two of a long one."""
-    n = len(array)
-    step = max(1, n // STRUCTURE_SAMPLE)
-    positions = np.unique(np.concatenate((np.arange(0, n, step), np.arange(max(0, n - 2), n))))
-    return np.asarray(array[positions])
-
-
-def check_structure(store: Postings, where: str) -> None:
-    """Structural checks beyond the shapes :meth:`Postings.check_shapes` tests: keys strictly
-    ascending (lookups bisect them), every value at most the largest per-key maximum (scoring
-    tables are sized by it). Flipped bytes become a one-line error instead of an IndexError or a
-    silently different score."""
-    keys = _sampled(store.keys)
-    keys_ok = bool(np.all(keys[1:] > keys[:-1]))
-    top = int(np.max(store.maxvals, initial=0))
-    values = store.vals
-    vals_ok = not len(values) or int(_sampled(values.low).max()) <= top
-    if vals_ok and values.escaped:  # the side table is small: checked whole
-        over_at = values.over_at.astype(np.int64)
-        vals_ok = bool(np.all(over_at[1:] > over_at[:-1])) and int(over_at[-1]) < len(values) and int(values.over_val.max()) <= top
-    if not (keys_ok and vals_ok):
-        problem = "keys out of order" if not keys_ok else "values out of range"
-        raise CorruptIndexError(f"{where} is damaged ({problem}); rebuild the index with 'coderiv index'")
-
-
 def _doc_table_arrays(ids: list[str], shas: list[str]) -> tuple[bytes, np.ndarray]:
     blob = "\0".join(ids).encode("utf-8")
     digest = np.frombuffer(bytes.fromhex("".join(shas)), np.uint8).reshape(len(shas), 32) if shas else np.zeros((0, 32), np.uint8)
@@ -243,7 +190,17 @@ def _doc_table_arrays(ids: list[str], shas: list[str]) -> tuple[bytes, np.ndarra
 
 
 class Index:
-    """An opened, read-only index generation (memory-mapped arrays)."""
+    """An opened, read-only index generation (memory-mapped arrays, every block checked against
+    its checksum the first time it is read: :mod:`.integrity`)."""
+
+    doc_lengths: Checked[np.ndarray] = Checked()
+    doc_norms: Checked[np.ndarray] = Checked()
+    term_max_unit: Checked[np.ndarray] = Checked()
+    _sha256: Checked[np.ndarray] = Checked()
+    #: modification times (POSIX seconds, NaN unknown); None in indexes made before them
+    doc_modified: Checked[np.ndarray | None] = Checked()
+    _raw_doc_lengths: np.ndarray
+    _raw_doc_norms: np.ndarray
 
     def __init__(self, root: Path, generation: Path, manifest: dict[str, Any], mmap: bool = True) -> None:
         self.root = root
@@ -257,7 +214,7 @@ class Index:
                 f"index format {manifest.get('format_version')} is not this coderiv's format "
                 f"{FORMAT_VERSION}; rebuild the index with 'coderiv index'"
             )
-        problems = verify_files(generation, manifest, full=False, checksummed=_checksummed_at_open(manifest))
+        problems = verify_files(generation, manifest, full=False, checksummed=(BLOCKS_FILE,))
         if problems:
             raise CorruptIndexError(f"index at {root} is damaged: {'; '.join(problems[:3])}; rebuild it")
         self.settings = AnalysisSettings.from_dict(manifest["analysis"])
@@ -266,27 +223,59 @@ class Index:
         # that keeps working after a writer commits a newer generation and unlinks this one.
         try:
             self.doc_ids: list[str] = self._load_ids()
-            self.doc_lengths: np.ndarray = self._array("doc_lengths.npy")
-            self.doc_norms: np.ndarray = self._array("doc_norms.npy")
-            self.term_max_unit: np.ndarray = self._array("term_max_unit.npy")
+            self.doc_lengths = self._array("doc_lengths.npy")
+            self.doc_norms = self._array("doc_norms.npy")
+            self.term_max_unit = self._array("term_max_unit.npy")
             #: per-document norm classes bounding cosine (None in indexes written before them)
-            self.cosine_classes: tuple[np.ndarray, np.ndarray] | None = (
+            self._cosine_classes: tuple[np.ndarray, np.ndarray] | None = (
                 load_class_norms(generation, mmap=mmap) if NORMS_FILE in manifest.get("files", {}) else None
             )
-            self._sha256: np.ndarray = self._array("doc_sha256.npy")
+            self._sha256 = self._array("doc_sha256.npy")
+            # modification times (POSIX seconds, NaN unknown); absent from indexes made before them
+            self.doc_modified = self._array(MODIFIED_FILE) if MODIFIED_FILE in manifest.get("files", {}) else None
         except (OSError, ValueError, UnicodeDecodeError) as exc:
             raise CorruptIndexError(f"index at {root} is damaged ({exc}); rebuild it") from exc
-        # modification times (POSIX seconds, NaN unknown); absent from indexes made before them
-        self.doc_modified: np.ndarray | None = (
-            self._array(MODIFIED_FILE) if MODIFIED_FILE in manifest.get("files", {}) else None
-        )
-        if not (len(self.doc_ids) == len(self.doc_lengths) == len(self.doc_norms) == manifest["documents"]):
+        table = BlockTable(generation, manifest)
+        if not (len(self.doc_ids) == len(self._raw_doc_lengths) == len(self._raw_doc_norms) == manifest["documents"]):
             raise CorruptIndexError(f"index at {root} has inconsistent document tables; rebuild it")
+        self._guard_tables(table)
         self._stores: dict[str, Postings] = {
-            name: Postings.load(generation / meta["dir"], self.n_docs, mmap) for name, meta in manifest["stores"].items()
+            name: Postings.load(generation / meta["dir"], self.n_docs, mmap, table) for name, meta in manifest["stores"].items()
         }
-        for name, store in self._stores.items():
-            check_structure(store, f"index at {root}, store {name}")
+
+    def _guard_tables(self, table: BlockTable) -> None:
+        """Check the document tables against the block checksums: each whole on its first use
+        (a score reads them by document), the ids now (read whole at open)."""
+        guards: dict[str, FileGuard] = {}
+        for attribute, name in (
+            ("doc_lengths", "doc_lengths.npy"), ("doc_norms", "doc_norms.npy"), ("term_max_unit", "term_max_unit.npy"),
+            ("_sha256", "doc_sha256.npy"), ("doc_modified", MODIFIED_FILE),
+        ):
+            array = self.__dict__.get("_raw_" + attribute)
+            if array is not None:
+                guards[attribute] = table.guard(name, array)
+        if self._cosine_classes is not None:
+            guards["cosine_norms"] = table.guard(NORMS_FILE, self._cosine_classes[0])
+            guards["cosine_limits"] = table.guard(LIMITS_FILE, self._cosine_classes[1])
+        self._guards = guards
+        ids = self.generation / "doc_ids.bin"
+        table.guard("doc_ids.bin", np.frombuffer(ids.read_bytes(), np.uint8)).whole()
+
+    @property
+    def cosine_classes(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Per document and class of terms, the share of W_d (None in indexes written before
+        them), checked whole on first use."""
+        guards = self.__dict__.get("_guards", {})
+        for name in ("cosine_norms", "cosine_limits"):
+            if name in guards:
+                guards[name].whole()
+        return cast("tuple[np.ndarray, np.ndarray] | None", self.__dict__.get("_cosine_classes"))
+
+    @cosine_classes.setter
+    def cosine_classes(self, tables: tuple[np.ndarray, np.ndarray] | None) -> None:
+        for name in ("cosine_norms", "cosine_limits"):
+            self.__dict__.get("_guards", {}).pop(name, None)
+        self._cosine_classes = tables
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -304,7 +293,7 @@ class Index:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _array(self, name: str) -> np.ndarray:
-        return cast(np.ndarray, np.load(self.generation / name, mmap_mode="r" if self._mmap else None, allow_pickle=False))
+        return load_npy(self.generation / name, self._mmap)
 
     def _load_ids(self) -> list[str]:
         blob = (self.generation / "doc_ids.bin").read_bytes().decode("utf-8")

@@ -13,7 +13,6 @@ document of the index, is derived on demand by one stable sort.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -22,7 +21,7 @@ import numpy as np
 from coderiv.errors import CorruptIndexError
 from coderiv.index import counts
 from coderiv.index.counts import CountValues
-from coderiv.index.mapped_pages import release_store
+from coderiv.index.integrity import NO_GUARD, BlockTable, Checked, FileGuard, NoGuard, checked_insertion, load_npy
 
 ARRAY_NAMES = ("keys", "ptr", "docs", "doc_run_at", "doc_run_high", "vals", "maxvals")
 
@@ -30,11 +29,14 @@ ARRAY_NAMES = ("keys", "ptr", "docs", "doc_run_at", "doc_run_high", "vals", "max
 ENCODE_CHUNK = 16_000_000
 
 
-def search_segments(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, targets: np.ndarray) -> np.ndarray:
+def search_segments(
+    values: np.ndarray, lo: np.ndarray, hi: np.ndarray, targets: np.ndarray, guard: FileGuard | NoGuard = NO_GUARD
+) -> np.ndarray:
     """For each i, the position of ``targets[i]`` in the sorted slice ``values[lo[i]:hi[i]]``, or
-    −1 where it is absent: many binary searches at once, ~log2(longest slice) numpy steps."""
+    −1 where it is absent: many binary searches at once, ~log2(longest slice) numpy steps.
+    ``guard`` checks the elements that decide each answer (:func:`.integrity.checked_insertion`)."""
     lo, hi = np.asarray(lo).astype(np.int64), np.asarray(hi).astype(np.int64)
-    end = hi.copy()
+    start, end = lo.copy(), hi.copy()
     targets = np.asarray(targets).astype(np.int64)
     while True:
         active = np.flatnonzero(lo < hi)
@@ -44,6 +46,7 @@ def search_segments(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, targets:
         right = values[mid] < targets[active]
         lo[active[right]] = mid[right] + 1
         hi[active[~right]] = mid[~right]
+    checked_insertion(guard, values, start, end, targets, lo)
     found = lo < end
     found[found] = values[lo[found]] == targets[found]
     return np.where(found, lo, -1)
@@ -89,9 +92,20 @@ class DocNumbers:
     """
 
     dtype = np.dtype(np.uint32)
+    low: Checked[np.ndarray] = Checked()
+    run_at: Checked[np.ndarray] = Checked()
+    run_high: Checked[np.ndarray] = Checked()
+    _raw_low: np.ndarray
+    _raw_run_at: np.ndarray
+    _raw_run_high: np.ndarray
 
     def __init__(self, low: np.ndarray, run_at: np.ndarray, run_high: np.ndarray) -> None:
         self.low, self.run_at, self.run_high = low, run_at, run_high
+        #: block checks of the arrays read from disk (:mod:`.integrity`); none for in-memory ones
+        self._guards: dict[str, FileGuard] = {}
+
+    def _guard(self, name: str) -> FileGuard | NoGuard:
+        return self._guards.get(name, NO_GUARD)
 
     @classmethod
     def encode(cls, docs: np.ndarray, ptr: np.ndarray) -> DocNumbers:
@@ -101,13 +115,37 @@ class DocNumbers:
         return cls((docs & 0xFFFF).astype(np.uint16), run_at, run_high)
 
     def __len__(self) -> int:
-        return len(self.low)
+        return len(self._raw_low)
 
     def _search_runs(self, positions: np.ndarray, side: Literal["left", "right"]) -> np.ndarray:
         """``np.searchsorted`` over ``run_at`` with the positions in its own (narrowed) type:
-        a mixed-type search would convert the whole ``run_at`` on every call."""
-        found: np.ndarray = np.searchsorted(self.run_at, positions.astype(self.run_at.dtype), side=side)
+        a mixed-type search would convert the whole ``run_at`` on every call. The neighbours
+        deciding each answer are checked (:func:`.integrity.checked_insertion`)."""
+        run_at = self._raw_run_at
+        targets = positions.astype(run_at.dtype)
+        found: np.ndarray = np.searchsorted(run_at, targets, side=side)
+        everywhere = np.zeros(len(found), np.int64), np.full(len(found), len(run_at))
+        checked_insertion(self._guard("run_at"), run_at, *everywhere, targets, found, side)
         return found.astype(np.int64)
+
+    def _run_high(self, runs: np.ndarray) -> np.ndarray:
+        """The high bits of the runs at ``runs``, their blocks checked."""
+        self._guard("run_high").elements(runs)
+        return np.asarray(self._raw_run_high[runs])
+
+    def _run_bounds(self, runs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where the runs at ``runs`` start and end (posting offsets), their blocks checked."""
+        self._guard("run_at").elements(np.concatenate((runs, runs + 1)))
+        run_at = self._raw_run_at
+        return run_at[runs].astype(np.int64), run_at[runs + 1].astype(np.int64)
+
+    def _low_ranges(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """The low bits of postings ``starts[i]:ends[i]``, concatenated, their blocks checked."""
+        self._guard("low").spans(starts, ends)
+        low = self._raw_low
+        if len(starts) == 1:
+            return np.asarray(low[int(starts[0]) : int(ends[0])])
+        return np.concatenate([low[a:b] for a, b in zip(starts.tolist(), ends.tolist())])
 
     def ranges(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
         """Decoded numbers of postings ``starts[i]:ends[i]`` for every i, concatenated."""
@@ -116,23 +154,20 @@ class DocNumbers:
         starts, ends = starts[keep], ends[keep]
         if not len(starts):
             return np.empty(0, np.uint32)
-        if len(starts) == 1:
-            low = np.asarray(self.low[int(starts[0]) : int(ends[0])])
-        else:
-            low = np.concatenate([self.low[a:b] for a, b in zip(starts.tolist(), ends.tolist())])
+        low = self._low_ranges(starts, ends)
         first = self._search_runs(starts, "right") - 1
         counts = self._search_runs(ends, "left") - first
         if int(counts.max()) == 1:  # each range within one run (rare keys, or N ≤ 65,536): no run walk
-            high = np.asarray(self.run_high[first]).astype(np.uint32)
+            high = self._run_high(first).astype(np.uint32)
             if not high.any():
                 return low.astype(np.uint32)
             decoded: np.ndarray = np.repeat(high << np.uint32(16), ends - starts)
         else:
             run = _concat_ranges(first, counts)
             owner = np.repeat(np.arange(len(starts)), counts)
-            run_start, run_end = self.run_at[run].astype(np.int64), self.run_at[run + 1].astype(np.int64)
+            run_start, run_end = self._run_bounds(run)
             lengths = np.minimum(run_end, ends[owner]) - np.maximum(run_start, starts[owner])
-            decoded = np.repeat(np.asarray(self.run_high[run]).astype(np.uint32) << np.uint32(16), lengths)
+            decoded = np.repeat(self._run_high(run).astype(np.uint32) << np.uint32(16), lengths)
         decoded |= low
         return decoded
 
@@ -140,7 +175,8 @@ class DocNumbers:
         """Decoded numbers of the postings at ``positions`` (any order)."""
         positions = np.asarray(positions).astype(np.int64)
         run = self._search_runs(positions, "right") - 1
-        decoded: np.ndarray = (np.asarray(self.run_high[run]).astype(np.uint32) << np.uint32(16)) | np.asarray(self.low[positions])
+        self._guard("low").elements(positions)
+        decoded: np.ndarray = (self._run_high(run).astype(np.uint32) << np.uint32(16)) | np.asarray(self._raw_low[positions])
         return decoded
 
     def __getitem__(self, item: slice | np.ndarray) -> np.ndarray:
@@ -169,18 +205,19 @@ class DocNumbers:
         last = self._search_runs(hi, "left")
         at = np.full(len(targets), -1, np.int64)
         if bool(np.all(last - first == 1)):  # each key within one run, which covers all of it
-            found = np.flatnonzero(np.asarray(self.run_high[first])[owner] == targets >> 16)
+            found = np.flatnonzero(self._run_high(first)[owner] == targets >> 16)
             keys = owner[found]
             sub_lo, sub_hi = lo[keys], hi[keys]
         else:
             keys = owner
-            run = search_segments(self.run_high, first[keys], last[keys], targets >> 16)
+            run = search_segments(self._raw_run_high, first[keys], last[keys], targets >> 16, self._guard("run_high"))
             found = np.flatnonzero(run >= 0)
             keys, r = keys[found], run[found]
-            sub_lo = np.maximum(self.run_at[r].astype(np.int64), lo[keys])
-            sub_hi = np.minimum(self.run_at[r + 1].astype(np.int64), hi[keys])
+            run_start, run_end = self._run_bounds(r)
+            sub_lo = np.maximum(run_start, lo[keys])
+            sub_hi = np.minimum(run_end, hi[keys])
         if len(found):
-            at[found] = search_segments(self.low, sub_lo, sub_hi, targets[found] & 0xFFFF)
+            at[found] = search_segments(self._raw_low, sub_lo, sub_hi, targets[found] & 0xFFFF, self._guard("low"))
         return at
 
 
@@ -193,20 +230,83 @@ def narrow(values: np.ndarray) -> np.ndarray:
     return values.astype(np.uint64)
 
 
-@dataclass
 class Postings:
-    """Inverted arrays of one store (see the module docstring)."""
+    """Inverted arrays of one store (see the module docstring). A store read from disk checks
+    every block before it is used (:mod:`.integrity`): the methods here check only the blocks
+    they touch, a plain read of ``keys``, ``ptr`` or ``maxvals`` checks the whole file."""
 
-    n_docs: int
-    keys: np.ndarray
-    ptr: np.ndarray
-    docs: DocNumbers
-    vals: CountValues
-    maxvals: np.ndarray
+    keys: Checked[np.ndarray] = Checked()
+    ptr: Checked[np.ndarray] = Checked()
+    maxvals: Checked[np.ndarray] = Checked()
+    _raw_keys: np.ndarray
+    _raw_ptr: np.ndarray
+    _raw_maxvals: np.ndarray
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.vals, CountValues):  # plain in-memory values
-            self.vals = CountValues.encode(self.vals)
+    def __init__(
+        self, n_docs: int, keys: np.ndarray, ptr: np.ndarray, docs: DocNumbers, vals: CountValues | np.ndarray,
+        maxvals: np.ndarray,
+    ) -> None:
+        self.n_docs, self.keys, self.ptr, self.docs, self.maxvals = n_docs, keys, ptr, docs, maxvals
+        self.vals = vals if isinstance(vals, CountValues) else CountValues.encode(vals)  # plain in-memory values
+        self._guards: dict[str, FileGuard] = {}
+
+    def _guard(self, name: str) -> FileGuard | NoGuard:
+        return self._guards.get(name, NO_GUARD)
+
+    def pointers(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(start, end) of the postings of the keys at ``positions``, their blocks checked."""
+        positions = np.asarray(positions, np.int64)
+        self._guard("ptr").elements(np.concatenate((positions, positions + 1)))
+        ptr = self._raw_ptr
+        return np.asarray(ptr[positions]), np.asarray(ptr[positions + 1])
+
+    def doc_freqs_at(self, positions: np.ndarray) -> np.ndarray:
+        """f_t of the keys at ``positions``."""
+        start, end = self.pointers(positions)
+        freqs: np.ndarray = end - start
+        return freqs
+
+    def check_ranges(self, starts: np.ndarray, ends: np.ndarray) -> None:
+        """Check the blocks of postings ``starts[i]:ends[i]`` (low bits, values, the high bits of
+        their runs) before a compiled loop reads them from :meth:`unchecked_arrays`."""
+        starts, ends = np.asarray(starts, np.int64), np.asarray(ends, np.int64)
+        docs = self.docs
+        docs._guard("low").spans(starts, ends)
+        self.vals._guards.get("low", NO_GUARD).spans(starts, ends)
+        high = docs._guard("run_high")
+        keep = ends > starts
+        if not high.complete and keep.any():  # (a small file is complete after its first read)
+            first = docs._search_runs(starts[keep], "right") - 1
+            high.spans(first, docs._search_runs(ends[keep], "left"))
+
+    def unchecked_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(low bits, run starts, run high bits, values' low byte) for compiled loops: the run
+        starts checked whole (the loops bisect them; 4–8 bytes a key), the others as
+        :meth:`check_ranges` is told, which must come before every read."""
+        return self.docs._raw_low, self.docs.run_at, self.docs._raw_run_high, self.vals._raw_low
+
+    def maxvals_at(self, positions: np.ndarray) -> np.ndarray:
+        """The largest value of each key at ``positions``, its blocks checked."""
+        self._guard("maxvals").elements(positions)
+        return np.asarray(self._raw_maxvals[positions])
+
+    def keys_at(self, positions: np.ndarray) -> np.ndarray:
+        """The keys at ``positions``, their blocks checked."""
+        self._guard("keys").elements(positions)
+        return np.asarray(self._raw_keys[positions])
+
+    def attach(self, table: BlockTable, folder: str) -> None:
+        """Check this store's arrays, read from ``folder`` of a generation, against ``table``."""
+        arrays: dict[str, tuple[Postings | DocNumbers | CountValues, str, np.ndarray]] = {
+            "keys": (self, "keys", self._raw_keys), "ptr": (self, "ptr", self._raw_ptr),
+            "maxvals": (self, "maxvals", self._raw_maxvals), "docs": (self.docs, "low", self.docs._raw_low),
+            "doc_run_at": (self.docs, "run_at", self.docs._raw_run_at),
+            "doc_run_high": (self.docs, "run_high", self.docs._raw_run_high),
+            "vals": (self.vals, "low", self.vals._raw_low),
+        }
+        for file, (owner, attribute, array) in arrays.items():
+            owner._guards[attribute] = table.guard(f"{folder}/{file}.npy", array)
+        self.vals.attach(table, folder)
 
     @property
     def n_postings(self) -> int:
@@ -220,9 +320,11 @@ class Postings:
     def lookup(self, keys: np.ndarray) -> np.ndarray:
         """Position of each key in ``self.keys``, or -1 where the collection lacks it."""
         keys = np.asarray(keys, np.uint64)
-        pos = np.searchsorted(self.keys, keys)
-        found = pos < len(self.keys)
-        found[found] = self.keys[pos[found]] == keys[found]
+        table = self._raw_keys
+        pos = np.searchsorted(table, keys)
+        checked_insertion(self._guard("keys"), table, np.zeros(len(pos), np.int64), np.full(len(pos), len(table)), keys, pos)
+        found = pos < len(table)
+        found[found] = table[pos[found]] == keys[found]
         return np.where(found, pos, -1)
 
     def doc_keys(self, doc: int) -> tuple[np.ndarray, np.ndarray]:
@@ -238,9 +340,8 @@ class Postings:
         the memory map) instead of gathering element by element; ``lengths[i]`` postings belong
         to ``positions[i]``.
         """
-        ptr = np.asarray(self.ptr[positions]), np.asarray(self.ptr[positions + 1])
-        bounds = list(zip(ptr[0].tolist(), ptr[1].tolist()))
-        if not bounds:
+        ptr = self.pointers(positions)
+        if not len(ptr[0]):
             return np.empty(0, self.docs.dtype), np.empty(0, self.vals.dtype), np.zeros(0, np.int64)
         docs = self.docs.ranges(ptr[0], ptr[1])
         return docs, self.vals.ranges(ptr[0], ptr[1]), ptr[1] - ptr[0]
@@ -260,14 +361,16 @@ class Postings:
         self.vals.save(folder)
 
     @classmethod
-    def load(cls, folder: Path, n_docs: int, mmap: bool = True) -> Postings:
+    def load(cls, folder: Path, n_docs: int, mmap: bool = True, table: BlockTable | None = None) -> Postings:
+        """The store saved in ``folder``; with ``table`` (the generation's block checksums), every
+        block is checked as it is first read (:mod:`.integrity`)."""
         arrays = {}
         for name in ARRAY_NAMES:
             path = folder / f"{name}.npy"
             try:
                 # np.asarray drops the memmap subclass (a plain view of the same mapping): slicing a
                 # memmap costs microseconds of Python per call, a hot path in pruning.
-                arrays[name] = np.asarray(np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False))
+                arrays[name] = load_npy(path, mmap)
             except (OSError, ValueError, EOFError) as exc:
                 raise CorruptIndexError(f"index file {path} is missing or damaged ({exc})") from exc
         docs = DocNumbers(arrays.pop("docs"), arrays.pop("doc_run_at"), arrays.pop("doc_run_high"))
@@ -276,35 +379,28 @@ class Postings:
         except (OSError, ValueError, EOFError) as exc:
             raise CorruptIndexError(f"index values in {folder} are missing or damaged ({exc})") from exc
         postings = cls(n_docs=n_docs, docs=docs, vals=vals, **arrays)
+        if table is not None:
+            postings.attach(table, folder.name)
         postings.check_shapes()
-        release_store(postings)  # the checks' read-around mapped most of every file (mapped_pages)
         return postings
 
-    @staticmethod
-    def _sample(array: np.ndarray, count: int = 65_536) -> np.ndarray:
-        """About ``count`` evenly spaced entries and the last one: a check that costs the same
-        for any index size (reading a 2 GB array on every open would not)."""
-        step = max(1, len(array) // count)
-        return np.concatenate((array[::step], array[-1:]))
-
     def check_shapes(self) -> None:
-        """Cheap consistency checks done on every open: lengths agree, sampled document numbers
-        are in range, sampled offsets ascend (full checksums: ``Index.verify``)."""
-        run_at = self.docs.run_at
+        """The checks done on every open, a few elements each: the arrays' lengths agree and
+        the offsets end where the postings do. Nothing is sampled: every block a query reads is
+        checked against its checksum as it is read (:mod:`.integrity`), so an open reads only
+        the blocks of these few elements."""
+        docs, vals = self.docs, self.vals
+        run_at, ptr = docs._raw_run_at, self._raw_ptr
         ok = (
-            len(self.ptr) == len(self.keys) + 1 == len(self.maxvals) + 1
-            and len(self.docs) == len(self.vals) == int(self.ptr[-1])
-            and len(self.vals.over_at) == len(self.vals.over_val)
-            and len(run_at) == len(self.docs.run_high) + 1
-            and int(run_at[0]) == 0
-            and int(run_at[-1]) == len(self.docs)
-            and bool(np.all(np.diff(self._sample(run_at).astype(np.int64)) >= 0))
-            and (len(self.ptr) < 2 or bool(np.all(np.diff(self._sample(self.ptr).astype(np.int64)) >= 0)))
+            len(ptr) == len(self._raw_keys) + 1 == len(self._raw_maxvals) + 1
+            and len(docs) == len(vals)
+            and len(vals._raw_over_at) == len(vals._raw_over_val)
+            and len(run_at) == len(docs._raw_run_high) + 1
         )
-        if ok and len(self.docs):
-            count = len(self.docs)
-            sample = np.append(np.arange(0, count, max(1, count // 65_536)), count - 1)
-            ok = int(self.docs.take(sample).max()) < self.n_docs
+        if ok:
+            self._guard("ptr").elements(np.array([len(ptr) - 1]))
+            docs._guard("run_at").elements(np.array([0, len(run_at) - 1]))
+            ok = int(ptr[-1]) == len(docs) and int(run_at[0]) == 0 and int(run_at[-1]) == len(docs)
         if not ok:
             raise CorruptIndexError("index arrays are inconsistent (lengths, offsets or document numbers); rebuild the index")
 

@@ -20,7 +20,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
 
+import numpy as np
+
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
+from coderiv.index import integrity
+from coderiv.index.integrity import BLOCKS_FILE, file_digests
 
 CURRENT = "CURRENT"
 #: A copy of the live generation's manifest (without its checksum table), beside the
@@ -180,15 +184,26 @@ def commit(root: Path, staging: Path) -> Path:
     """Checksum, fsync and publish ``staging`` as the next generation; drop older ones."""
     manifest_path = staging / MANIFEST
     manifest = json.loads(manifest_path.read_text("utf-8"))
-    files = {}
+    files: dict[str, dict[str, Any]] = {}
+    blocks: list[np.ndarray] = []
+    first_block = 0
     for path in sorted(staging.rglob("*")):
-        if path.is_file() and path.name != MANIFEST:
+        if path.is_file() and path.name not in (MANIFEST, BLOCKS_FILE):
+            sha256, crcs = file_digests(path, integrity.BLOCK)
             files[path.relative_to(staging).as_posix()] = {
                 "bytes": path.stat().st_size,
-                "sha256": file_sha256(path),
+                "sha256": sha256,
+                "first_block": first_block,
             }
+            blocks.append(crcs)
+            first_block += len(crcs)
             fsync_path(path)
+    table = staging / BLOCKS_FILE  # every block's CRC-32, checked as a query first reads it (.integrity)
+    table.write_bytes((np.concatenate(blocks) if blocks else np.empty(0, np.uint32)).astype("<u4").tobytes())
+    fsync_path(table)
+    files[BLOCKS_FILE] = {"bytes": table.stat().st_size, "sha256": file_sha256(table)}
     manifest["files"] = files
+    manifest["block_bytes"] = integrity.BLOCK
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True), "utf-8")
     fsync_path(manifest_path)
     for folder in sorted({p.parent for p in staging.rglob("*")} | {staging}):

@@ -145,9 +145,7 @@ class ContainmentSearcher:
     def doc_frequencies(self, keys: np.ndarray) -> np.ndarray:
         """Each chunk's number of documents (0 where no document has it)."""
         pos = self.store.lookup(keys)
-        safe = np.maximum(pos, 0)
-        ptr = self.store.ptr
-        return np.where(pos >= 0, np.asarray(ptr[safe + 1]) - np.asarray(ptr[safe]), 0)
+        return np.where(pos >= 0, self.store.doc_freqs_at(np.maximum(pos, 0)), 0)
 
     def scores(self, prepared: PreparedChunks) -> tuple[np.ndarray, float]:
         """Every document's count of the query's distinct chunks, and the self-score |chunks of q|."""

@@ -50,7 +50,7 @@ class PreparedQuery:
         return cls(
             positions=positions,
             f_qt=f_qt[present][order],
-            f_t=np.asarray(store.ptr[positions + 1] - store.ptr[positions]),
+            f_t=store.doc_freqs_at(positions),
             f_q=len(terms),
             n_terms=len(counts),
         )
@@ -82,7 +82,7 @@ def contribution_table(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(table, offsets): the term part of query term i with a document's count f_dt is
     ``table[offsets[i] + f_dt]``, for every f_dt up to the key's largest (``maxvals``)."""
-    top = np.asarray(store.maxvals[positions], np.int64)
+    top = store.maxvals_at(positions).astype(np.int64)
     offsets = np.concatenate(([0], np.cumsum(top + 1)[:-1])).astype(np.int64)
     width = int(top.sum() + len(top))
     row = np.repeat(np.arange(len(positions)), top + 1)

@@ -57,7 +57,7 @@ def pruned_top_k(
     store = index.terms
     f_t = prepared.f_t.astype(np.float64)
     f_qt = prepared.f_qt.astype(np.float64)
-    maxvals = np.asarray(store.maxvals[prepared.positions], np.float64)
+    maxvals = store.maxvals_at(prepared.positions).astype(np.float64)
     max_unit = np.asarray(index.term_max_unit[prepared.positions], np.float64)
     bounds = measure.final_bound(f_qt, f_t, float(n), maxvals, max_unit) if len(prepared.positions) else None
     classes = getattr(index, "cosine_classes", None)
@@ -86,7 +86,7 @@ def _term_bound_top_k(passes: _NumpyPasses, k: int | None, floor: float, bounds:
     store = index.terms
     f_t = prepared.f_t.astype(np.float64)
     f_qt = prepared.f_qt.astype(np.float64)
-    maxvals = np.asarray(store.maxvals[prepared.positions], np.float64)
+    maxvals = store.maxvals_at(prepared.positions).astype(np.float64)
     # A candidate's bound is the smaller of its exact document factor × (partial + the term
     # parts' bounds) and partial × factor + the whole contributions' bounds.
     term_bounds = measure.bound(f_qt, f_t, float(n), maxvals)
@@ -120,7 +120,6 @@ def _term_bound_top_k(passes: _NumpyPasses, k: int | None, floor: float, bounds:
     factor = factors[candidates]
     # Phase 2: probe the remaining (long, low-weight) postings for the surviving candidates, a
     # group of terms at a time (numpy: one vectorized binary search over every pair).
-    ptr = np.asarray(store.ptr)
     i, group = done, 4
     while i < len(order) and len(candidates):
         upper = np.minimum(factor * (partial[candidates] + term_tail[i]), factor * partial[candidates] + tail[i])
@@ -131,8 +130,7 @@ def _term_bound_top_k(passes: _NumpyPasses, k: int | None, floor: float, bounds:
             break
         i += len(terms)
         group *= 2
-        positions = prepared.positions[terms]
-        postings = int((ptr[positions + 1] - ptr[positions]).sum())
+        postings = int(prepared.f_t[terms].sum())
         searches = len(candidates) * len(terms) * max(1, int(np.log2(max(postings / len(terms), 2))))
         if searches > _SEARCH_VS_SCAN * postings:
             # loose bounds left many candidates: streaming these postings is cheaper than probing
@@ -174,14 +172,14 @@ def _locate(store: Postings, positions: np.ndarray, docs: np.ndarray) -> tuple[n
     that has a posting; ``docs`` ascending. One ``np.searchsorted`` (compiled) per key and run of
     high bits: for the few hundred documents probed in a long list, several times cheaper than the
     vectorized binary search (a numpy pass per step)."""
-    ptr, numbers = np.asarray(store.ptr), store.docs
-    run_at, run_high, low = numbers.run_at, numbers.run_high, numbers.low
+    key_starts, key_ends = store.pointers(positions)
+    store.check_ranges(key_starts, key_ends)  # the searches below read these postings unchecked
+    low, run_at, run_high, _ = store.unchecked_arrays()
     cast = run_at.dtype.type
     high_of = docs >> 16
     splits = np.searchsorted(high_of, np.arange(int(high_of[-1]) + 2)) if len(docs) else np.zeros(1, np.int64)
     terms, found, at = [], [], []
-    for i, pos in enumerate(positions.tolist()):
-        lo, hi = int(ptr[pos]), int(ptr[pos + 1])
+    for i, (lo, hi) in enumerate(zip(key_starts.tolist(), key_ends.tolist())):
         first = int(np.searchsorted(run_at, cast(lo), side="right")) - 1
         last = int(np.searchsorted(run_at, cast(hi), side="left"))
         for run in range(first, last):
@@ -217,9 +215,8 @@ def _probe_sums(index: Index, prepared: PreparedQuery, measure: Measure, docs: n
     if len(docs) >= _LOOP_FROM:
         term, doc, at = _locate(store, positions, np.asarray(docs, np.int64))
     else:  # few documents: one vectorized binary search over every pair beats a loop over terms
-        ptr = np.asarray(store.ptr)
         pair_term = np.repeat(np.arange(len(terms)), len(docs))
-        found = store.docs.search(ptr[positions], ptr[positions + 1], np.tile(docs, len(terms)), pair_term)
+        found = store.docs.search(*store.pointers(positions), np.tile(docs, len(terms)), pair_term)
         hit = np.flatnonzero(found >= 0)
         term, doc, at = pair_term[hit], hit % len(docs), found[hit]
     term = terms[term]
@@ -256,10 +253,9 @@ class _NumpyPasses:
         """:meth:`probe` for many documents (thousands) in a few terms: numpy's one vectorized
         binary search over every (term, document) pair."""
         store, prepared = self.index.terms, self.prepared
-        ptr = np.asarray(store.ptr)
         positions = prepared.positions[terms]
         pair_term = np.repeat(np.arange(len(terms)), len(docs))
-        at = store.docs.search(ptr[positions], ptr[positions + 1], np.tile(docs, len(terms)), pair_term)
+        at = store.docs.search(*store.pointers(positions), np.tile(docs, len(terms)), pair_term)
         hit = np.flatnonzero(at >= 0)
         if not len(hit):
             return np.zeros(len(docs))
@@ -285,17 +281,18 @@ class _CompiledPasses(_NumpyPasses):
 
     def __init__(self, index: Index, prepared: PreparedQuery, measure: Measure) -> None:
         super().__init__(index, prepared, measure)
-        store = index.terms
-        ptr = np.asarray(store.ptr)
-        self.starts = ptr[prepared.positions].astype(np.int64)
-        self.ends = ptr[prepared.positions + 1].astype(np.int64)
+        store = self.store = index.terms
+        starts, ends = store.pointers(prepared.positions)
+        self.starts, self.ends = starts.astype(np.int64), ends.astype(np.int64)
         self.table, self.offsets = contribution_table(store, prepared.positions, prepared.f_qt, prepared.f_t, index.n_docs, measure)
-        numbers, values = store.docs, store.vals
-        run_at = np.asarray(numbers.run_at)
+        values = store.vals
+        # the loops read postings unchecked: read() and probe() check the blocks of their terms first
+        low, run_at, run_high, vals = store.unchecked_arrays()
+        run_at = np.asarray(run_at)
         if run_at.dtype.itemsize < 4:  # a small index: the loops' usual type, not a compilation of their own
             run_at = run_at.astype(np.uint32)
         self.arrays = (
-            np.asarray(numbers.low), run_at, np.asarray(numbers.run_high), np.asarray(values.low),
+            np.asarray(low), run_at, np.asarray(run_high), np.asarray(vals),
             np.asarray(values.over_at, np.int64), np.asarray(values.over_val, np.int64),
         )
 
@@ -304,12 +301,14 @@ class _CompiledPasses(_NumpyPasses):
         # passes, so that a score never depends on whether this process loaded the loops
         sums = np.zeros(len(partial))
         mark = np.zeros(0, bool) if touched is None else touched
+        self.store.check_ranges(self.starts[terms], self.ends[terms])
         compiled_probes.accumulate(*self.arrays, self.starts[terms], self.ends[terms], self.offsets[terms], self.table, sums, mark)
         partial += sums
 
     def probe(self, docs: np.ndarray, terms: np.ndarray) -> np.ndarray:
         sums = np.zeros(len(docs))
         if len(docs) and len(terms):
+            self.store.check_ranges(self.starts[terms], self.ends[terms])  # the probes' searches may touch any of them
             compiled_probes.probe(
                 *self.arrays, self.starts[terms], self.ends[terms], self.offsets[terms], self.table, np.asarray(docs, np.int64), sums
             )
