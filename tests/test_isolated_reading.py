@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from coderiv.errors import InputError
 from coderiv.index.index import Index
-from coderiv.text.isolated import Budget, read_isolated
+from coderiv.text.isolated import Budget, count_words, read_isolated
 from coderiv.text.reading import read_query_bytes
 from coderiv.web.app import create_app
 from coderiv.web.context import ServeSettings
@@ -73,6 +73,19 @@ def test_the_time_budget_kills_the_child(heavy_docx: bytes) -> None:
     assert _reader_children() == []
 
 
+def test_the_word_budget_is_one_line() -> None:
+    data = docx(["alpha beta gamma delta", "epsilon zeta eta theta", "iota kappa"])  # 10 words
+    assert read_isolated(data, "ten.docx", Budget(words=10)).text.count(" ") == 7
+    with pytest.raises(InputError) as raised:
+        read_isolated(data, "ten.docx", Budget(words=9))
+    assert str(raised.value) == "ten.docx holds more than the 9 words a document may have here; not checked"
+
+
+def test_words_are_counted_as_the_analysis_counts_them() -> None:
+    assert count_words("Ein Über-Beispiel, 42 mal_zwei; ça va!", 100) == 8
+    assert count_words("one two three four five", 2) == 3  # stops once past the limit
+
+
 def _reader_children() -> list[int]:
     """PIDs of this process's children reading a document."""
     found = []
@@ -94,7 +107,8 @@ def _reader_children() -> list[int]:
 def test_other_requests_are_answered_while_a_hostile_upload_is_read(tmp_path: Path, heavy_docx: bytes) -> None:
     folder = write_docs(tmp_path / "docs", {"a.txt": "the lighthouse keeper climbed the stairs every evening"})
     Index.update_from(folder, tmp_path / "index", workers=1)
-    # the default memory budget lets it be read to the end: seconds of work in the child
+    # the default memory budget lets it be read to the end (seconds of work in the child), then
+    # its 3 million words are over the default word budget: refused, never ranked by the server
     settings = ServeSettings(tmp_path / "index", workers=2, read_budget=Budget(seconds=300))
     with TestClient(create_app(settings)) as web:
         answers: list[int] = []
@@ -113,4 +127,4 @@ def test_other_requests_are_answered_while_a_hostile_upload_is_read(tmp_path: Pa
         upload.join()
     assert page.status_code == 200
     assert still_reading == reading  # answered while the upload was being read
-    assert answers == [200]
+    assert answers == [400]

@@ -171,13 +171,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--parent", type=int, default=None)
     parser.add_argument("--read-seconds", type=float, default=Budget().seconds)
     parser.add_argument("--read-memory", type=int, default=Budget().memory_bytes)
+    parser.add_argument("--max-words", type=int, default=Budget().words)
     parser.add_argument("--max-bytes", type=int, default=MAX_DOCUMENT_BYTES)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s worker %(process)d %(message)s")
     if args.parent is not None:
         _die_with_parent(args.parent)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    budget = Budget(args.read_seconds, args.read_memory)
+    budget = Budget(args.read_seconds, args.read_memory, args.max_words)
     worker = Worker(Database(args.database), args.index, args.lease, args.webhook, args.parent, budget, args.max_bytes)
     try:
         worker.run()

@@ -27,7 +27,7 @@ class WorkerPool:
         self.command = [
             sys.executable, "-m", "coderiv.archive.worker", "--database", database_url, "--index", str(index),
             "--lease", str(lease), "--parent", str(os.getpid()), "--read-seconds", str(budget.seconds),
-            "--read-memory", str(budget.memory_bytes), "--max-bytes", str(max_bytes),
+            "--read-memory", str(budget.memory_bytes), "--max-words", str(budget.words), "--max-bytes", str(max_bytes),
         ] + (["--webhook", webhook] if webhook else [])
         self.size = size
         self.processes: list[subprocess.Popen[bytes]] = []

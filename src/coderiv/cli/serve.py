@@ -38,6 +38,8 @@ def is_loopback(host: str) -> bool:
               help="Time budget for reading one uploaded file (in a child process).")
 @click.option("--read-memory-mb", type=click.IntRange(16), default=1024, show_default=True,
               help="Memory budget for reading one uploaded file (in a child process).")
+@click.option("--max-words", type=click.IntRange(1), default=500_000, show_default=True,
+              help="Largest uploaded document in words (refused beyond, by the reading child).")
 @click.option("--archive", "archive_on", is_flag=True,
               help="Keep submissions, reports and decisions in a database, with users and roles (docs/archive.md).")
 @click.option("--database", envvar="CODERIV_DATABASE", default=None,
@@ -53,7 +55,7 @@ def is_loopback(host: str) -> bool:
 @friendly_errors
 def serve_command(
     index_dir: Path, host: str, port: int, token: str | None, max_upload_mb: float, workers: int | None, queue: int | None,
-    read_seconds: float, read_memory_mb: int, archive_on: bool, database: str | None, check_workers: int, lease: float,
+    read_seconds: float, read_memory_mb: int, max_words: int, archive_on: bool, database: str | None, check_workers: int, lease: float,
     webhook: str | None, archive_all: bool, retention_days: float | None,
 ) -> None:
     """Serve the check page, the collection pages and the JSON API (/docs) over the index.
@@ -87,10 +89,8 @@ def serve_command(
     Snapshot.open(index_dir)  # a missing or damaged index (one or sharded) is a one-line error now, not on the first request
     # without a token, a loopback server answers only requests addressed to this machine (no DNS rebinding)
     hosts = (*LOOPBACK_NAMES, host) if is_loopback(host) and not token else None
-    settings = ServeSettings(
-        index_dir, token or None, hosts, int(max_upload_mb * 1024 * 1024), workers, queue, Budget(read_seconds, read_memory_mb << 20),
-        archive,
-    )
+    budget = Budget(read_seconds, read_memory_mb << 20, max_words)
+    settings = ServeSettings(index_dir, token or None, hosts, int(max_upload_mb * 1024 * 1024), workers, queue, budget, archive)
     click.echo(f"coderiv serving {index_dir} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", server_header=False)
 

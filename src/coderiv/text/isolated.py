@@ -10,7 +10,10 @@ process (``python -m coderiv.text.isolated``: nothing of the server's threads or
 - a memory budget: the child's address space may grow by at most ``memory_bytes`` beyond what it
   has once its readers are imported (``RLIMIT_AS``, set by the child itself before it reads a
   byte), so an allocation past it fails in the child, never in the server;
-- a time budget: the child is killed (by its PID) once ``seconds`` pass without an answer.
+- a time budget: the child is killed (by its PID) once ``seconds`` pass without an answer;
+- a size budget in words (``words``): a document longer than that is refused by the child, so
+  its text never reaches the server, whose threads would rank it holding the interpreter lock
+  (a 1.5 MB DOCX can hold 3.6 million words: seconds of ranking that delayed other requests).
 
 The bytes go to the child on its standard input, the document comes back pickled on its standard
 output. A budget that a document exceeds, or a reader that crashes, is answered with one line (an
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
 import resource
 import signal
 import subprocess
@@ -37,6 +41,10 @@ from coderiv.text.reading import QueryDocument, read_query_bytes
 DEFAULT_SECONDS = 60.0
 #: Memory one document's reading may add (a long PDF's text layer needs some hundred MB).
 DEFAULT_MEMORY_BYTES = 1 << 30
+#: Words one document may hold: a long thesis has about 100,000; this is five of them.
+DEFAULT_WORDS = 500_000
+#: A word, as the analysis counts them: a run of letters and digits.
+_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
@@ -45,6 +53,7 @@ class Budget:
 
     seconds: float = DEFAULT_SECONDS
     memory_bytes: int = DEFAULT_MEMORY_BYTES
+    words: int = DEFAULT_WORDS
 
 
 def _address_space() -> int:
@@ -63,15 +72,28 @@ def _limit_memory(memory_bytes: int) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
+def count_words(text: str, stop_after: int) -> int:
+    """The words of ``text`` (runs of letters and digits), counted up to ``stop_after + 1``."""
+    count = 0
+    for _ in _WORD.finditer(text):
+        count += 1
+        if count > stop_after:
+            break
+    return count
+
+
 def _child_main() -> None:
-    """The child: ``LABEL MAX_BYTES MEMORY_BYTES`` as arguments, the bytes on standard input;
-    writes the pickled ``("ok", document)`` or ``(kind, message)``."""
-    label, max_bytes, memory_bytes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    """The child: ``LABEL MAX_BYTES MEMORY_BYTES MAX_WORDS`` as arguments, the bytes on standard
+    input; writes the pickled ``("ok", document)`` or ``(kind, message)``."""
+    label, max_bytes, memory_bytes, max_words = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     _limit_memory(memory_bytes)
     answer: tuple[str, object]
     try:
         data = sys.stdin.buffer.read()
-        answer = ("ok", read_query_bytes(data, label, max_bytes))
+        document = read_query_bytes(data, label, max_bytes)
+        if count_words(document.text, max_words) > max_words:
+            raise InputError(f"{label} holds more than the {max_words:,} words a document may have here; not checked")
+        answer = ("ok", document)
     except InputError as exc:
         answer = ("error", str(exc))
     except MemoryError:
@@ -99,7 +121,7 @@ def read_isolated(data: bytes, label: str, budget: Budget = Budget(), max_bytes:
     if len(data) > max_bytes:  # before paying for a child
         raise InputError(f"{label}: {len(data)} bytes is larger than the {max_bytes}-byte limit")
     child = subprocess.Popen(
-        [sys.executable, "-m", "coderiv.text.isolated", label, str(max_bytes), str(budget.memory_bytes)],
+        [sys.executable, "-m", "coderiv.text.isolated", label, str(max_bytes), str(budget.memory_bytes), str(budget.words)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_child_environment(),
     )
     try:
