@@ -11,13 +11,14 @@ is chosen for it by the registry of :mod:`coderiv.ranking.searchers`, the only u
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from coderiv.index.index import DocumentFacts, Index, resolve_index_path
-from coderiv.index.shards import ShardedIndex, is_sharded, live_set
+from coderiv.index.shards import SHARDS_MANIFEST, ShardedIndex, is_sharded, live_set
 from coderiv.index.storage import current_generation
 from coderiv.keys.kinds import StoreSpec
 from coderiv.progress import Progress
@@ -142,7 +143,12 @@ def shard_count(path: str | os.PathLike[str] | None) -> int | None:
     """How many shards the index at ``path`` has (None: one index, or none yet), so that an
     update keeps a sharded index sharded."""
     root = resolve_index_path(path)
-    return ShardedIndex.open(root).k if is_sharded(root) else None
+    if not is_sharded(root):
+        return None
+    try:  # the manifest's word, so that a set too damaged to open can still be rebuilt
+        return int(json.loads((root / SHARDS_MANIFEST).read_text("utf-8"))["shards"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return ShardedIndex.open(root).k  # says what is wrong, in one line
 
 
 def live_version(path: str | os.PathLike[str]) -> str:

@@ -31,6 +31,7 @@ import json
 import os
 import shutil
 import threading
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -48,7 +49,7 @@ from coderiv.index.cosine_statistics import cosine_statistics
 from coderiv.index.counts import CountValues
 from coderiv.index.index import DocumentFacts, Index, UpdateReport
 from coderiv.index.postings import DocNumbers, Postings, group_by_key, narrow
-from coderiv.index.storage import MANIFEST, fsync_path, write_lock
+from coderiv.index.storage import MANIFEST, fsync_path, newest_readable_manifest, write_lock
 from coderiv.keys.kinds import StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
@@ -60,7 +61,8 @@ SHARDS_MANIFEST = "SHARDS.json"
 #: ``<index>/pairs-view/<set>/``: the generation folder of a sharded index's :class:`ShardView`
 VIEW_DIR = "pairs-view"
 FORMAT = "coderiv-shards"
-FORMAT_VERSION = 1
+#: 2 records a CRC-32 of every collection-wide table (``global/``), checked at open
+FORMAT_VERSION = 2
 
 T = TypeVar("T")
 
@@ -202,7 +204,9 @@ def build_sharded(
             settings = live.settings
             specs = live.specs
         else:
-            specs = [s.to_dict() for s in (stores or [])]
+            recorded_settings, recorded_specs = _recorded_layout(root)  # a damaged set is rebuilt alike
+            settings = settings or recorded_settings
+            specs = [s.to_dict() for s in stores] if stores is not None else recorded_specs
         settings = settings or AnalysisSettings()
         previous = [p for p in root.glob("set-*") if p.is_dir()]
         number = max((int(p.name[4:]) for p in previous if p.name[4:].isdigit()), default=0) + 1
@@ -282,6 +286,23 @@ def _updatable_set(
     ):
         return None
     return _LiveSet(index.set_dir, index.settings, specs, list(index.manifest["shard_documents"]))
+
+
+def _recorded_layout(root: Path) -> tuple[AnalysisSettings | None, list[dict[str, Any]]]:
+    """The analysis and extra stores the live set at ``root`` was built with, read from its
+    manifests even when the set no longer opens (so that rebuilding a damaged sharded index
+    keeps its stemming and stores, as one index does); (None, []) when nothing says."""
+    try:
+        manifest = json.loads((root / SHARDS_MANIFEST).read_text("utf-8"))
+        settings = AnalysisSettings.from_dict(manifest["analysis"])
+        set_dir = root / manifest["set"]
+    except (OSError, ValueError, KeyError, TypeError, CoderivError):
+        return None, []
+    for folder in sorted(set_dir.glob("shard-*")):
+        shard_manifest = newest_readable_manifest(folder)
+        if shard_manifest is not None and isinstance(shard_manifest.get("stores"), dict):
+            return settings, [meta["spec"] for name, meta in sorted(shard_manifest["stores"].items()) if name != "terms"]
+    return settings, []
 
 
 def _link_shard(live: Path, new: Path) -> None:
@@ -372,8 +393,39 @@ def global_numbers(ids: dict[int, Sequence[str]]) -> dict[int, np.ndarray]:
     return numbers
 
 
+def _file_crc32(path: Path) -> int:
+    """CRC-32 of a whole file, read in 16 MiB pieces."""
+    crc = 0
+    with open(path, "rb") as handle:
+        while piece := handle.read(16 << 20):
+            crc = zlib.crc32(piece, crc)
+    return crc
+
+
+def global_checksums(set_dir: Path) -> dict[str, int]:
+    """CRC-32 of every collection-wide table of a set (``global/``), by file name."""
+    return {path.name: _file_crc32(path) for path in sorted((set_dir / "global").iterdir()) if path.is_file()}
+
+
+def check_global_tables(set_dir: Path, recorded: Any) -> None:
+    """Refuse (one line) a set whose collection-wide tables differ from their recorded CRC-32s.
+
+    Every query of a sharded index reads them (f_t, N, W_d, the cosine bounds, the global
+    numbers), and each shard's own block checksums do not cover them: checked whole at open,
+    about 0.2 s a GB (CRC-32 at ~5 GB/s; a million documents hold some tens of MB)."""
+    if not isinstance(recorded, dict):
+        raise CorruptIndexError(f"sharded index at {set_dir.parent} records no checksums of its tables; rebuild it")
+    found = global_checksums(set_dir)
+    for name in sorted(set(found) | set(recorded)):
+        if found.get(name) != recorded.get(name):
+            what = "is missing" if name not in found else "is not recorded" if name not in recorded else "fails its checksum"
+            raise CorruptIndexError(f"index damaged: global/{name} of {set_dir.parent} {what}; rebuild with coderiv index")
+
+
 def _commit(root: Path, set_dir: Path, manifest: dict[str, Any]) -> None:
-    """Publish ``set_dir``: the manifest is written aside, fsynced and renamed over the old."""
+    """Publish ``set_dir``: the tables' checksums recorded, the manifest written aside, fsynced
+    and renamed over the old."""
+    manifest = {**manifest, "global_crc32": global_checksums(set_dir)}
     fsync_path(set_dir / "global")
     fsync_path(set_dir)
     fsync_path(root)
@@ -418,6 +470,7 @@ class ShardedIndex:
         self._view: ShardView | None = None
         self._view_lock = threading.Lock()
         try:
+            check_global_tables(self.set_dir, self.manifest.get("global_crc32"))
             self.term_keys = np.load(_global(self.set_dir, "terms_keys.npy"), mmap_mode="r")
             self.term_df = np.load(_global(self.set_dir, "terms_df.npy"), mmap_mode="r")
             for s, count in enumerate(self.manifest["shard_documents"]):
