@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from coderiv.cli.main import main
 from coderiv.errors import CoderivError, InputError, MissingExtraError
 from coderiv.index.index import MODIFIED_FILE, Index
+from coderiv.index.integrity import BLOCKS_FILE
 from coderiv.index.shards import ShardedIndex, build_sharded
 from coderiv.index.storage import MANIFEST_COPY
 from coderiv.text.collection import iter_collection
@@ -43,8 +44,8 @@ def index_bytes(root: Path, modified: bool = True) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         name = path.relative_to(root).as_posix()
-        if path.name == "lock" or (not modified and path.name == MODIFIED_FILE):
-            continue
+        if path.name == "lock" or (not modified and path.name in (MODIFIED_FILE, BLOCKS_FILE)):
+            continue  # without times, the block checksums (which cover the times too) go as well
         data = path.read_bytes()
         if path.name in ("manifest.json", "SHARDS.json", MANIFEST_COPY):
             record = json.loads(data)
@@ -52,6 +53,7 @@ def index_bytes(root: Path, modified: bool = True) -> dict[str, bytes]:
                 record.pop(key, None)
             if not modified:
                 record.get("files", {}).pop(MODIFIED_FILE, None)
+                record.get("files", {}).pop(BLOCKS_FILE, None)
             data = json.dumps(record, sort_keys=True).encode()
         files[name] = data
     return files
