@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 
 import pytest
@@ -29,3 +30,22 @@ def test_the_cli_prints_the_missing_extra_in_one_line(tmp_path, runner, monkeypa
     assert result.output.strip().splitlines()[-1] == (
         "Error: --dask needs the optional dependencies coderiv[dask]: pip install 'coderiv[dask]'"
     )
+
+
+@pytest.mark.parametrize("command", [["users", "list"], ["users", "add", "bob", "--role", "examiner"], ["users", "revoke", "bob"]])
+def test_users_without_the_archive_extra_is_one_line(tmp_path, command) -> None:
+    # a fresh interpreter where sqlalchemy cannot be imported, as after pip install coderiv[formats]
+    script = (
+        "import sys\n"
+        "class NoSQLAlchemy:\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name.split('.')[0] == 'sqlalchemy':\n"
+        "            raise ImportError(name)\n"
+        "sys.meta_path.insert(0, NoSQLAlchemy())\n"
+        "from coderiv.__main__ import run\n"
+        f"sys.argv = ['coderiv', *{command!r}, '--index', {str(tmp_path / 'i')!r}]\n"
+        "run()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == "Error: coderiv users needs the optional dependencies coderiv[archive]: pip install 'coderiv[archive]'\n"

@@ -5,10 +5,14 @@ beside the index, or ``--database URL`` ($CODERIV_DATABASE)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from coderiv.cli.options import friendly_errors, index_option
+
+if TYPE_CHECKING:
+    from coderiv.archive.db import Database
 
 database_option = click.option(
     "--database", envvar="CODERIV_DATABASE", default=None,
@@ -16,7 +20,8 @@ database_option = click.option(
 )
 
 
-def _database(index_dir: Path, url: str | None):  # type: ignore[no-untyped-def]
+def _database(index_dir: Path, url: str | None) -> Database:
+    """The archive's database, after checking its extra is installed (before any import of it)."""
     from coderiv.extras import require
 
     require("sqlalchemy", "archive", "coderiv users")
@@ -39,10 +44,10 @@ def users_command() -> None:
 @friendly_errors
 def add_command(name: str, role: str, index_dir: Path, database: str | None) -> None:
     """Add a user and print its token (shown this once; stored hashed)."""
+    db = _database(index_dir, database)
     from coderiv.archive import audit
     from coderiv.archive.users import add_user
 
-    db = _database(index_dir, database)
     with db.session() as session:
         token = add_user(session, name, role)
         audit.record(session, None, "user-add", name, f"{role} (command line)")
@@ -56,9 +61,9 @@ def add_command(name: str, role: str, index_dir: Path, database: str | None) -> 
 @friendly_errors
 def list_command(index_dir: Path, database: str | None) -> None:
     """The users, their roles, and whether they are revoked."""
+    db = _database(index_dir, database)
     from coderiv.archive.users import list_users
 
-    db = _database(index_dir, database)
     with db.session() as session:
         for user in list_users(session):
             state = "revoked" if user.revoked is not None else "active"
@@ -72,10 +77,10 @@ def list_command(index_dir: Path, database: str | None) -> None:
 @friendly_errors
 def revoke_command(name: str, index_dir: Path, database: str | None) -> None:
     """Refuse NAME's token from now on (its submissions stay)."""
+    db = _database(index_dir, database)
     from coderiv.archive import audit
     from coderiv.archive.users import revoke_user
 
-    db = _database(index_dir, database)
     with db.session() as session:
         revoke_user(session, name)
         audit.record(session, None, "user-revoke", name, "command line")
