@@ -14,7 +14,7 @@ import click
 
 from coderiv.signals import stop_cleanly_on_signals
 
-#: command name -> the module of coderiv.cli whose ``COMMANDS`` define it, in the help's order
+#: command name -> the module of coderiv.cli whose ``COMMANDS`` define it (the help lists them sorted)
 COMMAND_MODULES = {
     "index": "index",
     "info": "index",
