@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -31,22 +30,12 @@ from tests.support.archive import (  # noqa: E402
     wait_until,
 )
 from tests.support.network import free_port  # noqa: E402
-from tests.support.processes import alive, children_of  # noqa: E402
+from tests.support.processes import alive, children_of, stop_process  # noqa: E402
 
 pytestmark = pytest.mark.faults
 
 SLOW = {"CODERIV_ARCHIVE_FAULT_DELAY": "3"}
 ARGS = ("--check-workers", "1", "--lease", "2")
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def rows(db: Path, query: str, *args: object) -> list[tuple[object, ...]]:
@@ -105,7 +94,7 @@ def test_a_worker_killed_mid_check_is_replaced_and_the_check_runs_again(
         assert (report["total_words"], report["overall"]) == (31, 100.0)
         assert victim not in children_of(server.pid) and len(children_of(server.pid)) >= 1  # replaced
     finally:
-        stop(server)
+        stop_process(server)
 
 
 def test_a_server_killed_mid_check_resumes_every_accepted_submission(
@@ -128,7 +117,7 @@ def test_a_server_killed_mid_check_resumes_every_accepted_submission(
         assert rows(db, "select state from submissions where id = ?", ids[0]) == [("checking",)]
         assert [s for (s,) in rows(db, "select state from submissions where id != ?", ids[0])] == ["queued", "queued"]
     finally:
-        stop(server)
+        stop_process(server)
     restarted = start_server(index, url, port, log, SLOW, ARGS)
     try:
         assert server_ready(base, tokens["sam"]), log.read_text()
@@ -139,4 +128,4 @@ def test_a_server_killed_mid_check_resumes_every_accepted_submission(
         for sid in ids:  # P's 15 words are in src1.txt, the digit after them is not: 15/16
             assert call(base, tokens["sam"], "GET", f"/api/submissions/{sid}")["overall"] == 100 * 15 / 16
     finally:
-        stop(restarted)
+        stop_process(restarted)

@@ -22,6 +22,7 @@ from coderiv.index.index import Index
 from tests.support.chromium import needs_chromium
 from tests.support.files import write_docs
 from tests.support.network import free_port
+from tests.support.processes import stop_process
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 
@@ -49,12 +50,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 time.sleep(0.1)
         yield base
     finally:
-        process.terminate()  # only the process this fixture started
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process, 10)  # only the process this fixture started
 
 
 def test_the_api_docs_draw_offline(server: str, browser: Any, tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ processes; screenshots are saved (``CODERIV_SCREENSHOTS`` names a folder to keep
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +19,7 @@ pytest.importorskip("sqlalchemy", reason="the archive extra (coderiv[archive]) i
 from tests.support.archive import P, Q, R, add_users, build_collection, server_ready, start_server  # noqa: E402
 from tests.support.chromium import needs_chromium  # noqa: E402
 from tests.support.network import free_port  # noqa: E402
+from tests.support.processes import stop_process
 
 pytestmark = [pytest.mark.browser, needs_chromium]
 THESIS = P + " " + Q + " and my own conclusion: " + R
@@ -38,12 +38,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict
         assert server_ready(base, tokens["eve"]), (root / "serve.log").read_text()
         yield base, tokens
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
 
 
 @pytest.fixture

@@ -28,6 +28,7 @@ from coderiv.ranking.search import Searcher
 from coderiv.report import ReportOptions, build_report
 from tests.support.chromium import needs_chromium
 from tests.support.network import free_port
+from tests.support.processes import stop_process
 
 EXAMPLE = Path(coderiv.__file__).parent / "data" / "example"
 QUERY = EXAMPLE / "plagiarized-essay.txt"
@@ -73,12 +74,7 @@ def server(index_dir: Path) -> Iterator[str]:
                 time.sleep(0.1)
         yield base
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process, 10)
         log.close()
 
 pytestmark = [pytest.mark.browser, needs_chromium]

@@ -74,3 +74,16 @@ def signal_and_reap(proc: subprocess.Popen[bytes], signum: int, timeout: float =
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def stop_process(process: subprocess.Popen[bytes], seconds: float = 30.0) -> None:
+    """SIGTERM to a process the test started (by its PID), SIGKILL if it is still there after
+    ``seconds``, then reap it."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(seconds)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+

@@ -65,10 +65,17 @@ class Archive:
         self.database.dispose()
 
 
-def visible(user: User) -> Select[Submission]:
-    """The submissions ``user`` may see: their own (submitter), all (examiner, admin)."""
+def visible(user: User, state: str | None = None, decision: str | None = None) -> Select[Submission]:
+    """The submissions ``user`` may see: their own (submitter), all (examiner, admin); only those
+    in ``state`` and with ``decision`` when given (the list page's and the API's filters)."""
     query = select(Submission)
-    return query.where(Submission.user_id == user.id) if user.role == "submitter" else query
+    if user.role == "submitter":
+        query = query.where(Submission.user_id == user.id)
+    if state:
+        query = query.where(Submission.state == state)
+    if decision:
+        query = query.where(Submission.decision == decision)
+    return query
 
 
 def find(session: Session, user: User, submission_id: str) -> Submission | None:

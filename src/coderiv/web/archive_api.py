@@ -154,11 +154,7 @@ def list_submissions(
 ) -> dict[str, Any]:
     user = user_of(request)
     with archive_of(request).database.session() as session:
-        query = visible(user)
-        if state:
-            query = query.where(Submission.state == state)
-        if decision:
-            query = query.where(Submission.decision == decision)
+        query = visible(user, state, decision)
         total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
         rows = session.scalars(query.order_by(Submission.created.desc(), Submission.id).offset((page - 1) * per_page).limit(per_page))
         return {"page": page, "per_page": per_page, "total": total, "submissions": [summary(s) for s in rows]}

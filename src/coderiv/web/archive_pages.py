@@ -37,11 +37,7 @@ def submissions_page(
 ) -> HTMLResponse:
     user = user_of(request)
     with archive_of(request).database.session() as session:
-        query = visible(user)
-        if state:
-            query = query.where(Submission.state == state)
-        if decision:
-            query = query.where(Submission.decision == decision)
+        query = visible(user, state, decision)
         rows = [record(s) for s in session.scalars(query.order_by(Submission.created.desc()).limit(500))]
     return page(request, "submissions.html", user=user, rows=rows, states=STATES, decisions=DECISIONS,
                 state=state, decision=decision)
