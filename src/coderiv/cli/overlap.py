@@ -13,6 +13,7 @@ from coderiv.cli.options import (
     analysis_options,
     friendly_errors,
     index_option,
+    markup_option,
     quiet_option,
     read_query_reporting,
     settings_from,
@@ -24,6 +25,7 @@ from coderiv.overlap.compare import COMPARE_METHODS, DEFAULT_MAX_CHARS, DEFAULT_
 from coderiv.overlap.pan_format import Feature
 from coderiv.overlap.verify import VerifiedResult
 from coderiv.ranking.measures import over_100_reason
+from coderiv.text.extract import DEFAULT_MARKUP, Markup
 
 
 @click.command("compare")
@@ -46,13 +48,14 @@ from coderiv.ranking.measures import over_100_reason
     help="Most characters of A and B together (about 70 bytes of memory each).",
 )
 @analysis_options
+@markup_option("How .rst and .md files are read: render (their visible text; default) or text (their source, markup included).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "tsv", "pan"]), default="table", show_default=True,
               help="pan: PAN's text-alignment XML of A's aligned passages (source_reference = B's file name).")
 @friendly_errors
 def compare_command(
     a: str, b: str, methods: tuple[str, ...], width: int, chunk_words: int, threshold: int, max_passage_pairs: int,
     max_chars: int,
-    stop: bool | None, stem: bool | None, language: str | None, fmt: str,
+    stop: bool | None, stem: bool | None, language: str | None, markup: Markup | None, fmt: str,
 ) -> None:
     """How much of A is in B and of B in A, by each overlap method, the exact passages they
     share and the passages aligned across word edits (character offsets into each file, each
@@ -62,7 +65,7 @@ def compare_command(
 
     if a == "-" and b == "-":
         raise CoderivError("only one of A and B can be standard input")
-    doc_a, doc_b = read_query_reporting(a), read_query_reporting(b)
+    doc_a, doc_b = read_query_reporting(a, markup or DEFAULT_MARKUP), read_query_reporting(b, markup or DEFAULT_MARKUP)
     label_a, text_a, label_b, text_b = doc_a.label, doc_a.text, doc_b.label, doc_b.text
     analyzer = Analyzer(settings_from(stop, stem, language))
     for label, text in ((label_a, text_a), (label_b, text_b)):
