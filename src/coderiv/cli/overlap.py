@@ -181,11 +181,13 @@ def aligned_features(this: str, source: str, passages: list[AlignedPassage]) -> 
 @click.option("--sample", type=click.IntRange(1), default=None,
               help="--format pan: draw the pairs from this many documents of the collection (spares reading it all).")
 @index_option
+@markup_option("How .rst and .md documents are read: render or text. Default: as the index read them "
+               "(a COLLECTION given: render).")
 @quiet_option
 @friendly_errors
 def generate_command(
     collection: Path | None, count: int, n_sources: int, own_share: float, seed: int, output: str, fmt: str,
-    obfuscation: str, sample: int | None, index_dir: Path, quiet: bool = False,
+    obfuscation: str, sample: int | None, index_dir: Path, markup: Markup | None = None, quiet: bool = False,
 ) -> None:
     """Write plagiarized documents composed of whole paragraphs of random documents of
     COLLECTION (a folder or archive; default: the documents of the index), one JSON object per
@@ -200,20 +202,21 @@ def generate_command(
         if collection is None:
             from coderiv.index.index import Index
 
-            source = Index.open(index_dir).source
+            index = Index.open(index_dir)
+            source, markup = index.source, index.markup.agree(markup)
             if source is None or not Path(source).exists():
                 raise CoderivError("give a COLLECTION folder or archive (the index's source is unknown or gone)")
             collection = Path(source)
         if output == "-":
             raise CoderivError("--format pan writes a folder: give it with --output DIR")
-        pairs = generate_pan(iter_collection(collection), Path(output), count, obfuscation, seed, sample)
+        pairs = generate_pan(iter_collection(collection), Path(output), count, obfuscation, seed, sample, markup or DEFAULT_MARKUP)
         click.echo(f"{len(pairs)} {obfuscation} pairs written to {output} (susp/, src/, pairs, truth/)", err=True)
         return
     from coderiv.cli.options import progress_bar
     from coderiv.evaluation.donor_texts import donor_texts
     from coderiv.evaluation.generate import generate_from_texts
 
-    texts = donor_texts(collection, index_dir)
+    texts = donor_texts(collection, index_dir, markup)
     with progress_bar(quiet, "generating") as bar:
         lines = [json_line(case) for case in generate_from_texts(texts.doc_ids, texts, count, n_sources, own_share, seed, bar)]
     text = "".join(line + "\n" for line in lines)
