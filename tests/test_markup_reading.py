@@ -196,3 +196,19 @@ def test_an_unknown_choice_is_one_line() -> None:
     assert Markup.recorded(None) is Markup.RENDER and Markup.recorded({"hidden": True}) is Markup.RENDER
     done = CliRunner().invoke(main, ["index", ".", "--markup", "raw"])
     assert done.exit_code == 2 and "'raw' is not one of 'render', 'text'" in done.output
+
+
+def test_a_web_upload_is_read_in_its_child_as_the_index_read_its_documents(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi", reason="the web extra (coderiv[web]) is not installed")
+    from fastapi.testclient import TestClient
+
+    from coderiv.web.app import create_app
+    from coderiv.web.context import ServeSettings
+
+    folder, path = _collection(tmp_path), tmp_path / "index"
+    _index(folder, path, "--markup", "text")
+    web = TestClient(create_app(ServeSettings(path)))
+    body = web.post("/api/check", files={"file": ("up.rst", RST.encode())}, data={"verify": "false"}).json()
+    percents = {m["doc_id"]: m["percent"] for m in body["matches"]}
+    assert percents["otters.rst"] == pytest.approx(100.0)  # rendered, it would be 28.4142% (above)
+    assert body["query_terms"] == 11  # distinct: RST_AS_TEXT's 13 words with "otters" three times
