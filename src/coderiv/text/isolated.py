@@ -137,6 +137,8 @@ def read_isolated(
         if child.poll() is None:
             child.kill()  # by its PID: only the child this call started
             child.communicate()
+        if child.stdin is not None:  # a retried communicate() leaves a pipe cut short by the timeout open
+            child.stdin.close()
     try:
         kind, value = pickle.loads(out)  # our own child's answer
     except Exception:  # noqa: BLE001 - no answer: the reader crashed or was killed
