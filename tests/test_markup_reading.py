@@ -134,6 +134,8 @@ def test_a_query_is_read_as_the_index_read_its_documents(tmp_path: Path) -> None
         "Error: --markup render differs from the index's reading of markup (text); leave --markup out to read as "
         "the index does, or rebuild the index with --markup render"
     ]
+    containment = runner.invoke(main, [*query[:2], "--index", str(path), "--method", "containment", "--markup", "render"])
+    assert containment.exit_code == 1 and sorted(Index.open(path).specs) == ["terms"]  # refused before adding a store
     agreed = runner.invoke(main, [*query, "--markup", "text"])
     assert agreed.exit_code == 0 and _percent(agreed.output, "otters.rst") == "100.0000"
     report = runner.invoke(main, ["report", str(folder / "otters.rst"), "--index", str(path), "--markup", "render"])

@@ -14,6 +14,7 @@ from coderiv.cli.options import (
     TerminalBar,
     analysis_options,
     friendly_errors,
+    index_markup,
     index_option,
     progress_bar,
     query_markup_option,
@@ -91,10 +92,10 @@ def query_command(
 
     if not files and not doc_ids:
         raise CoderivError("give a query file, a folder or archive of them, '-' for standard input, or --doc ID")
+    index_markup(index_dir, markup)  # queries are read as the index read its documents: refused before any store is added
     with contextlib.ExitStack() as stack:
         with progress_bar(quiet, "indexing") as bar:  # adding a store re-reads the whole source
             index = open_for_method(index_dir, method, announce=lambda line: click.echo(line, err=True), progress=bar)
-        index.markup.agree(markup)  # queries are read as the index read its documents
         fanout = None
         if dask_address is not None:
             from coderiv.index.cluster import dask_client
