@@ -214,3 +214,17 @@ def test_a_web_upload_is_read_in_its_child_as_the_index_read_its_documents(tmp_p
     percents = {m["doc_id"]: m["percent"] for m in body["matches"]}
     assert percents["otters.rst"] == pytest.approx(100.0)  # rendered, it would be 28.4142% (above)
     assert body["query_terms"] == 11  # distinct: RST_AS_TEXT's 13 words with "otters" three times
+
+
+def test_generate_reads_donors_as_the_index_read_them(tmp_path: Path) -> None:
+    from coderiv.evaluation.donor_texts import donor_texts
+
+    folder, path = _collection(tmp_path), tmp_path / "index"
+    _index(folder, path, "--markup", "text")
+    texts = donor_texts(None, path)
+    assert texts(["otters.rst", "otters.md"]) == {"otters.rst": RST, "otters.md": MD}
+    with pytest.raises(InputError, match="differs from the index's reading of markup"):
+        donor_texts(None, path, Markup.RENDER)
+    assert _terms(donor_texts(folder, None)(["otters.rst"])["otters.rst"]) == RENDERED  # a collection given: rendered
+    done = CliRunner().invoke(main, ["generate", "--index", str(path), "--markup", "render", "--cases", "1"])
+    assert done.exit_code == 1 and "differs from the index's reading of markup (text)" in done.output
