@@ -228,3 +228,19 @@ def test_generate_reads_donors_as_the_index_read_them(tmp_path: Path) -> None:
     assert _terms(donor_texts(folder, None)(["otters.rst"])["otters.rst"]) == RENDERED  # a collection given: rendered
     done = CliRunner().invoke(main, ["generate", "--index", str(path), "--markup", "render", "--cases", "1"])
     assert done.exit_code == 1 and "differs from the index's reading of markup (text)" in done.output
+
+
+def test_the_archive_worker_reads_an_upload_as_the_index_read_its_documents(tmp_path: Path) -> None:
+    pytest.importorskip("sqlalchemy", reason="the archive extra (coderiv[archive]) is not installed")
+    from coderiv.archive.db import Database
+    from coderiv.archive.queue import Claim
+    from coderiv.archive.worker import Worker
+
+    folder, path = _collection(tmp_path), tmp_path / "index"
+    _index(folder, path, "--markup", "text")
+    database = Database(f"sqlite:///{tmp_path / 'archive.db'}")
+    try:
+        worker = Worker(database, path, lease=60.0, webhook=None, parent=None)
+        assert worker.read(Claim("s1", 1, "", "up.rst", None, RST.encode())) == RST  # in its child, as text
+    finally:
+        database.dispose()
