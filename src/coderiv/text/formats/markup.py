@@ -3,7 +3,7 @@
 ``render`` (the default) parses the markup and keeps the visible text a reader of the rendered
 page sees: no ``**`` around bold words, no title underlines, no directive names, no link
 targets. ``text`` reads the same files as plain text, markup and all: docutils takes ~25 ms of
-CPU for a documentation page where decoding takes ~0.01 ms, so a documentation collection read
+CPU for a documentation page where decoding takes ~0.005 ms, so a documentation collection read
 as text indexes many times faster, at the cost of the markup's characters and words counting
 as the document's (docs/formats.md, "Reading markup"; docs/performance.md has the figures).
 
