@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from coderiv.cli.main import main
 from coderiv.errors import InputError
@@ -19,10 +21,11 @@ from coderiv.index.shards import ShardedIndex, build_sharded
 from coderiv.index.storage import MANIFEST_COPY
 from coderiv.keys.kinds import TERMS
 from coderiv.text.analysis import AnalysisSettings, Analyzer
-from coderiv.text.collection import iter_folder
+from coderiv.text.collection import RawDocument, iter_folder
 from coderiv.text.extract import Markup, extract
 from coderiv.text.isolated import read_isolated
 from coderiv.text.reading import iter_queries, read_query
+from tests.support.strategies import WORDS
 
 #: A title underline, a link with its target, bold marks and a directive: none of it is visible.
 RST = "Otters\n======\n\nSee `the river <https://example.org/otters>`_ and **swim**.\n\n.. image:: otters.png\n"
@@ -244,3 +247,20 @@ def test_the_archive_worker_reads_an_upload_as_the_index_read_its_documents(tmp_
         assert worker.read(Claim("s1", 1, "", "up.rst", None, RST.encode())) == RST  # in its child, as text
     finally:
         database.dispose()
+
+
+#: Markup-ish pieces between words: emphasis, roles, links, titles, directives, accents.
+_PIECES = ["**", "`", "_", ":ref:", "<https://x.org/a>", "\n====\n", "\n.. note::", "# ", "[", "](u)", "é", "—", "\n\n"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(WORDS + _PIECES), min_size=1, max_size=60).map(" ".join))
+def test_markup_read_as_text_has_the_terms_of_the_same_bytes_read_as_plain_text(text: str) -> None:
+    data = text.encode("utf-8")
+    worker = _Worker(Analyzer(AnalysisSettings(stop=False)), [TERMS], markup=Markup.TEXT)
+    docs = [RawDocument(name, data, plain=True) for name in ("a.rst", "b.md", "c.txt")]
+    outcomes = [
+        (r.length, r.stores["terms"][0].tolist(), r.stores["terms"][1].tolist()) if isinstance(r, AnalyzedEntry) else r.reason
+        for r in worker.run_batch(docs)
+    ]
+    assert outcomes[0] == outcomes[1] == outcomes[2]
