@@ -23,6 +23,7 @@ from coderiv.index.storage import current_generation
 from coderiv.keys.kinds import StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
+from coderiv.text.extract import Markup
 from coderiv.text.sources import DocumentTexts
 
 T = TypeVar("T")
@@ -39,6 +40,12 @@ class IndexReader(Protocol):
 
     @property
     def settings(self) -> AnalysisSettings: ...
+
+    @property
+    def markup(self) -> Markup:
+        """How the index read reStructuredText and Markdown: every query and re-read document
+        of it is read the same way (:class:`~coderiv.text.extract.Markup`)."""
+        ...
 
     @property
     def analyzer(self) -> Analyzer:

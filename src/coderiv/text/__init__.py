@@ -7,11 +7,11 @@ bibliography a report leaves out (:mod:`.exclusions`)."""
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer
 from coderiv.text.collection import RawDocument, iter_collection
 from coderiv.text.exclusions import Span, bibliography_spans, quote_spans
-from coderiv.text.extract import Extracted, extract, visible_text
+from coderiv.text.extract import Extracted, Markup, extract, visible_text
 from coderiv.text.reading import QueryDocument, read_query
 from coderiv.text.sources import DocumentTexts
 
 __all__ = [
-    "AnalysisSettings", "AnalyzedDocument", "Analyzer", "DocumentTexts", "Extracted", "QueryDocument", "RawDocument",
+    "AnalysisSettings", "AnalyzedDocument", "Analyzer", "DocumentTexts", "Extracted", "Markup", "QueryDocument", "RawDocument",
     "Span", "bibliography_spans", "extract", "iter_collection", "quote_spans", "read_query", "visible_text",
 ]
