@@ -43,6 +43,7 @@ from numpy.lib.format import dtype_to_descr, write_array_header_1_0
 from coderiv.index import compiled_writer
 from coderiv.index.analysis_workers import AnalyzedBatch, default_workers
 from coderiv.index.child_processes import stop_pool, worker_pool
+from coderiv.index.combined_sort import distinct_and_ranks, group_narrow_run
 from coderiv.index.compiled_writer import group_run
 from coderiv.index.counts import ESCAPE, OVER_AT_FILE, OVER_VAL_FILE
 from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, narrow
@@ -166,7 +167,7 @@ class Presort(threading.Thread):
         try:
             for name in self.names:
                 counts, keys, vals = _concatenated(self.batches, name)
-                grouped = group_run(keys, counts, self.first, vals)
+                grouped = group_narrow_run(keys, counts, self.first, vals) or group_run(keys, counts, self.first, vals)
                 n_docs = len(counts)
                 del counts, keys, vals
                 self.segments[name] = _save_segment(self.folder / f"{_safe(name)}-sorted", *grouped, self.first, n_docs)
@@ -518,15 +519,16 @@ def _merge_blocks(blocks: list[_Block], buffers: compiled_writer.MergeBuffers) -
     """Merge one key range's blocks (segments in document order): (keys, postings per key,
     largest value per key, documents' low 16 bits, values, run starts relative to the range,
     their high bits). The compiled loop when loaded (into ``buffers``), else numpy passes."""
-    keys = distinct(np.concatenate([b.keys for b in blocks]))
-    merged = _compiled_merge(blocks, keys, buffers)
+    keys, ranks = _key_ranks(blocks)
+    merged = _compiled_merge(blocks, keys, ranks, buffers)
     if merged is not None:
         return (keys, *merged)
     counts = np.zeros(len(keys), np.int64)
     maxvals = np.zeros(len(keys), np.uint32)
     positions = []
-    for block in blocks:
-        pos = np.searchsorted(keys, block.keys)  # a key is once in a segment: plain fancy updates
+    bounds = np.cumsum([0] + [len(b.keys) for b in blocks]).tolist()
+    for block, a, b in zip(blocks, bounds[:-1], bounds[1:]):
+        pos = ranks[a:b]  # a key is once in a segment: plain fancy updates
         counts[pos] += block.counts
         maxvals[pos] = np.maximum(maxvals[pos], block.maxima)
         positions.append(pos)
@@ -549,14 +551,25 @@ def _merge_blocks(blocks: list[_Block], buffers: compiled_writer.MergeBuffers) -
     return keys, counts, maxvals, low, vals, run_at, run_high
 
 
+def _key_ranks(blocks: list[_Block]) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct keys of a key range's blocks, sorted; the rank among them of every block
+    key, blocks one after the other): one sort of combined integers for narrow keys (chunk ids,
+    :func:`~coderiv.index.combined_sort.distinct_and_ranks`), else a sort and a binary search."""
+    parts = [b.keys for b in blocks]
+    narrow = distinct_and_ranks(parts)
+    if narrow is not None:
+        return narrow
+    keys = distinct(np.concatenate(parts))
+    return keys, np.concatenate([np.empty(0, np.int64), *(np.searchsorted(keys, part) for part in parts)])
+
+
 def _compiled_merge(
-    blocks: list[_Block], keys: np.ndarray, buffers: compiled_writer.MergeBuffers
+    blocks: list[_Block], keys: np.ndarray, pos: np.ndarray, buffers: compiled_writer.MergeBuffers
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """:func:`~coderiv.index.compiled_writer.merge_key_range` of the blocks (None: not loaded),
-    their postings read into reused buffers."""
+    """:func:`~coderiv.index.compiled_writer.merge_key_range` of the blocks, whose keys have
+    ranks ``pos`` among ``keys`` (None: not loaded), their postings read into reused buffers."""
     if not compiled_writer.load():
         return None
-    pos = np.concatenate([np.searchsorted(keys, b.keys) for b in blocks])
     sizes = [int(b.counts.sum(dtype=np.int64)) for b in blocks]
     total = sum(sizes)
     docs, vals = buffers.get("docs", total, np.uint32), buffers.get("in_vals", total, np.uint32)
