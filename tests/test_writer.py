@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from coderiv.index import Index, compiled_writer, writer
 from coderiv.index.counts import OVER_AT_FILE, OVER_VAL_FILE
-from coderiv.index.postings import ARRAY_NAMES, from_forward, narrow
+from coderiv.index.postings import ARRAY_NAMES, Postings, from_forward, narrow
 from coderiv.index.writer import NpyWriter, Run, Sources, write_store
 from coderiv.keys import compiled_terms
 from coderiv.keys.kinds import StoreSpec
@@ -84,6 +84,31 @@ def test_merged_store_equals_the_in_memory_inversion(tmp_path: Path, shuffled: b
     _same_files_as_in_memory(per_doc, tmp_path, tmp_path / "out")
 
 
+@pytest.mark.parametrize("presence", [False, True])
+def test_narrow_keys_merged_by_packed_sorts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, presence: bool) -> None:
+    """Chunk-like keys (below 2^32; values all 1 or not), 140,000 documents in presorted runs:
+    runs grouped and key ranges merged by one sort of packed postings
+    (:mod:`~coderiv.index.combined_sort`), the same bytes as the in-memory inversion."""
+    rng = np.random.default_rng(5)
+    n = 140_000
+    per_doc = []
+    for _ in range(n):
+        keys = np.unique(rng.integers(0, 2**32 - 1, rng.integers(1, 4), dtype=np.uint64, endpoint=True) % np.uint64(5000))
+        keys[-1] |= np.uint64(2**32 - 8192)  # some keys of 32 bits
+        vals = np.ones(len(keys), np.int32) if presence else rng.integers(1, 300, len(keys)).astype(np.int32)
+        per_doc.append((np.unique(keys), vals))
+    sorts = []
+    real = writer.sort_packed
+    monkeypatch.setattr(writer, "sort_packed", lambda *a: sorts.append(1) or real(*a))
+    weights = np.array([len(k) for k, _ in per_doc], np.int64)
+    write_store(_sources(per_doc, np.arange(n)), "terms", n, weights, tmp_path / "out", tmp_path,
+                range_postings=30_000, workers=1, merge_entries=700)
+    assert len(sorts) > 10  # the packed merge ran, range by range
+    written = Postings.load(tmp_path / "out", n)
+    assert len(written.docs.run_high) > len(written.keys)  # some keys do have several runs
+    _same_files_as_in_memory(per_doc, tmp_path, tmp_path / "out")
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     n=st.integers(1, 120),
@@ -93,15 +118,17 @@ def test_merged_store_equals_the_in_memory_inversion(tmp_path: Path, shuffled: b
     merge_entries=st.integers(1, 60),
     seed=st.integers(0, 2**32 - 1),
     compiled=st.booleans(),
+    widest_key=st.sampled_from([2**32 - 1, 2**64 - 1]),
 )
 @pytest.mark.slow
 def test_any_range_and_merge_size_gives_the_same_bytes(
-    n: int, pool: int, top: int, range_postings: int, merge_entries: int, seed: int, compiled: bool
+    n: int, pool: int, top: int, range_postings: int, merge_entries: int, seed: int, compiled: bool, widest_key: int
 ) -> None:
-    """Random collections (empty documents, keys shared or not, values needing 1 to 4 bytes),
-    any document range size and any merge budget: the same bytes as the in-memory inversion."""
+    """Random collections (empty documents, keys shared or not, values needing 1 to 4 bytes,
+    32-bit keys as chunk ids or 64-bit as terms), any document range size and any merge
+    budget: the same bytes as the in-memory inversion."""
     rng = np.random.default_rng(seed)
-    keys_pool = rng.integers(0, 2**64 - 1, pool, dtype=np.uint64, endpoint=True)
+    keys_pool = rng.integers(0, widest_key, pool, dtype=np.uint64, endpoint=True)
     per_doc = []
     for _ in range(n):
         keys = np.unique(rng.choice(keys_pool, int(rng.integers(0, 12))))

@@ -34,6 +34,7 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,7 +44,7 @@ from numpy.lib.format import dtype_to_descr, write_array_header_1_0
 from coderiv.index import compiled_writer
 from coderiv.index.analysis_workers import AnalyzedBatch, default_workers
 from coderiv.index.child_processes import stop_pool, worker_pool
-from coderiv.index.combined_sort import distinct_and_ranks, group_narrow_run
+from coderiv.index.combined_sort import group_narrow_run, sort_packed
 from coderiv.index.compiled_writer import group_run
 from coderiv.index.counts import ESCAPE, OVER_AT_FILE, OVER_VAL_FILE
 from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, narrow
@@ -508,27 +509,39 @@ _Merged = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.n
 
 
 def _merged_ranges(segments: list[Segment], budget: int) -> Iterator[_Merged]:
-    """Every key range of :func:`_key_ranges`, merged (:func:`_merge_blocks`); the compiled loop
-    reuses one set of buffers (each range is written before the next is merged)."""
-    buffers = compiled_writer.MergeBuffers()
-    for blocks in _key_ranges(segments, budget):
-        yield _merge_blocks(blocks, buffers)
+    """Every key range of :func:`_key_ranges`, merged (:func:`_merge_blocks`) in a thread one
+    range ahead of the one being written, so that a second core merges (sorts, compiled loops:
+    the GIL released) while this one writes. Two sets of buffers for the compiled loop, used in
+    turn: a range's are reused two ranges later, after it has been written."""
+    buffers = [compiled_writer.MergeBuffers(), compiled_writer.MergeBuffers()]
+    with ThreadPoolExecutor(1, thread_name_prefix="coderiv-merge") as ahead:
+        pending: Future[_Merged] | None = None
+        for number, blocks in enumerate(_key_ranges(segments, budget)):
+            merging = ahead.submit(_merge_blocks, blocks, buffers[number % 2])
+            if pending is not None:
+                yield pending.result()
+            pending = merging
+        if pending is not None:
+            yield pending.result()
 
 
 def _merge_blocks(blocks: list[_Block], buffers: compiled_writer.MergeBuffers) -> _Merged:
     """Merge one key range's blocks (segments in document order): (keys, postings per key,
     largest value per key, documents' low 16 bits, values, run starts relative to the range,
-    their high bits). The compiled loop when loaded (into ``buffers``), else numpy passes."""
-    keys, ranks = _key_ranks(blocks)
-    merged = _compiled_merge(blocks, keys, ranks, buffers)
+    their high bits). Narrow keys (chunk ids) by one sort of packed postings, else the
+    compiled loop when loaded (into ``buffers``), else numpy passes."""
+    packed = _merge_narrow(blocks)
+    if packed is not None:
+        return packed
+    keys = distinct(np.concatenate([b.keys for b in blocks]))
+    merged = _compiled_merge(blocks, keys, buffers)
     if merged is not None:
         return (keys, *merged)
     counts = np.zeros(len(keys), np.int64)
     maxvals = np.zeros(len(keys), np.uint32)
     positions = []
-    bounds = np.cumsum([0] + [len(b.keys) for b in blocks]).tolist()
-    for block, a, b in zip(blocks, bounds[:-1], bounds[1:]):
-        pos = ranks[a:b]  # a key is once in a segment: plain fancy updates
+    for block in blocks:
+        pos = np.searchsorted(keys, block.keys)  # a key is once in a segment: plain fancy updates
         counts[pos] += block.counts
         maxvals[pos] = np.maximum(maxvals[pos], block.maxima)
         positions.append(pos)
@@ -551,25 +564,38 @@ def _merge_blocks(blocks: list[_Block], buffers: compiled_writer.MergeBuffers) -
     return keys, counts, maxvals, low, vals, run_at, run_high
 
 
-def _key_ranks(blocks: list[_Block]) -> tuple[np.ndarray, np.ndarray]:
-    """(the distinct keys of a key range's blocks, sorted; the rank among them of every block
-    key, blocks one after the other): one sort of combined integers for narrow keys (chunk ids,
-    :func:`~coderiv.index.combined_sort.distinct_and_ranks`), else a sort and a binary search."""
-    parts = [b.keys for b in blocks]
-    narrow = distinct_and_ranks(parts)
-    if narrow is not None:
-        return narrow
-    keys = distinct(np.concatenate(parts))
-    return keys, np.concatenate([np.empty(0, np.int64), *(np.searchsorted(keys, part) for part in parts)])
+def _merge_narrow(blocks: list[_Block]) -> _Merged | None:
+    """:func:`_merge_blocks` for keys, documents and values that fit in 64 bits together (chunk
+    ids): the blocks' postings sorted by (key, document) in one sort of packed integers
+    (:func:`~coderiv.index.combined_sort.sort_packed`); None when they do not fit."""
+    sizes = [int(b.counts.sum(dtype=np.int64)) for b in blocks]
+    if not sum(sizes) or any(int(b.keys[-1]).bit_length() > 32 for b in blocks if len(b.keys)):
+        return None  # wide keys (terms): the other paths; the blocks' keys are sorted
+    keys = np.concatenate([np.repeat(b.keys, b.counts) for b in blocks])
+    docs = np.concatenate([b.segment.read("docs", b.posting_at, size) for b, size in zip(blocks, sizes)])
+    vals = np.concatenate([b.segment.read("vals", b.posting_at, size) for b, size in zip(blocks, sizes)])
+    grouped = sort_packed(keys, docs, vals)
+    if grouped is None:
+        return None
+    del keys, docs, vals
+    unique, counts, docs, vals, maxima, starts = grouped
+    high = docs >> np.uint32(16)
+    run = np.empty(len(docs), bool)
+    run[0] = True
+    np.not_equal(high[1:], high[:-1], out=run[1:])
+    run[starts] = True
+    run_at = np.flatnonzero(run)
+    return unique, counts.astype(np.int64), maxima, docs.astype(np.uint16), vals, run_at, high[run_at].astype(np.uint16)
 
 
 def _compiled_merge(
-    blocks: list[_Block], keys: np.ndarray, pos: np.ndarray, buffers: compiled_writer.MergeBuffers
+    blocks: list[_Block], keys: np.ndarray, buffers: compiled_writer.MergeBuffers
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """:func:`~coderiv.index.compiled_writer.merge_key_range` of the blocks, whose keys have
-    ranks ``pos`` among ``keys`` (None: not loaded), their postings read into reused buffers."""
+    """:func:`~coderiv.index.compiled_writer.merge_key_range` of the blocks (None: not loaded),
+    their postings read into reused buffers."""
     if not compiled_writer.load():
         return None
+    pos = np.concatenate([np.searchsorted(keys, b.keys) for b in blocks])
     sizes = [int(b.counts.sum(dtype=np.int64)) for b in blocks]
     total = sum(sizes)
     docs, vals = buffers.get("docs", total, np.uint32), buffers.get("in_vals", total, np.uint32)
