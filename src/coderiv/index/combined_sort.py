@@ -28,7 +28,7 @@ def sort_packed(keys: np.ndarray, docs: np.ndarray, vals: np.ndarray) -> Sorted 
     """Postings (``keys[i]``, ``docs[i]``, ``vals[i]``), no (key, document) twice, sorted by
     (key, document) with one sort of integers packing all three; None when they need more than
     64 bits (or there are none)."""
-    if not len(keys):
+    if not len(keys) or int(keys.max()).bit_length() > 63:
         return None
     lowest, highest = int(vals.min()), int(vals.max())
     value_bits = 0 if lowest == highest else highest.bit_length()

@@ -284,7 +284,10 @@ class Segment:
     value per key), ``docs`` and ``vals`` (one per posting). Only these few numbers travel
     between processes; the merge reads the files a block at a time. ``docs`` holds the numbers
     less ``doc_base`` and both are written in 2 bytes when they fit (``narrow_docs``,
-    ``narrow_vals``: a run's few thousand documents, its counts), else 4; reads give uint32."""
+    ``narrow_vals``: a run's few thousand documents, its counts), else 4; reads give uint32.
+    Keys below 2³² (chunk ids) are written in 4 bytes (``narrow_keys``), the largest values in
+    2 with the values, the postings per key in 2 when all are below 65,536 (``narrow_counts``):
+    a chunk store's presorted runs are written and read back at 12 bytes a posting, not 20."""
 
     folder: Path
     n_keys: int
@@ -293,10 +296,17 @@ class Segment:
     doc_base: int = 0
     narrow_docs: bool = False
     narrow_vals: bool = False
+    narrow_keys: bool = False
+    narrow_counts: bool = False
 
     def _stored(self, name: str) -> np.dtype:
-        narrow = (name == "docs" and self.narrow_docs) or (name == "vals" and self.narrow_vals)
-        return np.dtype(np.uint64 if name == "keys" else np.uint16 if narrow else np.uint32)
+        if name == "keys":
+            return np.dtype(np.uint32 if self.narrow_keys else np.uint64)
+        narrow = (
+            (name == "docs" and self.narrow_docs) or (name in ("vals", "max") and self.narrow_vals)
+            or (name == "counts" and self.narrow_counts)
+        )
+        return np.dtype(np.uint16 if narrow else np.uint32)
 
     def read(self, name: str, start: int, count: int) -> np.ndarray:
         """``count`` entries of file ``name`` from entry ``start``, read (not mapped, so they
@@ -331,8 +341,11 @@ def _invert_range(sources: Sources, name: str, lo: int, hi: int, folder: Path) -
 
 
 def _write_segment(folder: Path, keys: np.ndarray, docs: np.ndarray, vals: np.ndarray) -> Segment:
-    """Postings in any order sorted by (key, document) and written as a segment."""
-    return _save_segment(folder, *group_by_key(keys, docs, vals))
+    """Postings in any order sorted by (key, document) and written as a segment: by one sort of
+    packed postings when they fit in 64 bits (:func:`~coderiv.index.combined_sort.sort_packed`,
+    chunk ids), else by a lexicographic sort."""
+    packed = sort_packed(keys, docs, vals)
+    return _save_segment(folder, *(group_by_key(keys, docs, vals) if packed is None else packed[:5]))
 
 
 def _save_segment(
@@ -349,12 +362,15 @@ def _save_segment(
     narrow_vals = top < 1 << 16
     if narrow_docs:
         docs = docs - np.uint32(doc_base)
+    narrow_keys = not len(keys) or int(keys[-1]) < 1 << 32  # sorted: the last is the largest
+    narrow_counts = not len(counts) or int(counts.max()) < 1 << 16
+    segment = Segment(
+        folder, len(keys), len(docs), top, doc_base if narrow_docs else 0, narrow_docs, narrow_vals, narrow_keys, narrow_counts,
+    )
     arrays = {"keys": keys, "counts": counts, "max": maxima, "docs": docs, "vals": vals}
-    narrow = {"docs": narrow_docs, "vals": narrow_vals}
     for label, array in arrays.items():
-        dtype = np.uint64 if label == "keys" else np.uint16 if narrow.get(label) else np.uint32
-        array.astype(dtype, copy=False).tofile(folder / f"{label}.bin")
-    return Segment(folder, len(keys), len(docs), top, doc_base if narrow_docs else 0, narrow_docs, narrow_vals)
+        array.astype(segment._stored(label), copy=False).tofile(folder / f"{label}.bin")
+    return segment
 
 
 def _invert_range_forked(name: str, lo: int, hi: int, folder: Path) -> Segment:
