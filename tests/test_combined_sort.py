@@ -4,11 +4,14 @@ tests/test_writer.py)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from coderiv.index import combined_sort
 from coderiv.index.combined_sort import group_narrow_run, sort_packed
 from coderiv.index.compiled_writer import group_run
+from coderiv.keys import compiled_terms
 
 #: keys below 41, below 2^32 (chunk ids), or of up to 64 bits (terms)
 TOPS = st.sampled_from([40, (1 << 32) - 1, (1 << 64) - 1])
@@ -55,3 +58,34 @@ def test_packed_postings_too_wide_are_left_to_the_general_paths() -> None:
     assert sort_packed(np.array([2**40], np.uint64), np.array([2**24], np.uint32), np.array([2**5], np.uint32)) is None
     assert sort_packed(np.empty(0, np.uint64), np.empty(0, np.uint32), np.empty(0, np.uint32)) is None
     assert group_narrow_run(np.array([2**50], np.uint64), np.ones(1, np.int64), 0, one) is None
+
+
+#: postings (key, document, value) with no (key, document) twice: keys of up to 32 bits, documents past 65,536
+POSTINGS = st.sets(st.tuples(st.integers(0, 2**32 - 1) | st.integers(0, 9), st.integers(0, 200_000) | st.integers(0, 5)), max_size=40)
+
+
+@pytest.mark.compiled
+@settings(max_examples=200, deadline=None)
+@given(POSTINGS, st.sampled_from([None, 1, 7]), st.booleans())
+def test_compiled_unpacking_equals_numpy(pairs: set[tuple[int, int]], constant: int | None, runs: bool) -> None:
+    pytest.importorskip("numba")
+    assert compiled_terms.load()
+    if not pairs:
+        return
+    keys = np.array([k for k, _ in pairs], np.uint64)
+    docs = np.array([d for _, d in pairs], np.uint32)
+    vals = np.full(len(keys), constant, np.uint32) if constant else (docs % np.uint32(300) + np.uint32(1))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(combined_sort, "_KERNELS", combined_sort._KERNELS.fresh())  # not loaded: numpy passes
+        patch.setattr(compiled_terms, "loaded", lambda: False)
+        want = sort_packed(keys, docs, vals, runs)
+    got = sort_packed(keys, docs, vals, runs)
+    assert combined_sort._KERNELS.loaded() and got is not None and want is not None
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype and a.tolist() == b.tolist()
+    order = sorted(pairs)  # by (key, document)
+    assert got[2].tolist() == [d for _, d in order]
+    assert got[0].tolist() == sorted({k for k, _ in pairs})
+    if runs:  # a run starts at each key's first posting and where its document >> 16 changes
+        starts = [i for i, (k, d) in enumerate(order) if i == 0 or order[i - 1][0] != k or order[i - 1][1] >> 16 != d >> 16]
+        assert got[5].tolist() == starts and got[6].tolist() == [order[i][1] >> 16 for i in starts]

@@ -99,7 +99,7 @@ def test_narrow_keys_merged_by_packed_sorts(tmp_path: Path, monkeypatch: pytest.
         per_doc.append((np.unique(keys), vals))
     sorts = []
     real = writer.sort_packed
-    monkeypatch.setattr(writer, "sort_packed", lambda *a: sorts.append(1) or real(*a))
+    monkeypatch.setattr(writer, "sort_packed", lambda *a, **k: sorts.append(1) or real(*a, **k))
     weights = np.array([len(k) for k, _ in per_doc], np.int64)
     write_store(_sources(per_doc, np.arange(n)), "terms", n, weights, tmp_path / "out", tmp_path,
                 range_postings=30_000, workers=1, merge_entries=700)

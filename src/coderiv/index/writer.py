@@ -590,18 +590,11 @@ def _merge_narrow(blocks: list[_Block]) -> _Merged | None:
     keys = np.concatenate([np.repeat(b.keys, b.counts) for b in blocks])
     docs = np.concatenate([b.segment.read("docs", b.posting_at, size) for b, size in zip(blocks, sizes)])
     vals = np.concatenate([b.segment.read("vals", b.posting_at, size) for b, size in zip(blocks, sizes)])
-    grouped = sort_packed(keys, docs, vals)
+    grouped = sort_packed(keys, docs, vals, runs=True)
     if grouped is None:
         return None
-    del keys, docs, vals
-    unique, counts, docs, vals, maxima, starts = grouped
-    high = docs >> np.uint32(16)
-    run = np.empty(len(docs), bool)
-    run[0] = True
-    np.not_equal(high[1:], high[:-1], out=run[1:])
-    run[starts] = True
-    run_at = np.flatnonzero(run)
-    return unique, counts.astype(np.int64), maxima, docs.astype(np.uint16), vals, run_at, high[run_at].astype(np.uint16)
+    unique, counts, docs, vals, maxima, run_at, run_high = grouped
+    return unique, counts.astype(np.int64), maxima, docs.astype(np.uint16), vals, run_at, run_high
 
 
 def _compiled_merge(
