@@ -13,7 +13,8 @@ one sort of the batch: with ids of at most 32 bits, the document's number is put
 so that one sort of 64-bit integers orders by (document, id).
 
 The loop has a compiled twin (:func:`coderiv.keys.compiled_terms.ngram_ids_of`), used when the
-indexing parent has loaded numba; the same ids (property-tested in ``tests/test_batch_chunks.py``).
+indexing parent has loaded it (``compiled_terms.load(chunks=True)``: a large job with a chunk
+store); the same ids (property-tested in ``tests/test_batch_chunks.py``).
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def numpy_ngram_ids(keys: np.ndarray, lengths: np.ndarray, n: int, bits: int = 3
 def ngram_ids_of(keys: np.ndarray, lengths: np.ndarray, n: int, bits: int = 32) -> np.ndarray:
     """:func:`numpy_ngram_ids`, by the compiled loop when it is loaded."""
     _check(n, bits)
-    if compiled_terms.loaded():
+    if compiled_terms.chunks_loaded():
         return compiled_terms.ngram_ids_of(np.asarray(keys, np.uint64), np.asarray(lengths, np.int64), n, bits)
     return numpy_ngram_ids(keys, lengths, n, bits)
 

@@ -103,19 +103,25 @@ def _ngram_ids(keys: np.ndarray, lengths: np.ndarray, n: int, shift: np.uint64, 
 
 
 def _warm_up(kernels: dict[str, Any]) -> None:
-    """Compile (or load from the cache) the loops for the arrays they get: bytes and a fold
-    table; term keys and document lengths."""
+    """Compile (or load from the cache) the loop for the arrays it gets: bytes and a fold table."""
     kernels["word_keys"](np.frombuffer(b"warm up", np.uint8), np.zeros(256, np.uint8), _MULTIPLIER, _SEED)
+
+
+def _warm_up_chunks(kernels: dict[str, Any]) -> None:
+    """Compile (or load from the cache) the chunk ids' loop for term keys and document lengths."""
     kernels["ngram_ids"](np.ones(3, np.uint64), np.array([3], np.int64), 2, np.uint64(32), _NGRAM_MULTIPLIER)
 
 
-_KERNELS = LazyKernels({"word_keys": _word_keys, "ngram_ids": _ngram_ids}, _warm_up)
+_KERNELS = LazyKernels({"word_keys": _word_keys}, _warm_up)
+#: the chunk ids' loop, loaded only by jobs that compute chunk ids (:func:`load` with ``chunks``)
+_CHUNK_KERNELS = LazyKernels({"ngram_ids": _ngram_ids}, _warm_up_chunks)
 
 
-def load() -> bool:
-    """Import numba and compile (or load from numba's cache) the loop; False when numba is
-    missing or fails (the numpy passes then run). Call it before forking workers."""
-    return _KERNELS.load()
+def load(chunks: bool = False) -> bool:
+    """Import numba and compile (or load from numba's cache) the loop, and with ``chunks`` the
+    chunk ids' loop too; False when numba is missing or fails (the numpy passes then run). Call
+    it before forking workers."""
+    return _KERNELS.load() and (not chunks or _CHUNK_KERNELS.load())
 
 
 def loaded() -> bool:
@@ -133,6 +139,11 @@ def word_keys(codes: np.ndarray, fold: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 def ngram_ids_of(keys: np.ndarray, lengths: np.ndarray, n: int, bits: int) -> np.ndarray:
     """:func:`coderiv.keys.batch_chunks.numpy_ngram_ids` in one compiled loop (uint64 ``keys``,
-    int64 ``lengths``). Needs :func:`load` first."""
-    ids: np.ndarray = _KERNELS["ngram_ids"](keys, lengths, n, np.uint64(64 - bits), _NGRAM_MULTIPLIER)
+    int64 ``lengths``). Needs :func:`load` with ``chunks`` first."""
+    ids: np.ndarray = _CHUNK_KERNELS["ngram_ids"](keys, lengths, n, np.uint64(64 - bits), _NGRAM_MULTIPLIER)
     return ids
+
+
+def chunks_loaded() -> bool:
+    """Whether the chunk ids' loop is ready in this process (see :func:`load`)."""
+    return _CHUNK_KERNELS.loaded()
