@@ -74,7 +74,7 @@ def test_bad_parameters_are_refused() -> None:
 @given(DOCUMENTS, NS, BITS)
 def test_compiled_loop_equals_numpy(docs: list[list[str]], n: int, bits: int) -> None:
     pytest.importorskip("numba")
-    assert compiled_terms.load(chunks=True) and compiled_terms.chunks_loaded()
+    assert compiled_terms.load() and compiled_terms.load_chunks() and compiled_terms.chunks_loaded()
     keys, lengths = _batch(docs)
     got = compiled_terms.ngram_ids_of(keys, lengths, n, bits)
     assert got.dtype == np.uint64

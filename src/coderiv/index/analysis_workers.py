@@ -357,8 +357,9 @@ def analyze_documents(
         return
     large = _large(first) and (source_bytes is None or source_bytes >= compiled_terms.LOAD_BYTES)
     if large and uses_batch_terms(settings, specs):
-        # before the workers fork: they inherit the compiled loops
-        compiled_terms.load(chunks=any(spec.kind == "chunks" for spec in specs))
+        compiled_terms.load()  # before the workers fork: they inherit the compiled loops
+        if any(spec.kind == "chunks" for spec in specs):
+            compiled_terms.load_chunks()
     batches = itertools.chain([first], batches)
     if workers <= 1:
         _init_worker(settings_dict, spec_dicts)

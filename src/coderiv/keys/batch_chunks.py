@@ -13,8 +13,8 @@ one sort of the batch: with ids of at most 32 bits, the document's number is put
 so that one sort of 64-bit integers orders by (document, id).
 
 The loop has a compiled twin (:func:`coderiv.keys.compiled_terms.ngram_ids_of`), used when the
-indexing parent has loaded it (``compiled_terms.load(chunks=True)``: a large job with a chunk
-store); the same ids (property-tested in ``tests/test_batch_chunks.py``).
+indexing parent has loaded it (:func:`~coderiv.keys.compiled_terms.load_chunks`: a large job with a
+chunk store); the same ids (property-tested in ``tests/test_batch_chunks.py``).
 """
 
 from __future__ import annotations

@@ -113,15 +113,20 @@ def _warm_up_chunks(kernels: dict[str, Any]) -> None:
 
 
 _KERNELS = LazyKernels({"word_keys": _word_keys}, _warm_up)
-#: the chunk ids' loop, loaded only by jobs that compute chunk ids (:func:`load` with ``chunks``)
+#: the chunk ids' loop, loaded only by jobs that compute chunk ids (:func:`load_chunks`)
 _CHUNK_KERNELS = LazyKernels({"ngram_ids": _ngram_ids}, _warm_up_chunks)
 
 
-def load(chunks: bool = False) -> bool:
-    """Import numba and compile (or load from numba's cache) the loop, and with ``chunks`` the
-    chunk ids' loop too; False when numba is missing or fails (the numpy passes then run). Call
-    it before forking workers."""
-    return _KERNELS.load() and (not chunks or _CHUNK_KERNELS.load())
+def load() -> bool:
+    """Import numba and compile (or load from numba's cache) the loop; False when numba is
+    missing or fails (the numpy passes then run). Call it before forking workers."""
+    return _KERNELS.load()
+
+
+def load_chunks() -> bool:
+    """After :func:`load` succeeded, compile (or load) the chunk ids' loop too (a job with a
+    chunk store); False otherwise. Call it before forking workers."""
+    return _KERNELS.loaded() and _CHUNK_KERNELS.load()
 
 
 def loaded() -> bool:
@@ -139,7 +144,7 @@ def word_keys(codes: np.ndarray, fold: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 def ngram_ids_of(keys: np.ndarray, lengths: np.ndarray, n: int, bits: int) -> np.ndarray:
     """:func:`coderiv.keys.batch_chunks.numpy_ngram_ids` in one compiled loop (uint64 ``keys``,
-    int64 ``lengths``). Needs :func:`load` with ``chunks`` first."""
+    int64 ``lengths``). Needs :func:`load_chunks` first."""
     ids: np.ndarray = _CHUNK_KERNELS["ngram_ids"](keys, lengths, n, np.uint64(64 - bits), _NGRAM_MULTIPLIER)
     return ids
 
