@@ -226,6 +226,25 @@ def test_segment_files_in_two_bytes_read_back_the_same(tmp_path: Path, n_docs: i
     assert np.array_equal(out, docs[990:]) and segment.max_val == top
 
 
+def test_chunk_segments_in_eight_bytes_a_posting_read_back_the_same(tmp_path: Path) -> None:
+    """Keys below 2^32 in 4 bytes, postings per key in 2, documents in 2, and values all 1 (a
+    presence store) not written at all: 8 bytes a posting; reads give uint64 keys, uint32 rest."""
+    keys = np.array([3, 2**32 - 1], np.uint64)
+    counts = np.array([2, 1], np.uint32)
+    docs = np.array([70_000, 70_005, 70_001], np.uint32)
+    ones = np.ones(3, np.uint32)
+    segment = writer._save_segment(tmp_path / "s", keys, counts, docs, ones, np.ones(2, np.uint32), 70_000, 10)
+    assert segment.narrow_keys and segment.narrow_counts and segment.constant
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["counts.bin", "docs.bin", "keys.bin"]
+    assert sum(p.stat().st_size for p in (tmp_path / "s").iterdir()) == 2 * 4 + 2 * 2 + 3 * 2
+    assert segment.read("keys", 0, 2).tolist() == [3, 2**32 - 1] and segment.read("keys", 0, 2).dtype == np.uint64
+    assert segment.read("docs", 1, 2).tolist() == [70_005, 70_001] and segment.read("counts", 0, 2).tolist() == [2, 1]
+    assert segment.read("vals", 0, 3).tolist() == [1, 1, 1] and segment.read("max", 1, 1).tolist() == [1]
+    wide = writer._save_segment(tmp_path / "w", np.array([2**32], np.uint64), np.array([70_000], np.uint32),
+                                np.arange(70_000, dtype=np.uint32), np.full(70_000, 2, np.uint32), np.array([2], np.uint32))
+    assert not (wide.narrow_keys or wide.narrow_counts) and wide.constant and wide.read("keys", 0, 1).tolist() == [2**32]
+
+
 def test_counts_past_two_bytes_travel_and_sort_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A batch whose counts need 4 bytes (a word 70,000 times) beside batches in 2 bytes: the
     presorted build and the range sorts write the same files, and the count is kept whole."""

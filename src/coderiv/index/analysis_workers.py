@@ -54,7 +54,7 @@ class AnalyzedBatch:
 
     ``stores[name] = (counts, keys, values)``: document i owns the ``counts[i]`` entries after
     the first ``counts[:i].sum()`` of ``keys``/``values`` (keys uint32 when every key fits, else
-    uint64; values uint16 when every value fits, else uint32).
+    uint64; values uint8 or uint16 when every value fits, else uint32).
     """
 
     ids: list[str] = field(default_factory=list)
@@ -88,12 +88,12 @@ class AnalyzedBatch:
             counts = np.fromiter((len(k) for k, _ in parts), np.int64, len(parts))
             keys = np.concatenate([k for k, _ in parts]) if parts else np.empty(0, np.uint64)
             vals = np.concatenate([v for _, v in parts]) if parts else np.empty(0, np.int32)
-            # counts travel back in 2 bytes when they fit (they nearly always do): a sixth less to pickle and copy
-            narrow = not len(vals) or int(vals.max()) < 1 << 16
+            # values travel back in 1 or 2 bytes when they fit (they nearly always do): less to pickle and copy
+            top = int(vals.max()) if len(vals) else 0
             # keys in 4 bytes when they fit (32-bit chunk ids): a third less of a report-ready batch
             narrow_keys = not len(keys) or int(keys.max()) < 1 << 32
             keys = keys.astype(np.uint32 if narrow_keys else np.uint64, copy=False)
-            batch.stores[name] = (counts, keys, vals.astype(np.uint16 if narrow else np.uint32, copy=False))
+            batch.stores[name] = (counts, keys, vals.astype(np.uint8 if top < 1 << 8 else np.uint16 if top < 1 << 16 else np.uint32))
         return batch
 
     @property

@@ -287,7 +287,9 @@ class Segment:
     ``narrow_vals``: a run's few thousand documents, its counts), else 4; reads give uint32.
     Keys below 2³² (chunk ids) are written in 4 bytes (``narrow_keys``), the largest values in
     2 with the values, the postings per key in 2 when all are below 65,536 (``narrow_counts``):
-    a chunk store's presorted runs are written and read back at 12 bytes a posting, not 20."""
+    When every value is the same (``constant``: a presence store's 1s), the values and largest
+    values are not written at all, reads give ``max_val``: a chunk store's presorted runs are
+    written and read back at 8 bytes a posting, not 20."""
 
     folder: Path
     n_keys: int
@@ -298,6 +300,7 @@ class Segment:
     narrow_vals: bool = False
     narrow_keys: bool = False
     narrow_counts: bool = False
+    constant: bool = False
 
     def _stored(self, name: str) -> np.dtype:
         if name == "keys":
@@ -317,6 +320,9 @@ class Segment:
 
     def read_into(self, name: str, start: int, out: np.ndarray) -> None:
         """:meth:`read` into ``out`` (contiguous, uint64 for keys, else uint32), as many entries as it holds."""
+        if self.constant and name in ("vals", "max"):
+            out[:] = self.max_val
+            return
         dtype = self._stored(name)
         raw = out if dtype == out.dtype else np.empty(len(out), dtype)
         with open(self.folder / f"{name}.bin", "rb") as handle:
@@ -364,10 +370,14 @@ def _save_segment(
         docs = docs - np.uint32(doc_base)
     narrow_keys = not len(keys) or int(keys[-1]) < 1 << 32  # sorted: the last is the largest
     narrow_counts = not len(counts) or int(counts.max()) < 1 << 16
+    constant = bool(len(vals)) and int(vals.min()) == top
     segment = Segment(
         folder, len(keys), len(docs), top, doc_base if narrow_docs else 0, narrow_docs, narrow_vals, narrow_keys, narrow_counts,
+        constant,
     )
-    arrays = {"keys": keys, "counts": counts, "max": maxima, "docs": docs, "vals": vals}
+    arrays = {"keys": keys, "counts": counts, "docs": docs} if constant else {
+        "keys": keys, "counts": counts, "max": maxima, "docs": docs, "vals": vals,
+    }
     for label, array in arrays.items():
         array.astype(segment._stored(label), copy=False).tofile(folder / f"{label}.bin")
     return segment
@@ -430,16 +440,27 @@ def _presorted_segments(sources: Sources, name: str) -> list[Segment] | None:
     document numbers: every run presorted, nothing kept from a previous index, and the runs'
     documents numbered 0, 1, … in run order. Otherwise None (after the sorts have finished, so
     that no thread runs when range workers are forked)."""
-    presorts = [run.presort for run in sources.runs]
-    results = [p.result() for p in presorts if p is not None]
-    if not presorts or None in presorts or sources.old:
+    if not runs_presorted(sources):
         return None
+    return [run.presort.result()[name] for run in sources.runs if run.presort is not None]
+
+
+def runs_presorted(sources: Sources) -> bool:
+    """Whether every store is written from the runs' own segments (:func:`_presorted_segments`),
+    after the sorts have finished: then :func:`write_store` forks no range workers, and several
+    stores may be written by threads at once."""
+    presorts = [run.presort for run in sources.runs]
+    for presort in presorts:
+        if presort is not None:
+            presort.result()
+    if not presorts or None in presorts or sources.old:
+        return False
     first = 0
     for numbers in sources.run_numbers:
         if not np.array_equal(numbers, np.arange(first, first + len(numbers))):
-            return None
+            return False
         first += len(numbers)
-    return [result[name] for result in results]
+    return True
 
 
 def merge_segments(segments: list[Segment], out: Path, budget: int) -> None:
