@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -258,3 +259,32 @@ def test_counts_past_two_bytes_travel_and_sort_the_same(tmp_path: Path, monkeypa
     assert _generation_bytes(tmp_path / "presorted") == _generation_bytes(tmp_path / "ranged")
     index = Index.open(tmp_path / "presorted")
     assert int(np.max(index.terms.maxvals)) == 70_000 and int(index.doc_lengths[index.number("d019x.txt")]) == 70_001
+
+
+def test_a_set_stop_ends_the_merge_between_key_ranges(tmp_path: Path) -> None:
+    """The thread writing a report-ready index's chunk store is told to stop when the terms
+    store fails: the merge raises before its next key range, leaving the rest unwritten."""
+    per_doc = [(np.array([i, 10**6 + i], np.uint64), np.ones(2, np.int32)) for i in range(50)]
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(writer.WriteStopped, match="writing out stopped"):
+        write_store(_sources(per_doc, np.arange(50)), "terms", 50, np.full(50, 2), tmp_path / "out", tmp_path,
+                    range_postings=40, workers=1, merge_entries=8, stop=stop)
+    assert (tmp_path / "out" / "keys.npy").stat().st_size < 128 + 100 * 8  # the header, at most one range
+
+
+def test_a_failing_terms_store_fails_a_report_ready_build_cleanly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chunk store is written by a thread beside the terms store; an error in the terms
+    store's statistics is the build's error, and no generation is left behind."""
+    source = tmp_path / "docs"
+    source.mkdir()
+    for i in range(30):
+        (source / f"{i:02d}.txt").write_text(f"alpha beta gamma delta {i} epsilon zeta eta theta")
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("statistics failed")
+
+    monkeypatch.setattr("coderiv.index.index.cosine_statistics", broken)
+    with pytest.raises(RuntimeError, match="statistics failed"):
+        Index.update_from(source, tmp_path / "index", stores=[StoreSpec.create("chunks", n=5)], workers=1)
+    assert not list((tmp_path / "index").glob("gen-*")) and not list((tmp_path / "index").glob("tmp-*"))

@@ -17,6 +17,7 @@ import errno
 import json
 import os
 import shutil
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -685,14 +686,21 @@ def _write_stores(
     n_docs = len(lengths)
     stores_meta = {}
     concurrent = len(specs) > 1 and runs_presorted(sources)
+    stop = threading.Event()  # set when this thread fails: the other stops at its next key range
     with ThreadPoolExecutor(1, thread_name_prefix="coderiv-store") as aside:
         written = {
-            number: aside.submit(write_store, sources, spec.name, n_docs, lengths, staging / f"store-{number}", scratch, None, workers)
+            number: aside.submit(
+                write_store, sources, spec.name, n_docs, lengths, staging / f"store-{number}", scratch, None, workers, None, stop,
+            )
             for number, spec in enumerate(specs)
             if concurrent and spec.name != "terms"
         }
-        for number, spec in enumerate(specs):
-            stores_meta[spec.name] = _write_one_store(staging, scratch, sources, spec, number, lengths, workers, written.get(number))
+        try:
+            for number, spec in enumerate(specs):
+                stores_meta[spec.name] = _write_one_store(staging, scratch, sources, spec, number, lengths, workers, written.get(number))
+        except BaseException:
+            stop.set()
+            raise
     return stores_meta
 
 

@@ -413,9 +413,15 @@ def _invert_ranges(
         _FORK_SOURCES = None
 
 
+class WriteStopped(Exception):
+    """A store's merge stopped between key ranges because ``stop`` was set (the thread writing
+    it is not waited for when the build fails or is interrupted)."""
+
+
 def write_store(
     sources: Sources, name: str, n_docs: int, weights: np.ndarray, out: Path, scratch: Path,
     range_postings: int | None = None, workers: int | None = None, merge_entries: int | None = None,
+    stop: threading.Event | None = None,
 ) -> Postings:
     """Invert one store by document range and merge the segments into ``out`` (steps 3–4).
 
@@ -428,7 +434,7 @@ def write_store(
             run.stores  # noqa: B018 - a presorted run's forward files, made here before range workers fork
         segments = _invert_ranges(sources, name, _ranges(weights, range_postings), scratch, workers)
     try:
-        merge_segments(segments, out, merge_entries or max(1, range_postings // 8))
+        merge_segments(segments, out, merge_entries or max(1, range_postings // 8), stop)
     finally:
         for segment in segments:
             shutil.rmtree(segment.folder, ignore_errors=True)
@@ -463,7 +469,7 @@ def runs_presorted(sources: Sources) -> bool:
     return True
 
 
-def merge_segments(segments: list[Segment], out: Path, budget: int) -> None:
+def merge_segments(segments: list[Segment], out: Path, budget: int, stop: threading.Event | None = None) -> None:
     """Merge sorted segments (in document order) into a store's ``.npy`` files, one key range at
     a time (:func:`_key_ranges`): each range's keys are unique-merged, its postings placed by
     key and written in order, so memory holds one key range, whatever the number of keys.
@@ -486,6 +492,8 @@ def merge_segments(segments: list[Segment], out: Path, budget: int) -> None:
         files["ptr"].append(np.zeros(1, np.int64))
         written = 0
         for merged in _merged_ranges(segments, budget):
+            if stop is not None and stop.is_set():
+                raise WriteStopped(f"writing {out.name} stopped")
             written = _append_key_range(*merged, written, files, over)
         files["doc_run_at"].append(np.array([n_postings]))
     finally:
