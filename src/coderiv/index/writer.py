@@ -20,8 +20,12 @@
 
 The heavy loops (a run grouped by key, a key range merged) have compiled twins in
 :mod:`~coderiv.index.compiled_writer` (numba, ``coderiv[fast]``), used when the indexing job
-loaded numba; they write the same bytes. The cosine statistics of a written terms store are
-computed by :mod:`~coderiv.index.cosine_statistics`.
+loaded numba; they write the same bytes. Postings whose key, document and value fit in 64
+bits together (a chunk store's 32-bit ids) are instead sorted, grouped and merged by one sort
+of packed integers (:mod:`~coderiv.index.combined_sort`), and their segments are written
+narrow (keys in 4 bytes, equal values not at all). A key range is merged by a thread one range
+ahead of the one being written. The cosine statistics of a written terms store are computed by
+:mod:`~coderiv.index.cosine_statistics`.
 
 Peak memory is a few times ``range_postings`` × 8 bytes, whatever the number of documents or
 keys: no array of the merge holds one entry per key of the store.
