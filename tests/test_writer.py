@@ -167,13 +167,28 @@ def _generation_bytes(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(generation)): p.read_bytes() for p in files}
 
 
+@pytest.mark.parametrize("held", [True, False])
 @pytest.mark.parametrize("order", ["ids", "shuffled", "late"])
-def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: str) -> None:
+def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: str, held: bool,
+) -> None:
     """A fresh build whose runs are sorted while analysis goes on writes the bytes of the build
     sorted by document range afterwards, and writes no forward files for its runs. Documents not
     given in id order (their run numbers are not 0, 1, …) fall back to the range sorts, with the
     same bytes; when the order breaks late (``late``), the runs already sorted get their forward
-    files back from their segments."""
+    files back from their segments. Segments kept in memory (``held``) or written to scratch
+    files give the same bytes."""
+    if not held:
+        monkeypatch.setattr("coderiv.index.writer.HELD_SEGMENT_BYTES", 0)
+    saved = writer._save_segment
+    kept: list[tuple[writer.Segment, bool]] = []  # every segment, and whether it was kept in memory
+
+    def saving_segment(*args: object, **kwargs: object) -> writer.Segment:
+        segment = saved(*args, **kwargs)  # type: ignore[arg-type]
+        kept.append((segment, segment.held is not None))
+        return segment
+
+    monkeypatch.setattr(writer, "_save_segment", saving_segment)
     rng = np.random.default_rng(5)
     words = [f"w{i}" for i in range(40)]
     docs = [RawDocument(f"doc{i:04d}.txt", " ".join(rng.choice(words, int(rng.integers(1, 60)))).encode()) for i in range(300)]
@@ -201,6 +216,8 @@ def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(tmp_path: Path, 
     Index.update_from(docs, tmp_path / "presorted", stores=stores, workers=1)
     assert ranged == ([] if order == "ids" else ["terms", "chunks:bits=32,n=4"])
     assert (len(forward) == 0) == (order == "ids")
+    assert any(in_memory for _, in_memory in kept) == (held and order == "ids")  # out of order: no run presorted here
+    assert all(segment.held is None for segment, _ in kept)  # freed once merged (or once forward files are back)
     monkeypatch.setattr("coderiv.index.writer._presorted_segments", lambda sources, name: None)
     Index.update_from(docs, tmp_path / "ranged", stores=stores, workers=2)
     assert _generation_bytes(tmp_path / "presorted") == _generation_bytes(tmp_path / "ranged")

@@ -44,7 +44,7 @@ from coderiv.index.storage import (
     was_an_index,
     write_lock,
 )
-from coderiv.index.writer import Sources, Spill, runs_presorted, scratch_folder, write_store
+from coderiv.index.writer import Sources, Spill, from_presorted_runs, scratch_folder, write_store
 from coderiv.keys.kinds import TERMS, StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
@@ -685,7 +685,7 @@ def _write_stores(
     are written by a thread while this one writes the terms store: a second core merges."""
     n_docs = len(lengths)
     stores_meta = {}
-    concurrent = len(specs) > 1 and runs_presorted(sources)
+    concurrent = len(specs) > 1 and from_presorted_runs(sources, [spec.name for spec in specs])
     stop = threading.Event()  # set when this thread fails: the other stops at its next key range
     with ThreadPoolExecutor(1, thread_name_prefix="coderiv-store") as aside:
         written = {

@@ -56,6 +56,10 @@ from coderiv.keys.kinds import distinct
 
 RANGE_POSTINGS = 16_000_000
 RUN_POSTINGS = 2_000_000
+#: Bytes of presorted segments a build keeps in memory instead of writing them to scratch files
+#: and reading them back (the first runs' segments, until this is spent): a report-ready build's
+#: chunk store segments of ~2,500 long documents, whose write and read cost more than their sort.
+HELD_SEGMENT_BYTES = 256 << 20
 
 
 class Run:
@@ -98,6 +102,8 @@ class Spill:
         self._pending: list[AnalyzedBatch] = []
         self._size = 0
         self._last_id: str | None = None
+        #: bytes of presorted segments still allowed in memory (:data:`HELD_SEGMENT_BYTES`)
+        self.hold = [HELD_SEGMENT_BYTES]
 
     def add(self, batch: AnalyzedBatch) -> None:
         if not batch.ids:
@@ -125,7 +131,7 @@ class Spill:
             self.runs[-1].presort.join()  # one run sorted at a time: bounded memory
         if self.presort:
             first = sum(len(run.ids) for run in self.runs)
-            self.runs.append(Run(ids, presort=Presort(self._pending, self.names, first, folder)))
+            self.runs.append(Run(ids, presort=Presort(self._pending, self.names, first, folder, self.hold)))
         else:
             stores = {}
             for name in self.names:
@@ -160,9 +166,13 @@ class Presort(threading.Thread):
     when they arrive in id order and nothing is kept from a previous index — as in a fresh
     build of a folder or tar. :func:`write_store` checks that before using them."""
 
-    def __init__(self, batches: list[AnalyzedBatch], names: list[str], first: int, folder: Path) -> None:
+    def __init__(
+        self, batches: list[AnalyzedBatch], names: list[str], first: int, folder: Path, hold: list[int] | None = None,
+    ) -> None:
         super().__init__(daemon=True)
         self.batches, self.names, self.first, self.folder = batches, names, first, folder
+        #: bytes of segments still allowed in memory, shared by the runs' sorts (one at a time)
+        self.hold = hold if hold is not None else [0]
         self.segments: dict[str, Segment] = {}
         self.n_docs = sum(len(b.ids) for b in batches)
         self.error: BaseException | None = None
@@ -175,7 +185,8 @@ class Presort(threading.Thread):
                 grouped = group_narrow_run(keys, counts, self.first, vals) or group_run(keys, counts, self.first, vals)
                 n_docs = len(counts)
                 del counts, keys, vals
-                self.segments[name] = _save_segment(self.folder / f"{_safe(name)}-sorted", *grouped, self.first, n_docs)
+                segment = _save_segment(self.folder / f"{_safe(name)}-sorted", *grouped, self.first, n_docs, self.hold)
+                self.segments[name] = segment
         except BaseException as exc:  # re-raised by result() in the writing thread
             self.error = exc
         finally:
@@ -199,6 +210,7 @@ class Presort(threading.Thread):
             counts = np.bincount(docs, minlength=self.n_docs)
             vals = segment.read("vals", 0, segment.n_postings)[order]
             stores[name] = _save_forward(self.folder, name, counts, keys[order], vals)
+            segment.held = None  # not merged: the range sorts take the forward files
         return stores
 
 
@@ -305,6 +317,8 @@ class Segment:
     narrow_keys: bool = False
     narrow_counts: bool = False
     constant: bool = False
+    #: the files' arrays, when kept in memory instead (:data:`HELD_SEGMENT_BYTES`)
+    held: dict[str, np.ndarray] | None = None
 
     def _stored(self, name: str) -> np.dtype:
         if name == "keys":
@@ -328,6 +342,14 @@ class Segment:
             out[:] = self.max_val
             return
         dtype = self._stored(name)
+        if self.held is not None:
+            part = self.held[name][start : start + len(out)]
+            if len(part) != len(out):
+                raise OSError(f"segment {self.folder.name} has fewer {name} than asked")
+            out[:] = part
+            if name == "docs" and self.doc_base:
+                out += np.uint32(self.doc_base)
+            return
         raw = out if dtype == out.dtype else np.empty(len(out), dtype)
         with open(self.folder / f"{name}.bin", "rb") as handle:
             handle.seek(start * dtype.itemsize)
@@ -360,13 +382,13 @@ def _write_segment(folder: Path, keys: np.ndarray, docs: np.ndarray, vals: np.nd
 
 def _save_segment(
     folder: Path, keys: np.ndarray, counts: np.ndarray, docs: np.ndarray, vals: np.ndarray, maxima: np.ndarray,
-    doc_base: int = 0, n_docs: int | None = None,
+    doc_base: int = 0, n_docs: int | None = None, hold: list[int] | None = None,
 ) -> Segment:
     """Write postings sorted by (key, document) as a segment: (distinct keys, postings per key,
     documents, values, largest value per key). Documents ``doc_base … doc_base + n_docs − 1``
     (a presorted run's) are written less ``doc_base``, in 2 bytes when there are at most 65,536
-    of them; values in 2 bytes when all are below 65,536."""
-    folder.mkdir(parents=True)
+    of them; values in 2 bytes when all are below 65,536. With ``hold`` (bytes still allowed,
+    spent here), a segment that fits is kept in memory rather than written."""
     top = int(np.max(maxima, initial=0))
     narrow_docs = n_docs is not None and n_docs <= 1 << 16
     narrow_vals = top < 1 << 16
@@ -382,8 +404,15 @@ def _save_segment(
     arrays = {"keys": keys, "counts": counts, "docs": docs} if constant else {
         "keys": keys, "counts": counts, "max": maxima, "docs": docs, "vals": vals,
     }
-    for label, array in arrays.items():
-        array.astype(segment._stored(label), copy=False).tofile(folder / f"{label}.bin")
+    stored = {label: array.astype(segment._stored(label), copy=False) for label, array in arrays.items()}
+    size = sum(array.nbytes for array in stored.values())
+    if hold is not None and size <= hold[0]:
+        hold[0] -= size
+        segment.held = stored
+        return segment
+    folder.mkdir(parents=True)
+    for label, array in stored.items():
+        array.tofile(folder / f"{label}.bin")
     return segment
 
 
@@ -441,6 +470,7 @@ def write_store(
         merge_segments(segments, out, merge_entries or max(1, range_postings // 8), stop)
     finally:
         for segment in segments:
+            segment.held = None
             shutil.rmtree(segment.folder, ignore_errors=True)
     return Postings.load(out, n_docs)
 
@@ -450,15 +480,21 @@ def _presorted_segments(sources: Sources, name: str) -> list[Segment] | None:
     document numbers: every run presorted, nothing kept from a previous index, and the runs'
     documents numbered 0, 1, … in run order. Otherwise None (after the sorts have finished, so
     that no thread runs when range workers are forked)."""
-    if not runs_presorted(sources):
+    if not _runs_presorted(sources):
         return None
     return [run.presort.result()[name] for run in sources.runs if run.presort is not None]
 
 
-def runs_presorted(sources: Sources) -> bool:
-    """Whether every store is written from the runs' own segments (:func:`_presorted_segments`),
-    after the sorts have finished: then :func:`write_store` forks no range workers, and several
-    stores may be written by threads at once."""
+def from_presorted_runs(sources: Sources, names: list[str]) -> bool:
+    """Whether every store of ``names`` is written from the runs' own segments
+    (:func:`_presorted_segments`): then :func:`write_store` forks no range workers for them,
+    and they may be written by threads at once."""
+    return all(_presorted_segments(sources, name) is not None for name in names)
+
+
+def _runs_presorted(sources: Sources) -> bool:
+    """Whether every run was presorted with the document numbers it has, after the sorts
+    have finished (see :func:`_presorted_segments`)."""
     presorts = [run.presort for run in sources.runs]
     for presort in presorts:
         if presort is not None:
