@@ -128,7 +128,7 @@ class _Worker:
         self.structure = any(spec.needs_structure for spec in self.specs)
         self.counts_only = all(KEY_KINDS[spec.kind].counts_only for spec in self.specs)
 
-        # Term stores alone, without stemming: ASCII texts take the whole-batch byte path.
+        # Term and chunk stores alone, without stemming: ASCII texts take the whole-batch byte path.
         self.stops = StopTable(self.analyzer.stoplist) if self.analyzer.stoplist else None
         self.batch_terms = uses_batch_terms(self.analyzer.settings, self.specs)
         #: (name, n, bits) of each chunk store, whose ids the batch path computes from the term keys
