@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 
 from coderiv.index import Index, compiled_writer, writer
 from coderiv.index.counts import OVER_AT_FILE, OVER_VAL_FILE
-from coderiv.index.postings import ARRAY_NAMES, from_forward, narrow
+from coderiv.index.postings import ARRAY_NAMES, Postings, from_forward, narrow
 from coderiv.index.writer import NpyWriter, Run, Sources, write_store
 from coderiv.keys import compiled_terms
 from coderiv.keys.kinds import StoreSpec
@@ -84,6 +85,31 @@ def test_merged_store_equals_the_in_memory_inversion(tmp_path: Path, shuffled: b
     _same_files_as_in_memory(per_doc, tmp_path, tmp_path / "out")
 
 
+@pytest.mark.parametrize("presence", [False, True])
+def test_narrow_keys_merged_by_packed_sorts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, presence: bool) -> None:
+    """Chunk-like keys (below 2^32; values all 1 or not), 140,000 documents in presorted runs:
+    runs grouped and key ranges merged by one sort of packed postings
+    (:mod:`~coderiv.index.combined_sort`), the same bytes as the in-memory inversion."""
+    rng = np.random.default_rng(5)
+    n = 140_000
+    per_doc = []
+    for _ in range(n):
+        keys = np.unique(rng.integers(0, 2**32 - 1, rng.integers(1, 4), dtype=np.uint64, endpoint=True) % np.uint64(5000))
+        keys[-1] |= np.uint64(2**32 - 8192)  # some keys of 32 bits
+        vals = np.ones(len(keys), np.int32) if presence else rng.integers(1, 300, len(keys)).astype(np.int32)
+        per_doc.append((np.unique(keys), vals))
+    sorts = []
+    real = writer.sort_packed
+    monkeypatch.setattr(writer, "sort_packed", lambda *a, **k: sorts.append(1) or real(*a, **k))
+    weights = np.array([len(k) for k, _ in per_doc], np.int64)
+    write_store(_sources(per_doc, np.arange(n)), "terms", n, weights, tmp_path / "out", tmp_path,
+                range_postings=30_000, workers=1, merge_entries=700)
+    assert len(sorts) > 10  # the packed merge ran, range by range
+    written = Postings.load(tmp_path / "out", n)
+    assert len(written.docs.run_high) > len(written.keys)  # some keys do have several runs
+    _same_files_as_in_memory(per_doc, tmp_path, tmp_path / "out")
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     n=st.integers(1, 120),
@@ -93,15 +119,17 @@ def test_merged_store_equals_the_in_memory_inversion(tmp_path: Path, shuffled: b
     merge_entries=st.integers(1, 60),
     seed=st.integers(0, 2**32 - 1),
     compiled=st.booleans(),
+    widest_key=st.sampled_from([2**32 - 1, 2**64 - 1]),
 )
 @pytest.mark.slow
 def test_any_range_and_merge_size_gives_the_same_bytes(
-    n: int, pool: int, top: int, range_postings: int, merge_entries: int, seed: int, compiled: bool
+    n: int, pool: int, top: int, range_postings: int, merge_entries: int, seed: int, compiled: bool, widest_key: int
 ) -> None:
-    """Random collections (empty documents, keys shared or not, values needing 1 to 4 bytes),
-    any document range size and any merge budget: the same bytes as the in-memory inversion."""
+    """Random collections (empty documents, keys shared or not, values needing 1 to 4 bytes,
+    32-bit keys as chunk ids or 64-bit as terms), any document range size and any merge
+    budget: the same bytes as the in-memory inversion."""
     rng = np.random.default_rng(seed)
-    keys_pool = rng.integers(0, 2**64 - 1, pool, dtype=np.uint64, endpoint=True)
+    keys_pool = rng.integers(0, widest_key, pool, dtype=np.uint64, endpoint=True)
     per_doc = []
     for _ in range(n):
         keys = np.unique(rng.choice(keys_pool, int(rng.integers(0, 12))))
@@ -139,13 +167,28 @@ def _generation_bytes(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(generation)): p.read_bytes() for p in files}
 
 
+@pytest.mark.parametrize("held", [True, False])
 @pytest.mark.parametrize("order", ["ids", "shuffled", "late"])
-def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: str) -> None:
+def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: str, held: bool,
+) -> None:
     """A fresh build whose runs are sorted while analysis goes on writes the bytes of the build
     sorted by document range afterwards, and writes no forward files for its runs. Documents not
     given in id order (their run numbers are not 0, 1, …) fall back to the range sorts, with the
     same bytes; when the order breaks late (``late``), the runs already sorted get their forward
-    files back from their segments."""
+    files back from their segments. Segments kept in memory (``held``) or written to scratch
+    files give the same bytes."""
+    if not held:
+        monkeypatch.setattr("coderiv.index.writer.HELD_SEGMENT_BYTES", 0)
+    saved = writer._save_segment
+    kept: list[tuple[writer.Segment, bool]] = []  # every segment, and whether it was kept in memory
+
+    def saving_segment(*args: object, **kwargs: object) -> writer.Segment:
+        segment = saved(*args, **kwargs)  # type: ignore[arg-type]
+        kept.append((segment, segment.held is not None))
+        return segment
+
+    monkeypatch.setattr(writer, "_save_segment", saving_segment)
     rng = np.random.default_rng(5)
     words = [f"w{i}" for i in range(40)]
     docs = [RawDocument(f"doc{i:04d}.txt", " ".join(rng.choice(words, int(rng.integers(1, 60)))).encode()) for i in range(300)]
@@ -173,6 +216,8 @@ def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(tmp_path: Path, 
     Index.update_from(docs, tmp_path / "presorted", stores=stores, workers=1)
     assert ranged == ([] if order == "ids" else ["terms", "chunks:bits=32,n=4"])
     assert (len(forward) == 0) == (order == "ids")
+    assert any(in_memory for _, in_memory in kept) == (held and order == "ids")  # out of order: no run presorted here
+    assert all(segment.held is None for segment, _ in kept)  # freed once merged (or once forward files are back)
     monkeypatch.setattr("coderiv.index.writer._presorted_segments", lambda sources, name: None)
     Index.update_from(docs, tmp_path / "ranged", stores=stores, workers=2)
     assert _generation_bytes(tmp_path / "presorted") == _generation_bytes(tmp_path / "ranged")
@@ -199,6 +244,25 @@ def test_segment_files_in_two_bytes_read_back_the_same(tmp_path: Path, n_docs: i
     assert np.array_equal(out, docs[990:]) and segment.max_val == top
 
 
+def test_chunk_segments_in_eight_bytes_a_posting_read_back_the_same(tmp_path: Path) -> None:
+    """Keys below 2^32 in 4 bytes, postings per key in 2, documents in 2, and values all 1 (a
+    presence store) not written at all: 8 bytes a posting; reads give uint64 keys, uint32 rest."""
+    keys = np.array([3, 2**32 - 1], np.uint64)
+    counts = np.array([2, 1], np.uint32)
+    docs = np.array([70_000, 70_005, 70_001], np.uint32)
+    ones = np.ones(3, np.uint32)
+    segment = writer._save_segment(tmp_path / "s", keys, counts, docs, ones, np.ones(2, np.uint32), 70_000, 10)
+    assert segment.narrow_keys and segment.narrow_counts and segment.constant
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["counts.bin", "docs.bin", "keys.bin"]
+    assert sum(p.stat().st_size for p in (tmp_path / "s").iterdir()) == 2 * 4 + 2 * 2 + 3 * 2
+    assert segment.read("keys", 0, 2).tolist() == [3, 2**32 - 1] and segment.read("keys", 0, 2).dtype == np.uint64
+    assert segment.read("docs", 1, 2).tolist() == [70_005, 70_001] and segment.read("counts", 0, 2).tolist() == [2, 1]
+    assert segment.read("vals", 0, 3).tolist() == [1, 1, 1] and segment.read("max", 1, 1).tolist() == [1]
+    wide = writer._save_segment(tmp_path / "w", np.array([2**32], np.uint64), np.array([70_000], np.uint32),
+                                np.arange(70_000, dtype=np.uint32), np.full(70_000, 2, np.uint32), np.array([2], np.uint32))
+    assert not (wide.narrow_keys or wide.narrow_counts) and wide.constant and wide.read("keys", 0, 1).tolist() == [2**32]
+
+
 def test_counts_past_two_bytes_travel_and_sort_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A batch whose counts need 4 bytes (a word 70,000 times) beside batches in 2 bytes: the
     presorted build and the range sorts write the same files, and the count is kept whole."""
@@ -212,3 +276,32 @@ def test_counts_past_two_bytes_travel_and_sort_the_same(tmp_path: Path, monkeypa
     assert _generation_bytes(tmp_path / "presorted") == _generation_bytes(tmp_path / "ranged")
     index = Index.open(tmp_path / "presorted")
     assert int(np.max(index.terms.maxvals)) == 70_000 and int(index.doc_lengths[index.number("d019x.txt")]) == 70_001
+
+
+def test_a_set_stop_ends_the_merge_between_key_ranges(tmp_path: Path) -> None:
+    """The thread writing a report-ready index's chunk store is told to stop when the terms
+    store fails: the merge raises before its next key range, leaving the rest unwritten."""
+    per_doc = [(np.array([i, 10**6 + i], np.uint64), np.ones(2, np.int32)) for i in range(50)]
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(writer.WriteStopped, match="writing out stopped"):
+        write_store(_sources(per_doc, np.arange(50)), "terms", 50, np.full(50, 2), tmp_path / "out", tmp_path,
+                    range_postings=40, workers=1, merge_entries=8, stop=stop)
+    assert (tmp_path / "out" / "keys.npy").stat().st_size < 128 + 100 * 8  # the header, at most one range
+
+
+def test_a_failing_terms_store_fails_a_report_ready_build_cleanly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chunk store is written by a thread beside the terms store; an error in the terms
+    store's statistics is the build's error, and no generation is left behind."""
+    source = tmp_path / "docs"
+    source.mkdir()
+    for i in range(30):
+        (source / f"{i:02d}.txt").write_text(f"alpha beta gamma delta {i} epsilon zeta eta theta")
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("statistics failed")
+
+    monkeypatch.setattr("coderiv.index.index.cosine_statistics", broken)
+    with pytest.raises(RuntimeError, match="statistics failed"):
+        Index.update_from(source, tmp_path / "index", stores=[StoreSpec.create("chunks", n=5)], workers=1)
+    assert not list((tmp_path / "index").glob("gen-*")) and not list((tmp_path / "index").glob("tmp-*"))

@@ -1,17 +1,19 @@
 """Turning raw documents into per-store keys, in parallel worker processes.
 
 Indexing uses every core with a process pool; documents travel in batches of a few MB so that
-memory stays bounded and the pool's overhead stays small. Within a batch, the ASCII texts of a
-terms-only index without stemming are analysed together in numpy passes over their bytes
-(:mod:`coderiv.keys.batch_terms`, about ten times less CPU); every other document takes the
-per-document :class:`~coderiv.text.analysis.Analyzer` (regular expressions, stoplist, stemming),
-with the same keys and counts.
+memory stays bounded and the pool's overhead stays small. Within a batch, the ASCII texts of an
+index of terms and chunks (a report-ready one) without stemming are analysed together in numpy
+passes over their bytes (:mod:`coderiv.keys.batch_terms`, about ten times less CPU), their chunk
+ids computed from the term keys of the whole batch at once (:mod:`coderiv.keys.batch_chunks`);
+every other document takes the per-document :class:`~coderiv.text.analysis.Analyzer` (regular
+expressions, stoplist, stemming), with the same keys and counts.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -22,8 +24,9 @@ import numpy as np
 from coderiv.errors import MissingExtraError
 from coderiv.index.child_processes import stop_pool, worker_pool
 from coderiv.keys import compiled_terms
-from coderiv.keys.batch_terms import LongWordError, StopTable, ascii_term_counts, merge_counts
-from coderiv.keys.kinds import KEY_KINDS, StoreSpec, counted_keys, term_key
+from coderiv.keys.batch_chunks import chunk_keys
+from coderiv.keys.batch_terms import LongWordError, StopTable, ascii_term_counts, ascii_term_sequences, merge_counts
+from coderiv.keys.kinds import KEY_KINDS, StoreSpec, counted_keys, term_key, term_keys
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer, text_pieces
 from coderiv.text.collection import RawDocument
 from coderiv.text.extract import DEFAULT_MARKUP, MAX_DOCUMENT_BYTES, Extracted, ExtractionError, Markup, extract
@@ -50,7 +53,8 @@ class AnalyzedBatch:
     """Analysed documents of one batch, packed as flat arrays (cheap to pass between processes).
 
     ``stores[name] = (counts, keys, values)``: document i owns the ``counts[i]`` entries after
-    the first ``counts[:i].sum()`` of ``keys``/``values`` (uint16 when every value fits, else uint32).
+    the first ``counts[:i].sum()`` of ``keys``/``values`` (keys uint32 when every key fits, else
+    uint64; values uint8 or uint16 when every value fits, else uint32).
     """
 
     ids: list[str] = field(default_factory=list)
@@ -84,9 +88,12 @@ class AnalyzedBatch:
             counts = np.fromiter((len(k) for k, _ in parts), np.int64, len(parts))
             keys = np.concatenate([k for k, _ in parts]) if parts else np.empty(0, np.uint64)
             vals = np.concatenate([v for _, v in parts]) if parts else np.empty(0, np.int32)
-            # counts travel back in 2 bytes when they fit (they nearly always do): a sixth less to pickle and copy
-            narrow = not len(vals) or int(vals.max()) < 1 << 16
-            batch.stores[name] = (counts, keys.astype(np.uint64, copy=False), vals.astype(np.uint16 if narrow else np.uint32, copy=False))
+            # values travel back in 1 or 2 bytes when they fit (they nearly always do): less to pickle and copy
+            top = int(vals.max()) if len(vals) else 0
+            # keys in 4 bytes when they fit (32-bit chunk ids): a third less of a report-ready batch
+            narrow_keys = not len(keys) or int(keys.max()) < 1 << 32
+            keys = keys.astype(np.uint32 if narrow_keys else np.uint64, copy=False)
+            batch.stores[name] = (counts, keys, vals.astype(np.uint8 if top < 1 << 8 else np.uint16 if top < 1 << 16 else np.uint32))
         return batch
 
     @property
@@ -123,40 +130,53 @@ class _Worker:
         self.structure = any(spec.needs_structure for spec in self.specs)
         self.counts_only = all(KEY_KINDS[spec.kind].counts_only for spec in self.specs)
 
-        # Term stores alone, without stemming: ASCII texts take the whole-batch byte path.
+        # Term and chunk stores alone, without stemming: ASCII texts take the whole-batch byte path.
         self.stops = StopTable(self.analyzer.stoplist) if self.analyzer.stoplist else None
         self.batch_terms = uses_batch_terms(self.analyzer.settings, self.specs)
+        #: (name, n, bits) of each chunk store, whose ids the batch path computes from the term keys
+        self.chunk_specs = [
+            (spec.name, int(spec.param_dict["n"]), int(spec.param_dict["bits"])) for spec in self.specs if spec.kind == "chunks"
+        ]
         #: characters per piece of a non-ASCII text (its ASCII pieces still take the batch path)
         self.piece_chars = MIXED_PIECE_CHARS
 
     def run_batch(self, docs: list[RawDocument]) -> list[AnalyzedEntry | Skipped]:
         """Every document of a batch, in order; ASCII texts analysed together when they can be
-        (:mod:`coderiv.keys.batch_terms`, same keys and counts), the rest one by one."""
+        (:mod:`coderiv.keys.batch_terms`, same keys and counts; chunk ids by
+        :mod:`coderiv.keys.batch_chunks`), the rest one by one."""
         ascii_bytes = self.batch_terms
         decoded = [doc.data if ascii_bytes and _ascii_plain_text(doc, self.markup) else self.decode(doc) for doc in docs]
         results: list[AnalyzedEntry | Skipped | None] = [None] * len(docs)
         if self.batch_terms:
             parts: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+            orders: dict[int, list[int | np.ndarray]] = {}  # per text, its pieces' term keys in text order
             ascii_pieces: list[tuple[int, str | bytes]] = []
             for i, text in enumerate(decoded):
                 if isinstance(text, bytes):  # plain ASCII text: its bytes are its text
-                    parts[i] = []
+                    parts[i], orders[i] = [], [len(ascii_pieces)]
                     ascii_pieces.append((i, text))
                 elif isinstance(text, Extracted):
-                    parts[i] = []
-                    self._split(i, text.text, ascii_pieces, parts[i])
+                    parts[i], orders[i] = [], []
+                    self._split(i, text.text, ascii_pieces, parts[i], orders[i])
             try:
-                counted = ascii_term_counts([piece for _, piece in ascii_pieces], self.stops)
+                texts = [piece for _, piece in ascii_pieces]
+                if self.chunk_specs:
+                    counted, sequences = ascii_term_sequences(texts, self.stops)
+                else:
+                    counted, sequences = ascii_term_counts(texts, self.stops), []
             except LongWordError:  # a pathological word of megabytes: every document on its own
                 return [self.run(doc) for doc in docs]
             for (i, _), keys_counts in zip(ascii_pieces, counted):
                 parts[i].append(keys_counts)
-            for i, doc_parts in parts.items():
-                keys, values = merge_counts(doc_parts)
+            chunks = self._chunk_stores(
+                [[sequences[x] if isinstance(x, int) else x for x in orders[i]] for i in parts]
+            ) if self.chunk_specs else [{} for _ in parts]
+            for i, doc_chunks in zip(parts, chunks):
+                keys, values = merge_counts(parts[i])
                 values = values.astype(np.int32, copy=False)
                 text = decoded[i]
                 assert not isinstance(text, Skipped)
-                stores = {spec.name: (keys, values) for spec in self.specs}
+                stores = {spec.name: doc_chunks.get(spec.name, (keys, values)) for spec in self.specs}
                 results[i] = self._entry(docs[i], None if isinstance(text, bytes) else text, int(values.sum()), stores)
         for i, (doc, text) in enumerate(zip(docs, decoded)):
             if results[i] is None:
@@ -164,18 +184,42 @@ class _Worker:
                 results[i] = text if isinstance(text, Skipped) else self.analyze(doc, text)
         return [r for r in results if r is not None]
 
+    def _chunk_stores(self, sequences: list[list[np.ndarray]]) -> list[dict[str, tuple[np.ndarray, np.ndarray]]]:
+        """Per document (its term keys in text order, in pieces), the keys and values of every
+        chunk store: all documents' chunk ids at once (:func:`~coderiv.keys.batch_chunks.chunk_keys`)."""
+        empty = np.empty(0, np.uint64)
+        keys = np.concatenate([empty, *(piece for pieces in sequences for piece in pieces)])
+        lengths = np.fromiter((sum(len(piece) for piece in pieces) for pieces in sequences), np.int64, len(sequences))
+        stores: list[dict[str, tuple[np.ndarray, np.ndarray]]] = [{} for _ in sequences]
+        for name, n, bits in self.chunk_specs:
+            ids, counts = chunk_keys(keys, lengths, n, bits)
+            ones = np.ones(len(ids), np.int32)
+            bounds = np.concatenate(([0], np.cumsum(counts))).tolist()
+            for doc, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
+                stores[doc][name] = (ids[a:b], ones[a:b])
+        return stores
+
     def _split(
-        self, number: int, text: str, ascii_pieces: list[tuple[int, str | bytes]], parts: list[tuple[np.ndarray, np.ndarray]]
+        self, number: int, text: str, ascii_pieces: list[tuple[int, str | bytes]], parts: list[tuple[np.ndarray, np.ndarray]],
+        order: list[int | np.ndarray],
     ) -> None:
         """An ASCII text goes to the batch path whole; any other text is cut into pieces after a
         space or newline (:func:`~coderiv.text.analysis.text_pieces`, words intact): its ASCII
-        pieces go to the batch path, the others are counted here by the exact per-word path."""
+        pieces go to the batch path, the others are counted here by the exact per-word path.
+        ``order`` gets, piece by piece, the ASCII piece's number or the other piece's term keys
+        in text order (for chunk stores)."""
         if text.isascii():
+            order.append(len(ascii_pieces))
             ascii_pieces.append((number, text))
             return
         for piece in text_pieces(text, self.piece_chars):
             if piece.isascii():
+                order.append(len(ascii_pieces))
                 ascii_pieces.append((number, piece))
+            elif self.chunk_specs:
+                terms = self.analyzer.terms(piece)
+                order.append(term_keys(terms))
+                parts.append(counted_keys(Counter(terms), term_key))
             else:
                 parts.append(counted_keys(self.analyzer.counts(piece).term_counts(), term_key))
 
@@ -224,9 +268,13 @@ class _Worker:
         return self._entry(doc, decoded, analyzed.length, stores)
 
 
+#: Store kinds the whole-batch byte path computes (chunk ids from the terms' keys in text order).
+BATCH_KINDS = frozenset({"terms", "chunks"})
+
+
 def uses_batch_terms(settings: AnalysisSettings, specs: list[StoreSpec]) -> bool:
-    """Whether ASCII texts take the whole-batch byte path: term stores alone, no stemming."""
-    return settings.stem is False and all(spec.kind == "terms" for spec in specs)
+    """Whether ASCII texts take the whole-batch byte path: term and chunk stores alone, no stemming."""
+    return settings.stem is False and all(spec.kind in BATCH_KINDS for spec in specs)
 
 
 def _ascii_plain_text(doc: RawDocument, markup: Markup = DEFAULT_MARKUP) -> bool:
@@ -314,7 +362,9 @@ def analyze_documents(
         return
     large = _large(first) and (source_bytes is None or source_bytes >= compiled_terms.LOAD_BYTES)
     if large and uses_batch_terms(settings, specs):
-        compiled_terms.load()  # before the workers fork: they inherit the compiled loop
+        compiled_terms.load()  # before the workers fork: they inherit the compiled loops
+        if any(spec.kind == "chunks" for spec in specs):
+            compiled_terms.load_chunks()
     batches = itertools.chain([first], batches)
     if workers <= 1:
         _init_worker(settings_dict, spec_dicts, markup.value)

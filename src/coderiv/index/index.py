@@ -17,7 +17,9 @@ import errno
 import json
 import os
 import shutil
+import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -42,7 +44,7 @@ from coderiv.index.storage import (
     was_an_index,
     write_lock,
 )
-from coderiv.index.writer import Sources, Spill, scratch_folder, write_store
+from coderiv.index.writer import Sources, Spill, from_presorted_runs, scratch_folder, write_store
 from coderiv.keys.kinds import TERMS, StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
@@ -709,25 +711,49 @@ def _write_stores(
     staging: Path, scratch: Path, sources: Sources, specs: list[StoreSpec], lengths: np.ndarray, workers: int | None
 ) -> dict[str, dict[str, Any]]:
     """Every store (``store-N`` in ``specs`` order) and, after the terms store, its cosine
-    statistics; the manifest's record of each store."""
+    statistics; the manifest's record of each store. When the stores come from the runs'
+    presorted segments (a fresh build), the other stores (a report-ready index's chunk store)
+    are written by a thread while this one writes the terms store: a second core merges."""
     n_docs = len(lengths)
     stores_meta = {}
-    for number, spec in enumerate(specs):
-        folder = f"store-{number}"
-        postings = write_store(sources, spec.name, n_docs, lengths, staging / folder, scratch, workers=workers)
-        stores_meta[spec.name] = {
-            "dir": folder,
-            "spec": spec.to_dict(),
-            "keys": len(postings.keys),
-            "postings": postings.n_postings,
+    concurrent = len(specs) > 1 and from_presorted_runs(sources, [spec.name for spec in specs])
+    stop = threading.Event()  # set when this thread fails: the other stops at its next key range
+    with ThreadPoolExecutor(1, thread_name_prefix="coderiv-store") as aside:
+        written = {
+            number: aside.submit(
+                write_store, sources, spec.name, n_docs, lengths, staging / f"store-{number}", scratch, None, workers, None, stop,
+            )
+            for number, spec in enumerate(specs)
+            if concurrent and spec.name != "terms"
         }
-        if spec.name == "terms":
-            norms, max_unit = cosine_statistics(postings, n_docs)
-            np.save(staging / "doc_norms.npy", norms)
-            np.save(staging / "term_max_unit.npy", max_unit)
-            save_class_norms(staging, *class_norms(postings, n_docs, norms))
-        del postings
+        try:
+            for number, spec in enumerate(specs):
+                stores_meta[spec.name] = _write_one_store(staging, scratch, sources, spec, number, lengths, workers, written.get(number))
+        except BaseException:
+            stop.set()
+            raise
     return stores_meta
+
+
+def _write_one_store(
+    staging: Path, scratch: Path, sources: Sources, spec: StoreSpec, number: int, lengths: np.ndarray, workers: int | None,
+    written: Future[Postings] | None,
+) -> dict[str, Any]:
+    """Store ``number`` (or the one a thread is writing: ``written``), with the terms store's
+    cosine statistics; its record in the manifest."""
+    n_docs = len(lengths)
+    folder = f"store-{number}"
+    if written is not None:
+        postings = written.result()
+    else:
+        postings = write_store(sources, spec.name, n_docs, lengths, staging / folder, scratch, workers=workers)
+    record = {"dir": folder, "spec": spec.to_dict(), "keys": len(postings.keys), "postings": postings.n_postings}
+    if spec.name == "terms":
+        norms, max_unit = cosine_statistics(postings, n_docs)
+        np.save(staging / "doc_norms.npy", norms)
+        np.save(staging / "term_max_unit.npy", max_unit)
+        save_class_norms(staging, *class_norms(postings, n_docs, norms))
+    return record
 
 
 def _manifest(

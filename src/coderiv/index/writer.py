@@ -20,8 +20,12 @@
 
 The heavy loops (a run grouped by key, a key range merged) have compiled twins in
 :mod:`~coderiv.index.compiled_writer` (numba, ``coderiv[fast]``), used when the indexing job
-loaded numba; they write the same bytes. The cosine statistics of a written terms store are
-computed by :mod:`~coderiv.index.cosine_statistics`.
+loaded numba; they write the same bytes. Postings whose key, document and value fit in 64
+bits together (a chunk store's 32-bit ids) are instead sorted, grouped and merged by one sort
+of packed integers (:mod:`~coderiv.index.combined_sort`), and their segments are written
+narrow (keys in 4 bytes, equal values not at all). A key range is merged by a thread one range
+ahead of the one being written. The cosine statistics of a written terms store are computed by
+:mod:`~coderiv.index.cosine_statistics`.
 
 Peak memory is a few times ``range_postings`` × 8 bytes, whatever the number of documents or
 keys: no array of the merge holds one entry per key of the store.
@@ -34,6 +38,7 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +48,7 @@ from numpy.lib.format import dtype_to_descr, write_array_header_1_0
 from coderiv.index import compiled_writer
 from coderiv.index.analysis_workers import AnalyzedBatch, default_workers
 from coderiv.index.child_processes import stop_pool, worker_pool
+from coderiv.index.combined_sort import group_narrow_run, sort_packed
 from coderiv.index.compiled_writer import group_run
 from coderiv.index.counts import ESCAPE, OVER_AT_FILE, OVER_VAL_FILE
 from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, narrow
@@ -50,6 +56,10 @@ from coderiv.keys.kinds import distinct
 
 RANGE_POSTINGS = 16_000_000
 RUN_POSTINGS = 2_000_000
+#: Bytes of presorted segments a build keeps in memory instead of writing them to scratch files
+#: and reading them back (the first runs' segments, until this is spent): a report-ready build's
+#: chunk store segments of ~2,500 long documents, whose write and read cost more than their sort.
+HELD_SEGMENT_BYTES = 256 << 20
 
 
 class Run:
@@ -92,6 +102,8 @@ class Spill:
         self._pending: list[AnalyzedBatch] = []
         self._size = 0
         self._last_id: str | None = None
+        #: bytes of presorted segments still allowed in memory (:data:`HELD_SEGMENT_BYTES`)
+        self.hold = [HELD_SEGMENT_BYTES]
 
     def add(self, batch: AnalyzedBatch) -> None:
         if not batch.ids:
@@ -119,7 +131,7 @@ class Spill:
             self.runs[-1].presort.join()  # one run sorted at a time: bounded memory
         if self.presort:
             first = sum(len(run.ids) for run in self.runs)
-            self.runs.append(Run(ids, presort=Presort(self._pending, self.names, first, folder)))
+            self.runs.append(Run(ids, presort=Presort(self._pending, self.names, first, folder, self.hold)))
         else:
             stores = {}
             for name in self.names:
@@ -154,9 +166,13 @@ class Presort(threading.Thread):
     when they arrive in id order and nothing is kept from a previous index — as in a fresh
     build of a folder or tar. :func:`write_store` checks that before using them."""
 
-    def __init__(self, batches: list[AnalyzedBatch], names: list[str], first: int, folder: Path) -> None:
+    def __init__(
+        self, batches: list[AnalyzedBatch], names: list[str], first: int, folder: Path, hold: list[int] | None = None,
+    ) -> None:
         super().__init__(daemon=True)
         self.batches, self.names, self.first, self.folder = batches, names, first, folder
+        #: bytes of segments still allowed in memory, shared by the runs' sorts (one at a time)
+        self.hold = hold if hold is not None else [0]
         self.segments: dict[str, Segment] = {}
         self.n_docs = sum(len(b.ids) for b in batches)
         self.error: BaseException | None = None
@@ -166,10 +182,11 @@ class Presort(threading.Thread):
         try:
             for name in self.names:
                 counts, keys, vals = _concatenated(self.batches, name)
-                grouped = group_run(keys, counts, self.first, vals)
+                grouped = group_narrow_run(keys, counts, self.first, vals) or group_run(keys, counts, self.first, vals)
                 n_docs = len(counts)
                 del counts, keys, vals
-                self.segments[name] = _save_segment(self.folder / f"{_safe(name)}-sorted", *grouped, self.first, n_docs)
+                segment = _save_segment(self.folder / f"{_safe(name)}-sorted", *grouped, self.first, n_docs, self.hold)
+                self.segments[name] = segment
         except BaseException as exc:  # re-raised by result() in the writing thread
             self.error = exc
         finally:
@@ -193,6 +210,7 @@ class Presort(threading.Thread):
             counts = np.bincount(docs, minlength=self.n_docs)
             vals = segment.read("vals", 0, segment.n_postings)[order]
             stores[name] = _save_forward(self.folder, name, counts, keys[order], vals)
+            segment.held = None  # not merged: the range sorts take the forward files
         return stores
 
 
@@ -282,7 +300,12 @@ class Segment:
     value per key), ``docs`` and ``vals`` (one per posting). Only these few numbers travel
     between processes; the merge reads the files a block at a time. ``docs`` holds the numbers
     less ``doc_base`` and both are written in 2 bytes when they fit (``narrow_docs``,
-    ``narrow_vals``: a run's few thousand documents, its counts), else 4; reads give uint32."""
+    ``narrow_vals``: a run's few thousand documents, its counts), else 4; reads give uint32.
+    Keys below 2³² (chunk ids) are written in 4 bytes (``narrow_keys``), the largest values in
+    2 with the values, the postings per key in 2 when all are below 65,536 (``narrow_counts``):
+    When every value is the same (``constant``: a presence store's 1s), the values and largest
+    values are not written at all, reads give ``max_val``: a chunk store's presorted runs are
+    written and read back at 8 bytes a posting, not 20."""
 
     folder: Path
     n_keys: int
@@ -291,10 +314,20 @@ class Segment:
     doc_base: int = 0
     narrow_docs: bool = False
     narrow_vals: bool = False
+    narrow_keys: bool = False
+    narrow_counts: bool = False
+    constant: bool = False
+    #: the files' arrays, when kept in memory instead (:data:`HELD_SEGMENT_BYTES`)
+    held: dict[str, np.ndarray] | None = None
 
     def _stored(self, name: str) -> np.dtype:
-        narrow = (name == "docs" and self.narrow_docs) or (name == "vals" and self.narrow_vals)
-        return np.dtype(np.uint64 if name == "keys" else np.uint16 if narrow else np.uint32)
+        if name == "keys":
+            return np.dtype(np.uint32 if self.narrow_keys else np.uint64)
+        narrow = (
+            (name == "docs" and self.narrow_docs) or (name in ("vals", "max") and self.narrow_vals)
+            or (name == "counts" and self.narrow_counts)
+        )
+        return np.dtype(np.uint16 if narrow else np.uint32)
 
     def read(self, name: str, start: int, count: int) -> np.ndarray:
         """``count`` entries of file ``name`` from entry ``start``, read (not mapped, so they
@@ -305,7 +338,18 @@ class Segment:
 
     def read_into(self, name: str, start: int, out: np.ndarray) -> None:
         """:meth:`read` into ``out`` (contiguous, uint64 for keys, else uint32), as many entries as it holds."""
+        if self.constant and name in ("vals", "max"):
+            out[:] = self.max_val
+            return
         dtype = self._stored(name)
+        if self.held is not None:
+            part = self.held[name][start : start + len(out)]
+            if len(part) != len(out):
+                raise OSError(f"segment {self.folder.name} has fewer {name} than asked")
+            out[:] = part
+            if name == "docs" and self.doc_base:
+                out += np.uint32(self.doc_base)
+            return
         raw = out if dtype == out.dtype else np.empty(len(out), dtype)
         with open(self.folder / f"{name}.bin", "rb") as handle:
             handle.seek(start * dtype.itemsize)
@@ -329,30 +373,47 @@ def _invert_range(sources: Sources, name: str, lo: int, hi: int, folder: Path) -
 
 
 def _write_segment(folder: Path, keys: np.ndarray, docs: np.ndarray, vals: np.ndarray) -> Segment:
-    """Postings in any order sorted by (key, document) and written as a segment."""
-    return _save_segment(folder, *group_by_key(keys, docs, vals))
+    """Postings in any order sorted by (key, document) and written as a segment: by one sort of
+    packed postings when they fit in 64 bits (:func:`~coderiv.index.combined_sort.sort_packed`,
+    chunk ids), else by a lexicographic sort."""
+    packed = sort_packed(keys, docs, vals)
+    return _save_segment(folder, *(group_by_key(keys, docs, vals) if packed is None else packed[:5]))
 
 
 def _save_segment(
     folder: Path, keys: np.ndarray, counts: np.ndarray, docs: np.ndarray, vals: np.ndarray, maxima: np.ndarray,
-    doc_base: int = 0, n_docs: int | None = None,
+    doc_base: int = 0, n_docs: int | None = None, hold: list[int] | None = None,
 ) -> Segment:
     """Write postings sorted by (key, document) as a segment: (distinct keys, postings per key,
     documents, values, largest value per key). Documents ``doc_base … doc_base + n_docs − 1``
     (a presorted run's) are written less ``doc_base``, in 2 bytes when there are at most 65,536
-    of them; values in 2 bytes when all are below 65,536."""
-    folder.mkdir(parents=True)
+    of them; values in 2 bytes when all are below 65,536. With ``hold`` (bytes still allowed,
+    spent here), a segment that fits is kept in memory rather than written."""
     top = int(np.max(maxima, initial=0))
     narrow_docs = n_docs is not None and n_docs <= 1 << 16
     narrow_vals = top < 1 << 16
     if narrow_docs:
         docs = docs - np.uint32(doc_base)
-    arrays = {"keys": keys, "counts": counts, "max": maxima, "docs": docs, "vals": vals}
-    narrow = {"docs": narrow_docs, "vals": narrow_vals}
-    for label, array in arrays.items():
-        dtype = np.uint64 if label == "keys" else np.uint16 if narrow.get(label) else np.uint32
-        array.astype(dtype, copy=False).tofile(folder / f"{label}.bin")
-    return Segment(folder, len(keys), len(docs), top, doc_base if narrow_docs else 0, narrow_docs, narrow_vals)
+    narrow_keys = not len(keys) or int(keys[-1]) < 1 << 32  # sorted: the last is the largest
+    narrow_counts = not len(counts) or int(counts.max()) < 1 << 16
+    constant = bool(len(vals)) and int(vals.min()) == top
+    segment = Segment(
+        folder, len(keys), len(docs), top, doc_base if narrow_docs else 0, narrow_docs, narrow_vals, narrow_keys, narrow_counts,
+        constant,
+    )
+    arrays = {"keys": keys, "counts": counts, "docs": docs} if constant else {
+        "keys": keys, "counts": counts, "max": maxima, "docs": docs, "vals": vals,
+    }
+    stored = {label: array.astype(segment._stored(label), copy=False) for label, array in arrays.items()}
+    size = sum(array.nbytes for array in stored.values())
+    if hold is not None and size <= hold[0]:
+        hold[0] -= size
+        segment.held = stored
+        return segment
+    folder.mkdir(parents=True)
+    for label, array in stored.items():
+        array.tofile(folder / f"{label}.bin")
+    return segment
 
 
 def _invert_range_forked(name: str, lo: int, hi: int, folder: Path) -> Segment:
@@ -385,9 +446,15 @@ def _invert_ranges(
         _FORK_SOURCES = None
 
 
+class WriteStopped(Exception):
+    """A store's merge stopped between key ranges because ``stop`` was set (the thread writing
+    it is not waited for when the build fails or is interrupted)."""
+
+
 def write_store(
     sources: Sources, name: str, n_docs: int, weights: np.ndarray, out: Path, scratch: Path,
     range_postings: int | None = None, workers: int | None = None, merge_entries: int | None = None,
+    stop: threading.Event | None = None,
 ) -> Postings:
     """Invert one store by document range and merge the segments into ``out`` (steps 3–4).
 
@@ -400,9 +467,10 @@ def write_store(
             run.stores  # noqa: B018 - a presorted run's forward files, made here before range workers fork
         segments = _invert_ranges(sources, name, _ranges(weights, range_postings), scratch, workers)
     try:
-        merge_segments(segments, out, merge_entries or max(1, range_postings // 8))
+        merge_segments(segments, out, merge_entries or max(1, range_postings // 8), stop)
     finally:
         for segment in segments:
+            segment.held = None
             shutil.rmtree(segment.folder, ignore_errors=True)
     return Postings.load(out, n_docs)
 
@@ -412,19 +480,36 @@ def _presorted_segments(sources: Sources, name: str) -> list[Segment] | None:
     document numbers: every run presorted, nothing kept from a previous index, and the runs'
     documents numbered 0, 1, … in run order. Otherwise None (after the sorts have finished, so
     that no thread runs when range workers are forked)."""
-    presorts = [run.presort for run in sources.runs]
-    results = [p.result() for p in presorts if p is not None]
-    if not presorts or None in presorts or sources.old:
+    if not _runs_presorted(sources):
         return None
+    return [run.presort.result()[name] for run in sources.runs if run.presort is not None]
+
+
+def from_presorted_runs(sources: Sources, names: list[str]) -> bool:
+    """Whether every store of ``names`` is written from the runs' own segments
+    (:func:`_presorted_segments`): then :func:`write_store` forks no range workers for them,
+    and they may be written by threads at once."""
+    return all(_presorted_segments(sources, name) is not None for name in names)
+
+
+def _runs_presorted(sources: Sources) -> bool:
+    """Whether every run was presorted with the document numbers it has, after the sorts
+    have finished (see :func:`_presorted_segments`)."""
+    presorts = [run.presort for run in sources.runs]
+    for presort in presorts:
+        if presort is not None:
+            presort.result()
+    if not presorts or None in presorts or sources.old:
+        return False
     first = 0
     for numbers in sources.run_numbers:
         if not np.array_equal(numbers, np.arange(first, first + len(numbers))):
-            return None
+            return False
         first += len(numbers)
-    return [result[name] for result in results]
+    return True
 
 
-def merge_segments(segments: list[Segment], out: Path, budget: int) -> None:
+def merge_segments(segments: list[Segment], out: Path, budget: int, stop: threading.Event | None = None) -> None:
     """Merge sorted segments (in document order) into a store's ``.npy`` files, one key range at
     a time (:func:`_key_ranges`): each range's keys are unique-merged, its postings placed by
     key and written in order, so memory holds one key range, whatever the number of keys.
@@ -447,6 +532,8 @@ def merge_segments(segments: list[Segment], out: Path, budget: int) -> None:
         files["ptr"].append(np.zeros(1, np.int64))
         written = 0
         for merged in _merged_ranges(segments, budget):
+            if stop is not None and stop.is_set():
+                raise WriteStopped(f"writing {out.name} stopped")
             written = _append_key_range(*merged, written, files, over)
         files["doc_run_at"].append(np.array([n_postings]))
     finally:
@@ -507,17 +594,30 @@ _Merged = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.n
 
 
 def _merged_ranges(segments: list[Segment], budget: int) -> Iterator[_Merged]:
-    """Every key range of :func:`_key_ranges`, merged (:func:`_merge_blocks`); the compiled loop
-    reuses one set of buffers (each range is written before the next is merged)."""
-    buffers = compiled_writer.MergeBuffers()
-    for blocks in _key_ranges(segments, budget):
-        yield _merge_blocks(blocks, buffers)
+    """Every key range of :func:`_key_ranges`, merged (:func:`_merge_blocks`) in a thread one
+    range ahead of the one being written, so that a second core merges (sorts, compiled loops:
+    the GIL released) while this one writes. Two sets of buffers for the compiled loop, used in
+    turn: a range's are reused two ranges later, after it has been written."""
+    buffers = [compiled_writer.MergeBuffers(), compiled_writer.MergeBuffers()]
+    with ThreadPoolExecutor(1, thread_name_prefix="coderiv-merge") as ahead:
+        pending: Future[_Merged] | None = None
+        for number, blocks in enumerate(_key_ranges(segments, budget)):
+            merging = ahead.submit(_merge_blocks, blocks, buffers[number % 2])
+            if pending is not None:
+                yield pending.result()
+            pending = merging
+        if pending is not None:
+            yield pending.result()
 
 
 def _merge_blocks(blocks: list[_Block], buffers: compiled_writer.MergeBuffers) -> _Merged:
     """Merge one key range's blocks (segments in document order): (keys, postings per key,
     largest value per key, documents' low 16 bits, values, run starts relative to the range,
-    their high bits). The compiled loop when loaded (into ``buffers``), else numpy passes."""
+    their high bits). Narrow keys (chunk ids) by one sort of packed postings, else the
+    compiled loop when loaded (into ``buffers``), else numpy passes."""
+    packed = _merge_narrow(blocks)
+    if packed is not None:
+        return packed
     keys = distinct(np.concatenate([b.keys for b in blocks]))
     merged = _compiled_merge(blocks, keys, buffers)
     if merged is not None:
@@ -547,6 +647,23 @@ def _merge_blocks(blocks: list[_Block], buffers: compiled_writer.MergeBuffers) -
         filled[pos] += seg_counts
     run_at, run_high = runs.arrays()
     return keys, counts, maxvals, low, vals, run_at, run_high
+
+
+def _merge_narrow(blocks: list[_Block]) -> _Merged | None:
+    """:func:`_merge_blocks` for keys, documents and values that fit in 64 bits together (chunk
+    ids): the blocks' postings sorted by (key, document) in one sort of packed integers
+    (:func:`~coderiv.index.combined_sort.sort_packed`); None when they do not fit."""
+    sizes = [int(b.counts.sum(dtype=np.int64)) for b in blocks]
+    if not sum(sizes) or any(int(b.keys[-1]).bit_length() > 32 for b in blocks if len(b.keys)):
+        return None  # wide keys (terms): the other paths; the blocks' keys are sorted
+    keys = np.concatenate([np.repeat(b.keys, b.counts) for b in blocks])
+    docs = np.concatenate([b.segment.read("docs", b.posting_at, size) for b, size in zip(blocks, sizes)])
+    vals = np.concatenate([b.segment.read("vals", b.posting_at, size) for b, size in zip(blocks, sizes)])
+    grouped = sort_packed(keys, docs, vals, runs=True)
+    if grouped is None:
+        return None
+    unique, counts, docs, vals, maxima, run_at, run_high = grouped
+    return unique, counts.astype(np.int64), maxima, docs.astype(np.uint16), vals, run_at, run_high
 
 
 def _compiled_merge(

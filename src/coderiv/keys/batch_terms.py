@@ -193,9 +193,12 @@ def numpy_word_keys(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return starts, lengths, keys
 
 
-def _group_counts(pieces: Sequence[bytes], stops: StopTable | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _group_counts(
+    pieces: Sequence[bytes], stops: StopTable | None, sequences: list[np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(keys, counts, distinct keys per piece) of pieces hashed together; each piece's keys
-    are sorted ascending."""
+    are sorted ascending. With ``sequences``, each piece's kept keys in text order are appended
+    to it (views of one array), for the chunk ids of :mod:`coderiv.keys.batch_chunks`."""
     joined = b" ".join(pieces)
     data = np.frombuffer(joined, np.uint8)
     if compiled_terms.loaded():
@@ -209,6 +212,9 @@ def _group_counts(pieces: Sequence[bytes], stops: StopTable | None) -> tuple[np.
         keep = ~stops.stopped(data, starts, lengths, keys)
         keys, owner = keys[keep], owner[keep]
     bounds = np.searchsorted(owner, np.arange(len(pieces) + 1))
+    if sequences is not None:
+        in_order = keys.copy()  # the sorts below are in place
+        sequences.extend(in_order[a:b] for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()))
     for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
         keys[a:b].sort()
     if not len(keys):
@@ -243,17 +249,39 @@ def ascii_term_counts(
     """For each ASCII text (a string, or its bytes), its sorted distinct term keys and int32 counts (stopwords of
     ``stops`` removed): what ``counted_keys(Analyzer(...).counts(text).term_counts(),
     term_key)`` gives, without stemming."""
+    return _ascii_terms(texts, stops, group_bytes, None)
+
+
+def ascii_term_sequences(
+    texts: Sequence[str | bytes], stops: StopTable | None, group_bytes: int = GROUP_BYTES
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[np.ndarray]]:
+    """:func:`ascii_term_counts` and, for each text, the keys of its terms in text order
+    (``term_keys(Analyzer(...).terms(text))``): what the chunk ids are made of."""
+    sequences: list[list[np.ndarray]] = [[] for _ in texts]
+    counted = _ascii_terms(texts, stops, group_bytes, sequences)
+    empty = np.empty(0, np.uint64)
+    return counted, [parts[0] if len(parts) == 1 else np.concatenate([empty, *parts]) for parts in sequences]
+
+
+def _ascii_terms(
+    texts: Sequence[str | bytes], stops: StopTable | None, group_bytes: int, sequences: list[list[np.ndarray]] | None
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`ascii_term_counts`; with ``sequences`` (one list per text), each text's pieces'
+    keys in text order are appended to its list."""
     parts: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in texts]
     group: list[bytes] = []
     owners: list[int] = []
     size = 0
 
     def flush() -> None:
-        keys, counts, per_piece = _group_counts(group, stops)
+        in_order: list[np.ndarray] | None = None if sequences is None else []
+        keys, counts, per_piece = _group_counts(group, stops, in_order)
         offsets = np.concatenate(([0], np.cumsum(per_piece))).tolist()
         for piece, text in enumerate(owners):
             a, b = offsets[piece], offsets[piece + 1]
             parts[text].append((keys[a:b], counts[a:b]))  # views of the group's arrays
+            if sequences is not None and in_order is not None:
+                sequences[text].append(in_order[piece])
             if len(parts[text]) >= MERGE_PARTS:  # a long text: keep its partial counts few
                 parts[text] = [merge_counts(parts[text])]
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from coderiv.jit import LazyKernels
 from coderiv.jit import available as available  # re-exported: whether numba is installed
+from coderiv.keys.chunks import _MULTIPLIER as _NGRAM_MULTIPLIER
 from coderiv.keys.kinds import _MULTIPLIER, _SEED
 
 #: Bytes of source from which loading the loop pays for itself (see the module's docstring).
@@ -70,18 +71,62 @@ def _word_keys(
     return starts[:count], lengths[:count], keys[:count]
 
 
+def _ngram_ids(keys: np.ndarray, lengths: np.ndarray, n: int, shift: np.uint64, multiplier: np.uint64) -> np.ndarray:
+    """The chunk ids of documents whose term keys are concatenated in ``keys``, as
+    :func:`coderiv.keys.batch_chunks.numpy_ngram_ids` gives them: for each window of n terms
+    inside a document (or a shorter document's all), the Horner sum of its keys, mixed by
+    splitmix64's finalizer and shifted right by ``shift`` (the loop :func:`load` compiles)."""
+    total = 0
+    for d in range(lengths.shape[0]):
+        if lengths[d] >= n:
+            total += lengths[d] - n + 1
+        elif lengths[d] > 0:
+            total += 1
+    out = np.empty(total, np.uint64)
+    at = 0
+    start = 0
+    for d in range(lengths.shape[0]):
+        length = lengths[d]
+        width = min(n, length)
+        windows = length - n + 1 if length >= n else min(length, 1)
+        for i in range(start, start + windows):
+            x = np.uint64(0)
+            for j in range(width):
+                x = x * multiplier + keys[i + j]
+            x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            x = x ^ (x >> np.uint64(31))
+            out[at] = x >> shift
+            at += 1
+        start += length
+    return out
+
+
 def _warm_up(kernels: dict[str, Any]) -> None:
     """Compile (or load from the cache) the loop for the arrays it gets: bytes and a fold table."""
     kernels["word_keys"](np.frombuffer(b"warm up", np.uint8), np.zeros(256, np.uint8), _MULTIPLIER, _SEED)
 
 
+def _warm_up_chunks(kernels: dict[str, Any]) -> None:
+    """Compile (or load from the cache) the chunk ids' loop for term keys and document lengths."""
+    kernels["ngram_ids"](np.ones(3, np.uint64), np.array([3], np.int64), 2, np.uint64(32), _NGRAM_MULTIPLIER)
+
+
 _KERNELS = LazyKernels({"word_keys": _word_keys}, _warm_up)
+#: the chunk ids' loop, loaded only by jobs that compute chunk ids (:func:`load_chunks`)
+_CHUNK_KERNELS = LazyKernels({"ngram_ids": _ngram_ids}, _warm_up_chunks)
 
 
 def load() -> bool:
     """Import numba and compile (or load from numba's cache) the loop; False when numba is
     missing or fails (the numpy passes then run). Call it before forking workers."""
     return _KERNELS.load()
+
+
+def load_chunks() -> bool:
+    """After :func:`load` succeeded, compile (or load) the chunk ids' loop too (a job with a
+    chunk store); False otherwise. Call it before forking workers."""
+    return _KERNELS.loaded() and _CHUNK_KERNELS.load()
 
 
 def loaded() -> bool:
@@ -95,3 +140,15 @@ def word_keys(codes: np.ndarray, fold: np.ndarray) -> tuple[np.ndarray, np.ndarr
     :func:`load` first."""
     result: tuple[np.ndarray, np.ndarray, np.ndarray] = _KERNELS["word_keys"](codes, fold, _MULTIPLIER, _SEED)
     return result
+
+
+def ngram_ids_of(keys: np.ndarray, lengths: np.ndarray, n: int, bits: int) -> np.ndarray:
+    """:func:`coderiv.keys.batch_chunks.numpy_ngram_ids` in one compiled loop (uint64 ``keys``,
+    int64 ``lengths``). Needs :func:`load_chunks` first."""
+    ids: np.ndarray = _CHUNK_KERNELS["ngram_ids"](keys, lengths, n, np.uint64(64 - bits), _NGRAM_MULTIPLIER)
+    return ids
+
+
+def chunks_loaded() -> bool:
+    """Whether the chunk ids' loop is ready in this process (see :func:`load`)."""
+    return _CHUNK_KERNELS.loaded()

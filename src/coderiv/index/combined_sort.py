@@ -1,0 +1,150 @@
+"""The writer's sorts of postings with narrow keys (chunk ids) as one sort of packed integers.
+
+A chunk store's keys are 32-bit ids (:mod:`coderiv.keys.chunks`), nearly all distinct: a run of
+a few hundred long documents holds millions of them. Grouping such a run by key through a hash
+table (:func:`coderiv.index.compiled_writer.group_run`) touches a table far larger than the
+caches at random, and numpy's stable argsort of 64-bit keys is slow too (both ~100 ns a posting
+on this project's machine, 2026-11-25); numpy's vectorised sort of plain 64-bit integers takes
+~5–15 ns. When a key, a document number and a value fit together in 64 bits, the integer
+``key << (d + v) | document << v | value`` sorts exactly as (key, document) does (a key is once
+per document, so the value never decides), and the sorted integers are the grouped postings:
+for a presorted run (:func:`group_narrow_run`) and for a key range of the merge, whose
+segments' postings are packed the same way. A value shared by every posting (a presence store's
+1) takes no bits.
+
+Each function returns None when the postings do not fit, and the caller takes its general path.
+The sorted integers are unpacked (keys, counts, documents, values, maxima and runs) by one
+compiled pass (numba, ``coderiv[fast]``, loaded when the indexing job has loaded numba), else by
+numpy passes; the same arrays (tested).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from coderiv.jit import LazyKernels
+from coderiv.keys import compiled_terms
+
+#: (distinct keys uint64, postings per key uint32, documents uint32 and values uint32 in (key,
+#: document) order, largest value per key uint32, run starts int64 and their high bits uint16)
+Sorted = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def sort_packed(keys: np.ndarray, docs: np.ndarray, vals: np.ndarray, runs: bool = False) -> Sorted | None:
+    """Postings (``keys[i]``, ``docs[i]``, ``vals[i]``), no (key, document) twice, sorted by
+    (key, document) with one sort of integers packing all three; None when they need more than
+    64 bits (or there are none). With ``runs``, also the runs of
+    :class:`~coderiv.index.postings.DocNumbers` (a run starts at every key's first posting and
+    wherever a key's ``document >> 16`` changes), else those two arrays are empty. The sorted
+    integers are unpacked by one compiled pass when the loops are loaded, else numpy passes."""
+    if not len(keys) or int(keys.max()).bit_length() > 63:
+        return None
+    lowest, highest = int(vals.min()), int(vals.max())
+    value_bits = 0 if lowest == highest else highest.bit_length()
+    doc_bits = int(docs.max()).bit_length()
+    below = doc_bits + value_bits
+    if int(keys.max()).bit_length() + below > 64 or below >= 64:
+        return None
+    packed = np.asarray(keys, np.uint64) << np.uint64(below)
+    packed |= np.asarray(docs, np.uint64) << np.uint64(value_bits)
+    if value_bits:
+        packed |= vals
+    packed.sort()
+    if _KERNELS.loaded() or (compiled_terms.loaded() and _KERNELS.load()):
+        result: Sorted = _KERNELS["unpack"](packed, below, value_bits, lowest, runs)
+        return result
+    return _numpy_unpack(packed, below, value_bits, lowest, runs)
+
+
+def _numpy_unpack(packed: np.ndarray, below: int, value_bits: int, lowest: int, runs: bool) -> Sorted:
+    """:func:`sort_packed`'s sorted integers unpacked by numpy passes."""
+    sorted_keys = packed >> np.uint64(below)
+    new = np.empty(len(packed), bool)
+    new[0] = True
+    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    unique = sorted_keys[starts]
+    del sorted_keys, new
+    counts = np.diff(np.append(starts, len(packed))).astype(np.uint32)
+    out_docs = ((packed >> np.uint64(value_bits)) & np.uint64((1 << (below - value_bits)) - 1)).astype(np.uint32)
+    if value_bits:
+        out_vals = (packed & np.uint64((1 << value_bits) - 1)).astype(np.uint32)
+        maxima = np.maximum.reduceat(out_vals, starts)
+    else:
+        out_vals = np.full(len(packed), lowest, np.uint32)
+        maxima = np.full(len(unique), lowest, np.uint32)
+    if not runs:
+        return unique, counts, out_docs, out_vals, maxima, np.empty(0, np.int64), np.empty(0, np.uint16)
+    high = out_docs >> np.uint32(16)
+    run = np.empty(len(high), bool)
+    run[0] = True
+    np.not_equal(high[1:], high[:-1], out=run[1:])
+    run[starts] = True
+    run_at = np.flatnonzero(run)
+    return unique, counts, out_docs, out_vals, maxima, run_at, high[run_at].astype(np.uint16)
+
+
+def _unpack(packed: np.ndarray, below: int, value_bits: int, lowest: int, runs: bool) -> Sorted:
+    """:func:`_numpy_unpack` in one pass (the loop the kernels compile)."""
+    n = packed.shape[0]
+    unique = np.empty(n, np.uint64)
+    counts = np.empty(n, np.uint32)
+    maxima = np.empty(n, np.uint32)
+    docs = np.empty(n, np.uint32)
+    vals = np.empty(n, np.uint32)
+    run_at = np.empty(n if runs else 0, np.int64)
+    run_high = np.empty(n if runs else 0, np.uint16)
+    doc_mask = (np.uint64(1) << np.uint64(below - value_bits)) - np.uint64(1)
+    val_mask = (np.uint64(1) << np.uint64(value_bits)) - np.uint64(1)
+    k = -1
+    r = 0
+    previous_key = np.uint64(0)
+    previous_high = np.int64(-1)
+    for i in range(n):
+        x = packed[i]
+        key = x >> np.uint64(below)
+        doc = np.uint32((x >> np.uint64(value_bits)) & doc_mask)
+        val = np.uint32(x & val_mask) if value_bits else np.uint32(lowest)
+        if i == 0 or key != previous_key:
+            k += 1
+            unique[k] = key
+            counts[k] = 0
+            maxima[k] = val
+            previous_key = key
+            previous_high = np.int64(-1)
+        counts[k] += 1
+        if val > maxima[k]:
+            maxima[k] = val
+        docs[i] = doc
+        vals[i] = val
+        if runs:
+            high = np.int64(doc >> np.uint32(16))
+            if high != previous_high:
+                run_at[r] = i
+                run_high[r] = high
+                r += 1
+                previous_high = high
+    return unique[: k + 1], counts[: k + 1], docs, vals, maxima[: k + 1], run_at[:r], run_high[:r]
+
+
+def _warm_up(kernels: dict[str, Any]) -> None:
+    """Compile (or load from the cache) the loop for the arrays it gets."""
+    kernels["unpack"](np.array([5, 9], np.uint64), 2, 1, 1, True)
+
+
+_KERNELS = LazyKernels({"unpack": _unpack}, _warm_up)
+
+
+def group_narrow_run(
+    keys: np.ndarray, doc_counts: np.ndarray, first: int, vals: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`~coderiv.index.compiled_writer.group_run` (documents ``first, first + 1, …``,
+    document i the next ``doc_counts[i]`` entries of ``keys``/``vals``, its keys distinct) by
+    :func:`sort_packed`; None when the postings do not fit in 64 bits."""
+    if not len(keys) or int(np.max(keys)).bit_length() > 48:
+        return None  # wide keys (terms): not worth numbering the documents
+    docs = np.repeat(np.arange(first, first + len(doc_counts), dtype=np.uint32), doc_counts)
+    grouped = sort_packed(keys, docs, vals)
+    return None if grouped is None else grouped[:5]
