@@ -30,7 +30,8 @@ from coderiv.ranking.measures import Measure
 #: Relative slack so that floating-point rounding never prunes a document tied with the k-th.
 SLACK = 1e-9
 #: Documents whose exact scores are computed each round to raise θ: this many times k of the
-#: best partial scores.
+#: best partial scores (after the first round's read, their k-th best was within 1.3% of the
+#: true θ on whole-document queries of the 100K synthetic collection).
 SAMPLE = 2
 #: Postings read in the first round (the rounds grow by :data:`GROWTH`).
 FIRST_READ = 50_000
@@ -38,6 +39,8 @@ FIRST_READ = 50_000
 GROWTH = 1.5
 #: … and the first round reads at least this share of the query's postings.
 FIRST_SHARE = 1 / 8
+#: … or every term in at most half the documents, if they hold at most this share.
+FIRST_UP_TO = 0.5
 #: Documents whose bounds are checked first each round, to skip hopeless full checks.
 SPREAD = 4096
 #: Rescoring a document in one query term (a search in its postings) costs about this many
@@ -97,7 +100,11 @@ def norm_class_top_k(
     read_after = np.concatenate(([0], np.cumsum(f_t[order])))  # postings read after i terms
     partial = np.zeros(n)
     theta, done = floor, 0
-    budget = max(float(FIRST_READ), read_after[-1] * FIRST_SHARE)
+    # the first round reads every term in at most half the documents when they hold at most half
+    # the postings: on whole-document queries of the 100K synthetic collection their bounds then
+    # leave 120–470 documents, and the long postings of the terms in more than half are only probed
+    sparse = float(read_after[int(np.sum(f_t <= n / 2))])
+    budget = max(float(FIRST_READ), read_after[-1] * FIRST_SHARE, sparse if sparse <= read_after[-1] * FIRST_UP_TO else 0.0)
     scored = np.zeros(0, np.int64)  # documents whose exact scores are known …
     exact = np.zeros(0)  # … and those scores
     while True:
