@@ -36,6 +36,7 @@ from coderiv.pairs.methods import METHODS
 from coderiv.pairs.run import compute_pairs, run_pairs
 from coderiv.pairs.table import PairTable
 from common import machine, peak_rss_mb, timed
+from lsh_baseline import exact_pairs, lsh_candidates, recall
 
 
 def phase_build(args: argparse.Namespace, n_docs: int) -> dict:
@@ -89,40 +90,16 @@ def phase_lsh(args: argparse.Namespace, n_docs: int) -> dict:
     candidate pairs against the exact resemblance ≥ 50% pairs of coderiv's stored table."""
     import time
 
-    from datasketch import MinHash, MinHashLSH
-
     from coderiv.text.analysis import Analyzer
 
     analyzer = Analyzer(Index.open(args.index).settings)
     start, cpu = time.perf_counter(), time.process_time()
-    lsh = MinHashLSH(threshold=0.5, num_perm=128)
-    sketches = {}
-    for doc in SyntheticCollection(n_docs).documents():
-        terms = analyzer.terms(doc.data.decode("utf-8"))
-        shingles = {" ".join(terms[i : i + 4]).encode() for i in range(max(1, len(terms) - 3))}
-        sketch = MinHash(num_perm=128)
-        sketch.update_batch(list(shingles))
-        lsh.insert(doc.doc_id, sketch)
-        sketches[doc.doc_id] = sketch
-    candidates = set()
-    for doc_id, sketch in sketches.items():
-        for other in lsh.query(sketch):
-            if other != doc_id:
-                candidates.add((min(doc_id, other), max(doc_id, other)))
+    documents = ((doc.doc_id, doc.data.decode("utf-8")) for doc in SyntheticCollection(n_docs).documents())
+    candidates = lsh_candidates(documents, analyzer)
     seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
     rss = peak_rss_mb()[0]
-    table = PairTable.open(Index.open(args.index), "resemblance")
-    exact = set()
-    for doc_id in table.doc_ids:
-        for _, percent, other in table.similar(doc_id):
-            if percent >= 50.0:
-                exact.add((min(doc_id, other), max(doc_id, other)))
-    found = len(exact & candidates)
-    return {
-        "seconds": seconds, "cpu_seconds": cpu_seconds, "rss_mb": rss, "candidates": len(candidates),
-        "exact_pairs": len(exact), "recall": found / len(exact) if exact else 1.0,
-        "candidates_at_least_50": found,
-    }
+    exact = exact_pairs(PairTable.open(Index.open(args.index), "resemblance"))
+    return {"seconds": seconds, "cpu_seconds": cpu_seconds, "rss_mb": rss, **recall(exact, candidates)}
 
 
 def quality(table: PairTable, collection: SyntheticCollection, min_percent: float) -> dict:

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coderiv import Index, Searcher
-from coderiv.ranking import compiled_probes, pruning
+from coderiv.ranking import compiled_probes, cosine_pruning, pruning
 from coderiv.ranking.kernel import all_scores, top_k
 from coderiv.ranking.measures import MEASURES, get_measure
 from tests.support.files import write_docs
@@ -58,8 +58,9 @@ def check(index: Index, query: str, k: int | None, percent: float) -> None:
         for kind in kinds():
             for search_vs_scan in (0.0, 1e9):  # always stream / always probe the candidates
                 with mock.patch.object(pruning, "_passes", kind), mock.patch.object(pruning, "_SEARCH_VS_SCAN", search_vs_scan), \
-                        mock.patch.object(pruning, "_FIRST_READ", 3), mock.patch.object(pruning, "_PROBE_VS_SCAN", 0.01), \
-                        mock.patch.object(pruning, "_COMPILED_PROBE_VS_SCAN", 0.01):
+                        mock.patch.object(cosine_pruning, "FIRST_READ", 3), mock.patch.object(pruning, "_PROBE_VS_SCAN", 0.01), \
+                        mock.patch.object(pruning, "_COMPILED_PROBE_VS_SCAN", 0.01), \
+                        mock.patch.object(cosine_pruning, "RESCORE_VS_SCAN", 0.0):  # cosine: prune, then rescore
                     ranked, got = pruning.pruned_top_k(index, prepared, measure, k, floor)
                 label = f"{name} {kind.__name__} {search_vs_scan}"
                 assert ranked.tolist() == expected.tolist(), label

@@ -22,7 +22,7 @@ from coderiv.errors import CorruptIndexError
 from coderiv.index import cosine_bounds
 from coderiv.index.cosine_bounds import N_CLASSES, NORMS_FILE, class_limits, class_norms, class_of
 from coderiv.index.shards import ShardedIndex, build_sharded
-from coderiv.ranking import compiled_probes, pruning
+from coderiv.ranking import compiled_probes, cosine_pruning, pruning
 from coderiv.ranking.kernel import PreparedQuery, all_scores, top_k
 from coderiv.ranking.measures import get_measure
 from coderiv.ranking.sharded import ShardedMeasureSearcher
@@ -40,8 +40,8 @@ texts_strategy = st.lists(words.map(" ".join), min_size=3, max_size=25)
 @contextmanager
 def small_rounds() -> Iterator[None]:
     """Read a few postings a round, so that tiny collections go through every pruning step."""
-    with mock.patch.object(pruning, "_FIRST_READ", 3), mock.patch.object(pruning, "_PROBE_VS_SCAN", 0.01), \
-            mock.patch.object(pruning, "_COMPILED_PROBE_VS_SCAN", 0.01):
+    with mock.patch.object(cosine_pruning, "FIRST_READ", 3), mock.patch.object(pruning, "_PROBE_VS_SCAN", 0.01), \
+            mock.patch.object(pruning, "_COMPILED_PROBE_VS_SCAN", 0.01), mock.patch.object(cosine_pruning, "RESCORE_VS_SCAN", 0.0):
         yield
 
 
@@ -77,16 +77,16 @@ def full_top(index: Index, prepared: PreparedQuery, k: int | None, floor: float)
 
 
 def assert_pruned_equals_full(index: Index, query: str, k: int | None, floor: float) -> None:
+    """Pruned (rescored, and through the full pass in position order) top k: the full pass's
+    documents and scores, bit for bit, with the numpy and the compiled passes."""
     prepared = Searcher(index).prepare(query)
     expected = full_top(index, prepared, k, floor)
-    answers = []
     for kind in passes_kinds():
-        with small_rounds(), forced(kind):
-            got = pruning.pruned_top_k(index, prepared, COSINE, k, floor)
-        assert got[0].tolist() == expected[0].tolist(), kind.__name__
-        np.testing.assert_allclose(got[1], expected[1], rtol=1e-12)
-        answers.append(got[1].tolist())
-    assert all(a == answers[0] for a in answers)  # numpy and compiled loops: the same bits
+        for rescore_vs_scan in (0.0, 1e9):  # always rescore the near-top documents; always the full pass
+            with small_rounds(), forced(kind), mock.patch.object(cosine_pruning, "RESCORE_VS_SCAN", rescore_vs_scan):
+                got = pruning.pruned_top_k(index, prepared, COSINE, k, floor)
+            assert got[0].tolist() == expected[0].tolist(), kind.__name__
+            assert got[1].tolist() == expected[1].tolist(), kind.__name__  # floats compared exactly
 
 
 def share_table(index: Index) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Exact top-k by MaxScore-style pruning: the same answer as the full pass, less work.
 
-(Cosine, on an index with per-document norm classes, takes :func:`_norm_class_top_k` instead:
-bounds per document by Cauchy–Schwarz, see docs/measures.md "Exact top-k". Both read, probe and
+(Cosine, on an index with per-document norm classes, takes
+:func:`coderiv.ranking.cosine_pruning.norm_class_top_k` instead: bounds per document by
+Cauchy–Schwarz, see docs/measures.md "Exact top-k", and the full pass's scores to the bit. Both read, probe and
 bound through a passes object: numpy's, or the compiled loops of
 :mod:`coderiv.ranking.compiled_probes` once the process has loaded them — the same scores, bit
 for bit.)
@@ -22,10 +23,10 @@ import time
 
 import numpy as np
 
-from coderiv.index.cosine_bounds import SCALE, class_of
 from coderiv.index.index import Index
 from coderiv.index.postings import Postings
 from coderiv.ranking import compiled_probes
+from coderiv.ranking.cosine_pruning import norm_class_top_k
 from coderiv.ranking.kernel import PreparedQuery, all_scores, contribution_table, term_contributions, top_k
 from coderiv.ranking.measures import Measure
 
@@ -71,7 +72,7 @@ def pruned_top_k(
     start = time.process_time()
     if by_class:
         assert classes is not None
-        found = _norm_class_top_k(passes, k, floor, bounds, classes)
+        found = norm_class_top_k(passes, k, floor, bounds, classes)
     else:
         found = _term_bound_top_k(passes, k, floor, bounds)
     if not isinstance(passes, _CompiledPasses):
@@ -145,17 +146,6 @@ def _term_bound_top_k(passes: _NumpyPasses, k: int | None, floor: float, bounds:
     return ranked, scores[ranked]
 
 
-#: Documents whose exact scores are computed each round to raise θ: this many times k of the
-#: best partial scores, and as many of the highest upper bounds.
-_SAMPLE = 2
-#: Postings read in the first round (doubled each round after).
-_FIRST_READ = 50_000
-#: The postings read each round grow by this factor.
-_GROWTH = 1.5
-#: … and the first round reads at least this share of the query's postings.
-_FIRST_SHARE = 1 / 8
-#: Documents whose bounds are checked first each round, to skip hopeless full checks.
-_SPREAD = 4096
 #: A probe (one compiled binary search) costs about this many postings read; set on the 20K and
 #: 100K synthetic benchmarks. It changes speed only, never the answer.
 _PROBE_VS_SCAN = 16.0
@@ -329,72 +319,6 @@ def _passes(index: Index, prepared: PreparedQuery, measure: Measure) -> _NumpyPa
     return _NumpyPasses(index, prepared, measure)
 
 
-def _norm_class_top_k(
-    passes: _NumpyPasses, k: int | None, floor: float, bounds: np.ndarray, classes: tuple[np.ndarray, np.ndarray]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Exact top k for cosine with per-document bounds (:mod:`coderiv.index.cosine_bounds`).
-
-    Terms are read rarest first. After each round every document d has an upper bound,
-    partial_d / W_d + Σ_c ‖q_c‖ · ‖d_c‖/W_d over the classes' unread terms (+ the per-term
-    bounds of unread terms of no class); θ is the k-th best exact score of a few promising
-    documents (probed). Once probing the documents whose bound reaches θ costs less than
-    reading the rest, they are probed and the rest of the postings is never read.
-    """
-    index, prepared, measure = passes.index, passes.prepared, passes.measure
-    table, limits = classes
-    n = index.n_docs
-    f_t = prepared.f_t.astype(np.float64)
-    f_qt = prepared.f_qt.astype(np.float64)
-    x_q2 = measure.term(f_qt, f_qt, f_t, float(n))  # x_qt²: the term part with d := q
-    row = class_of(limits, f_t)
-    order = np.argsort(f_t, kind="stable")  # rarest first
-    factor = measure.doc(np.asarray(index.doc_lengths, np.float64), float(prepared.f_q), np.asarray(index.doc_norms))
-    read_after = np.concatenate(([0], np.cumsum(f_t[order])))  # postings read after i terms
-    partial = np.zeros(n)
-    theta, done = floor, 0
-    budget = max(float(_FIRST_READ), read_after[-1] * _FIRST_SHARE)
-    scored = np.zeros(0, np.int64)  # documents whose exact scores are known …
-    exact = np.zeros(0)  # … and those scores
-    while True:
-        end = int(np.searchsorted(read_after, read_after[done] + budget, side="right")) - 1
-        batch = order[done : max(end, done + 1)]
-        if len(batch):
-            passes.read(batch, partial)
-            done += len(batch)
-            budget *= _GROWTH
-        rest = order[done:]
-        lower = partial * factor
-        if k is not None and len(rest):
-            sample = np.setdiff1d(_best(lower, _SAMPLE * k), scored)  # sorted
-            exact = np.concatenate((exact, (partial[sample] + passes.probe(sample, rest)) * factor[sample]))
-            scored = np.concatenate((scored, sample))
-            theta = max(theta, _kth_largest(exact, k))
-        classed = rest[row[rest] >= 0]
-        norms_q = np.sqrt(np.bincount(row[classed], weights=x_q2[classed], minlength=len(table)))
-        weights = norms_q / SCALE
-        constant = float(bounds[rest[row[rest] < 0]].sum())  # unread terms of no class
-        reach = theta * (1 - _SLACK)
-
-        # Probing a document costs about ``probe_cost`` postings per unread term. Stop when
-        # probing now costs less than the next round's reading (which would shrink the set).
-        left = float(read_after[-1] - read_after[done])
-        affordable = min(left, budget) / (max(len(rest), 1) * passes.probe_cost)
-        if len(rest):
-            # the bounds of evenly spread documents first: when far too many reach θ, read on
-            step = max(1, n // _SPREAD)
-            above = len(passes.above(lower, constant, table, weights, reach, step))
-            if above * step > 2 * affordable + _SPREAD / 64:
-                continue
-        must = passes.above(lower, constant, table, weights, reach, 1)
-        if not len(rest) or len(must) <= affordable:
-            break
-    scores = np.zeros(n)
-    scores[must] = (partial[must] + passes.probe(must, rest)) * factor[must]
-    scores[scores < floor] = 0.0
-    ranked = top_k(scores, k)
-    return ranked, scores[ranked]
-
-
 def _document_bounds(docs: slice, lower: np.ndarray, constant: float, table: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """lower + constant + Σ_c weights[c] · table[c] for ``docs``, one class row at a time (no
     float copy of the whole table)."""
@@ -402,10 +326,3 @@ def _document_bounds(docs: slice, lower: np.ndarray, constant: float, table: np.
     for c in np.flatnonzero(weights).tolist():
         upper += weights[c] * table[c, docs]
     return upper
-
-
-def _best(values: np.ndarray, count: int) -> np.ndarray:
-    """Positions of the ``count`` largest values (any order among them)."""
-    if count >= len(values):
-        return np.arange(len(values))
-    return np.argpartition(values, len(values) - count)[len(values) - count :]

@@ -1,0 +1,135 @@
+"""Cosine top-k (coderiv.ranking.cosine_pruning) returns the full pass's documents and scores bit
+for bit, whichever way it goes: pruned then rescored in the full pass's order, or the full pass
+in position order through the compiled or the numpy loops."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from coderiv import Index, Searcher
+from coderiv.ranking import compiled_probes, cosine_pruning, pruning
+from coderiv.ranking.kernel import PreparedQuery, all_scores, top_k
+from coderiv.ranking.measures import get_measure
+from tests.support.files import write_docs
+
+COSINE = get_measure("cosine")
+PROPERTY = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: a Zipf-like vocabulary; "kiwi" up to 300 times in a document (counts past 255 escape)
+VOCABULARY = [f"w{i}" for i in range(80)]
+document = st.tuples(
+    st.lists(st.integers(0, 79).map(lambda i: VOCABULARY[(i * i) // 80]), min_size=1, max_size=60),
+    st.sampled_from([0, 0, 0, 1, 256, 300]),
+).map(lambda words_kiwis: " ".join(words_kiwis[0] + ["kiwi"] * words_kiwis[1]))
+
+
+@contextmanager
+def built(texts: list[str]) -> Iterator[Index]:
+    root = Path(tempfile.mkdtemp(prefix="coderiv-cosbits-"))
+    try:
+        write_docs(root / "c", {f"d{i:02d}.txt": t for i, t in enumerate(texts)})
+        Index.update_from(root / "c", root / "i", workers=1)
+        yield Index.open(root / "i")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def exhaustive(index: Index, prepared: PreparedQuery, k: int | None, floor: float) -> tuple[list[int], list[float]]:
+    scores = all_scores(index, prepared, COSINE)
+    scores[scores < floor] = 0.0
+    ranked = top_k(scores, k)
+    return ranked.tolist(), scores[ranked].tolist()
+
+
+def ways(index: Index, prepared: PreparedQuery, kind: type[pruning._NumpyPasses], k: int | None,
+         floor: float) -> Iterator[tuple[str, tuple[list[int], list[float]], int]]:
+    """(way, answer, probe calls) of the cosine top k forced each way through ``kind``'s passes."""
+    probes = 0
+    original = kind.probe
+
+    def counted(self: pruning._NumpyPasses, docs: np.ndarray, terms: np.ndarray) -> np.ndarray:
+        nonlocal probes
+        probes += 1
+        return original(self, docs, terms)
+
+    for way, rescore_vs_scan in (("pruned, rescored", 0.0), ("full pass", 1e9)):
+        probes = 0
+        with mock.patch.object(pruning, "_passes", kind), mock.patch.object(kind, "probe", counted), \
+                mock.patch.object(cosine_pruning, "FIRST_READ", 3), mock.patch.object(cosine_pruning, "RESCORE_VS_SCAN", rescore_vs_scan), \
+                mock.patch.object(pruning, "_PROBE_VS_SCAN", 0.01), mock.patch.object(pruning, "_COMPILED_PROBE_VS_SCAN", 0.01):
+            ranked, scores = pruning.pruned_top_k(index, prepared, COSINE, k, floor)
+        yield way, (ranked.tolist(), scores.tolist()), probes
+
+
+def check(texts: list[str], query: str, k: int | None, percent: float, kind: type[pruning._NumpyPasses]) -> None:
+    with built(texts) as index:
+        assert index.cosine_classes is not None
+        prepared = Searcher(index).prepare(query)
+        own = Searcher(index).scores(prepared, "cosine")[1]
+        floor = own * percent / 100
+        expected = exhaustive(index, prepared, k, floor)
+        for way, got, probes in ways(index, prepared, kind, k, floor):
+            assert got == expected, f"{kind.__name__}, {way}"  # ids, and scores compared as floats: every bit
+            if way == "full pass" and k is not None:
+                assert probes == 0  # one read of every term, in position order (with a floor and
+                # no k, pruning runs first: how many documents it keeps decides)
+
+
+@PROPERTY
+@given(texts=st.lists(document, min_size=4, max_size=30), query=document, k=st.sampled_from([1, 3, 10, None]),
+       percent=st.sampled_from([0.0, 5.0, 40.0]))
+def test_numpy_passes_give_the_full_pass_bits(texts: list[str], query: str, k: int | None, percent: float) -> None:
+    check(texts, query, k, percent, pruning._NumpyPasses)
+
+
+@pytest.mark.compiled
+@PROPERTY
+@given(texts=st.lists(document, min_size=4, max_size=30), query=document, k=st.sampled_from([1, 3, 10, None]),
+       percent=st.sampled_from([0.0, 5.0, 40.0]))
+def test_compiled_passes_give_the_full_pass_bits(texts: list[str], query: str, k: int | None, percent: float) -> None:
+    if not (compiled_probes.available() and compiled_probes.load()):
+        pytest.skip("numba (coderiv[fast]) is not installed")
+    check(texts, query, k, percent, pruning._CompiledPasses)
+
+
+def test_the_pruned_way_rescores_only_the_documents_near_the_top() -> None:
+    """60 documents, top 2: the pruned way probes the two best (and those within 1e-9 of the
+    second) in every query term; the rest are never rescored."""
+    texts = [" ".join(VOCABULARY[(i * j) % 37] for j in range(3 + i % 17)) for i in range(60)]
+    with built(texts) as index:
+        prepared = Searcher(index).prepare(texts[7])
+        calls: list[tuple[int, int]] = []
+        original = pruning._NumpyPasses.probe
+
+        def logged(self: pruning._NumpyPasses, docs: np.ndarray, terms: np.ndarray) -> np.ndarray:
+            calls.append((len(docs), len(terms)))
+            return original(self, docs, terms)
+
+        with mock.patch.object(pruning, "_passes", pruning._NumpyPasses), mock.patch.object(pruning._NumpyPasses, "probe", logged), \
+                mock.patch.object(cosine_pruning, "RESCORE_VS_SCAN", 0.0):
+            ranked, scores = pruning.pruned_top_k(index, prepared, COSINE, 2)
+        assert (ranked.tolist(), scores.tolist()) == exhaustive(index, prepared, 2, 0.0)
+        n_terms = len(prepared.positions)
+        assert calls[-1][1] == n_terms and 2 <= calls[-1][0] < 60  # the last probe: the rescoring
+
+
+def test_a_thesis_length_query_on_a_small_collection_takes_the_full_pass() -> None:
+    """k · terms · RESCORE_VS_SCAN ≥ half the query's postings: one read of every term, no probe."""
+    texts = [" ".join(VOCABULARY[(i + j) % 80] for j in range(40)) for i in range(30)]
+    with built(texts) as index:
+        prepared = Searcher(index).prepare(" ".join(VOCABULARY))
+        postings = int(prepared.f_t.sum())
+        assert 10 * len(prepared.positions) * cosine_pruning.RESCORE_VS_SCAN >= cosine_pruning.RESCORE_SHARE * postings
+        with mock.patch.object(pruning, "_passes", pruning._NumpyPasses), \
+                mock.patch.object(pruning._NumpyPasses, "probe", side_effect=AssertionError("probed")):
+            ranked, scores = pruning.pruned_top_k(index, prepared, COSINE, 10)
+        assert (ranked.tolist(), scores.tolist()) == exhaustive(index, prepared, 10, 0.0)
