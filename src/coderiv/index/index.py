@@ -21,15 +21,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 import numpy as np
 
 from coderiv._version import __version__
 from coderiv.errors import AnalysisMismatchError, CoderivError, CorruptIndexError
-from coderiv.index.analysis_workers import Skipped, analyze_documents
-from coderiv.index.cosine_bounds import LIMITS_FILE, NORMS_FILE, class_norms, load_class_norms, save_class_norms
-from coderiv.index.cosine_statistics import cosine_statistics
+from coderiv.index.cosine_bounds import LIMITS_FILE, NORMS_FILE, load_class_norms
 from coderiv.index.integrity import BLOCKS_FILE, BlockTable, Checked, FileGuard, load_npy
 from coderiv.index.postings import Postings
 from coderiv.index.storage import (
@@ -42,14 +40,16 @@ from coderiv.index.storage import (
     was_an_index,
     write_lock,
 )
-from coderiv.index.writer import Sources, Spill, scratch_folder, write_store
 from coderiv.keys.kinds import TERMS, StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
-from coderiv.text.collection import RawDocument, ReadOptions, Source, stored_size
-from coderiv.text.extract import EXTRACTION_VERSION
-from coderiv.text.remote import iter_source, source_exists, source_name, source_size
-from coderiv.text.sources import DocumentTexts
+
+if TYPE_CHECKING:  # the build's modules (workers, writer, readers of every format) are imported
+    # by the functions that build: opening and querying an index never loads them
+    from coderiv.index.analysis_workers import Skipped
+    from coderiv.index.writer import Sources, Spill
+    from coderiv.text.collection import RawDocument, ReadOptions, Source
+    from coderiv.text.sources import DocumentTexts
 
 FORMAT = "coderiv-index"
 FORMAT_VERSION = 6
@@ -180,6 +180,8 @@ def _rebuild_reason(old: Index, settings: AnalysisSettings, stores: list[StoreSp
     added = sorted({s.name for s in stores or []} - set(old.specs))
     if added:
         return f"stores added: {added}"
+    from coderiv.text.extract import EXTRACTION_VERSION
+
     if old.manifest.get("extraction", 1) != EXTRACTION_VERSION:
         return "documents are read differently now (PDF, Word, Markdown, reStructuredText…)"
     return None
@@ -323,6 +325,8 @@ class Index:
 
     def source_texts(self, preload: bool = False) -> DocumentTexts:
         """The indexed documents' visible texts, re-read from the recorded source on demand."""
+        from coderiv.text.sources import DocumentTexts
+
         return DocumentTexts(self.source, preload=preload)
 
     @cached_property
@@ -418,6 +422,8 @@ class Index:
         ``progress`` follows the bytes read)."""
         if spec.name in self.specs:
             return self
+        from coderiv.text.remote import source_exists
+
         source = self.source
         if not source or not source_exists(source):
             raise CoderivError(f"the index has no {spec.name} store and its source {source} is gone; rebuild the index")
@@ -475,6 +481,8 @@ class Index:
         index). Settings that differ from the existing index's rebuild it entirely; a changed
         reading option only adds or drops the documents it concerns.
         """
+        from coderiv.text.collection import ReadOptions
+
         root = resolve_index_path(path)
         with write_lock(root):
             old: Index | None = None
@@ -538,6 +546,10 @@ def _write(
     read the source (:class:`_SourcePass`), analyse and spill what is new or changed
     (:func:`_analyse`), number every document by sorted id (:func:`_numbering`), then write the
     documents' tables, the stores and the manifest into a new generation."""
+    from coderiv.index.writer import Sources, Spill, scratch_folder
+    from coderiv.text.collection import stored_size
+    from coderiv.text.remote import source_size
+
     passing = _SourcePass(source, reading, old, report, progress)
     # the source's size: progress, and whether analysis is worth its compiled loop (a URL's
     # size is asked for only when progress is shown: it may mean listing a remote folder)
@@ -595,6 +607,8 @@ class _SourcePass:
 
     def to_analyse(self) -> Iterator[RawDocument]:
         """The documents added or changed since the old index, in source order."""
+        from coderiv.text.remote import iter_source
+
         for raw in iter_source(self.source, self.reading):
             if raw.doc_id in self.seen:
                 continue
@@ -628,6 +642,8 @@ def _analyse(
 ) -> _Analysed:
     """Analyse the documents the pass gives (worker processes) and spill their keys; the report
     gets what was skipped, lossy, which formats, notes, and which ids were added or changed."""
+    from coderiv.index.analysis_workers import analyze_documents
+
     fresh = _Analysed()
     for batch in analyze_documents(passing.to_analyse(), settings, specs, workers, source_bytes=total):
         report.skipped.extend(batch.skipped)
@@ -679,6 +695,10 @@ def _write_stores(
 ) -> dict[str, dict[str, Any]]:
     """Every store (``store-N`` in ``specs`` order) and, after the terms store, its cosine
     statistics; the manifest's record of each store."""
+    from coderiv.index.cosine_bounds import class_norms, save_class_norms
+    from coderiv.index.cosine_statistics import cosine_statistics
+    from coderiv.index.writer import write_store
+
     n_docs = len(lengths)
     stores_meta = {}
     for number, spec in enumerate(specs):
@@ -704,6 +724,9 @@ def _manifest(
     stores_meta: dict[str, dict[str, Any]], report: UpdateReport, n_docs: int,
 ) -> dict[str, Any]:
     """The new generation's manifest (lossy documents: this run's and the kept ones' recorded)."""
+    from coderiv.text.extract import EXTRACTION_VERSION
+    from coderiv.text.remote import source_name
+
     old = passing.old
     old_lossy = set(old.manifest.get("lossy", [])) & set(passing.kept) if old is not None else set()
     return {
