@@ -17,6 +17,7 @@ import errno
 import json
 import os
 import shutil
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -28,7 +29,7 @@ import numpy as np
 from coderiv._version import __version__
 from coderiv.errors import AnalysisMismatchError, CoderivError, CorruptIndexError
 from coderiv.index.cosine_bounds import LIMITS_FILE, NORMS_FILE, load_class_norms
-from coderiv.index.integrity import BLOCKS_FILE, BlockTable, Checked, FileGuard, load_npy
+from coderiv.index.integrity import BLOCKS_FILE, BlockTable, Checked, FileGuard, Mapped, load_npy, map_file, premapped
 from coderiv.index.postings import Postings
 from coderiv.index.storage import (
     MANIFEST,
@@ -221,7 +222,7 @@ class Index:
             raise CorruptIndexError(f"index at {root} is damaged: {'; '.join(problems[:3])}; rebuild it")
         self.settings = AnalysisSettings.from_dict(manifest["analysis"])
         self.specs = {name: StoreSpec.from_dict(d["spec"]) for name, d in manifest["stores"].items()}
-        # Every file is opened (memory-mapped) now, not on first use: an open Index is a snapshot
+        # Every file is opened (memory-mapped) now, read on first use: an open Index is a snapshot
         # that keeps working after a writer commits a newer generation and unlinks this one.
         try:
             self.doc_ids: list[str] = self._load_ids()
@@ -241,9 +242,21 @@ class Index:
         if not (len(self.doc_ids) == len(self._raw_doc_lengths) == len(self._raw_doc_norms) == manifest["documents"]):
             raise CorruptIndexError(f"index at {root} has inconsistent document tables; rebuild it")
         self._guard_tables(table)
-        self._stores: dict[str, Postings] = {
-            name: Postings.load(generation / meta["dir"], self.n_docs, mmap, table) for name, meta in manifest["stores"].items()
-        }
+        self._table = table
+        # A store is loaded on first use (a query of the terms never reads the chunk store), from
+        # its files mapped now: mapping reads no page and keeps the files of this generation
+        # readable after a writer unlinks them (:func:`.integrity.premapped`).
+        try:
+            self._store_files = {name: self._map_folder(meta["dir"]) for name, meta in manifest["stores"].items()}
+        except OSError as exc:
+            raise CorruptIndexError(f"index at {root} is damaged ({exc}); rebuild it") from exc
+        self._stores: dict[str, Postings] = {}
+        self._store_lock = threading.Lock()
+
+    def _map_folder(self, folder: str) -> dict[Path, Mapped]:
+        """Every file of ``folder`` (a store's), memory-mapped, none of its pages read."""
+        prefix = folder + "/"
+        return {self.generation / rel: map_file(self.generation / rel) for rel in self.manifest.get("files", {}) if rel.startswith(prefix)}
 
     def _guard_tables(self, table: BlockTable) -> None:
         """Check the document tables against the block checksums: each whole on its first use
@@ -338,7 +351,24 @@ class Index:
         """The postings store called ``name`` (``terms``, or a fingerprint/chunk store)."""
         if name not in self.specs:
             raise CoderivError(f"this index has no store {name!r}; it has {sorted(self.specs)!r}")
-        return self._stores[name]
+        store = self._stores.get(name)
+        if store is None:
+            with self._store_lock:
+                store = self._stores.get(name)
+                if store is None:
+                    store = self._load_store(name)
+                    self._stores[name] = store
+        return store
+
+    def _load_store(self, name: str) -> Postings:
+        """The store ``name`` read from the files mapped at open: its arrays' headers parsed, its
+        shapes and the blocks they read checked (:meth:`Postings.load`), nothing else read."""
+        with premapped(self._store_files[name]):
+            return Postings.load(self.generation / self.manifest["stores"][name]["dir"], self.n_docs, self._mmap, self._table)
+
+    def loaded_stores(self) -> list[str]:
+        """The stores read so far (a store is loaded on its first use)."""
+        return sorted(self._stores)
 
     @property
     def terms(self) -> Postings:

@@ -26,6 +26,8 @@ def release_arrays(arrays: Iterable[object]) -> None:
         base = array
         while isinstance(base, np.ndarray):
             base = base.base
+        if isinstance(base, memoryview):  # an array made by np.frombuffer of a map (.integrity.npy_array)
+            base = base.obj
         if isinstance(base, mmap.mmap):
             base.madvise(mmap.MADV_DONTNEED)
 
