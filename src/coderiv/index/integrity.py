@@ -34,6 +34,7 @@ import numpy as np
 from numpy.lib import format as npy_format
 
 from coderiv.errors import CorruptIndexError
+from coderiv.index.mapped_pages import LARGE_FILE, RESIDENCY
 
 #: Bytes per checksummed block: small enough that a query touching a few postings of many
 #: keys checks little more than it reads (64 KiB ≈ 20 µs of CRC-32), large enough that the
@@ -88,6 +89,11 @@ class FileGuard:
         self._lock = threading.Lock()
         if len(crcs) != -(-self.size // block) or self.offset < 0:
             raise CorruptIndexError(f"index damaged: {rel} does not match its block checksums; rebuild with coderiv index")
+        #: a large file's reads are reported to :data:`.mapped_pages.RESIDENCY`, which releases its
+        #: pages from time to time: a process's resident set stays near what it reads now
+        self.large = self.size >= LARGE_FILE and isinstance(_whole_file(array, path), mmap.mmap)
+        if self.large:
+            RESIDENCY.add(self.data)
 
     def _check(self, blocks: np.ndarray) -> None:
         """Check the given blocks (any order, repeats allowed) that are not yet checked."""
@@ -110,6 +116,8 @@ class FileGuard:
                     raise damaged(self.rel, b)
                 self.done[b] = True
                 self.checked += 1
+                if self.large:
+                    RESIDENCY.reading(hi - lo)  # the check itself reads the block through the map
             self.complete = self.checked == len(self.crcs)
 
     def whole(self) -> None:
@@ -120,6 +128,8 @@ class FileGuard:
 
     def elements(self, positions: np.ndarray) -> None:
         """Check the blocks holding the array elements at ``positions`` (any order, any count)."""
+        if self.large:
+            RESIDENCY.reading(min(np.size(positions), len(self.crcs)) * self.block)
         if self.complete:
             return
         if self.size <= WHOLE_BELOW:
@@ -131,6 +141,9 @@ class FileGuard:
 
     def spans(self, starts: np.ndarray, ends: np.ndarray) -> None:
         """Check the blocks holding elements ``starts[i]:ends[i]`` for every i."""
+        if self.large:
+            spanned = int(np.maximum(np.asarray(ends, np.int64) - np.asarray(starts, np.int64), 0).sum()) * self.itemsize
+            RESIDENCY.reading(min(spanned + np.size(starts) * self.block, self.size))
         if self.complete:
             return
         if self.size <= WHOLE_BELOW:
