@@ -8,7 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from coderiv.index.mapped_pages import release_arrays, release_store
+from coderiv.index import integrity
+from coderiv.index.integrity import load_npy
+from coderiv.index.mapped_pages import RESIDENCY, Residency, release_arrays, release_store
 from coderiv.index.postings import Postings, from_forward
 from coderiv.pairs.eligibility import release_pages
 
@@ -52,3 +54,45 @@ def test_arrays_in_memory_are_left_alone():
     release_store(store)  # nothing mapped: no error, nothing changed
     release_arrays([np.arange(3), None, 7, "text"])
     assert np.asarray(store.keys).tolist() == [1, 2]
+
+
+def test_residency_releases_every_registered_map_once_its_budget_is_read(tmp_path):
+    """Reads below the budget keep the pages; the read that reaches it releases every registered
+    array's pages (and only once per budget), and the data read afterwards are the same."""
+    paths = [tmp_path / f"a{i}.npy" for i in range(2)]
+    for i, path in enumerate(paths):
+        np.save(path, np.arange(i, i + 300_000, dtype=np.int64))  # 2.4 MB each
+    arrays = [load_npy(path) for path in paths]
+    residency = Residency(budget=1 << 20)
+    for array in arrays:
+        residency.add(array)
+    total = [int(a.sum()) for a in arrays]  # every page of both read
+    assert [_resident_kb(str(p)) > 2000 for p in paths] == [True, True]
+    residency.reading(600_000)
+    assert residency.releases == 0 and [_resident_kb(str(p)) > 2000 for p in paths] == [True, True]
+    residency.reading(500_000)  # 1.1 MB since the last release: over the budget
+    assert residency.releases == 1 and [_resident_kb(str(p)) for p in paths] == [0, 0]
+    assert [int(a.sum()) for a in arrays] == total == [44_999_850_000, 45_000_150_000]
+    residency.reading(1_000_000)
+    assert residency.releases == 1  # the count started again at the release
+
+
+def test_a_large_store_file_s_reads_are_counted_and_released(tmp_path, monkeypatch):
+    """A store whose files are "large" (the threshold lowered to 1 MB here) reports its reads
+    to the process's residency, which releases them as its budget is reached: the query's
+    answer is the same, and keys.npy holds fewer pages than with no release."""
+    folder, docs = _saved_store(tmp_path)
+    monkeypatch.setattr(integrity, "LARGE_FILE", 1 << 20)
+    monkeypatch.setattr(RESIDENCY, "budget", 1 << 20)
+    monkeypatch.setattr(RESIDENCY, "read", 0)
+    keys_file = folder / "keys.npy"
+    crcs = integrity.file_digests(keys_file)[1]
+    store = Postings.load(folder, len(docs))
+    guard = integrity.FileGuard("keys.npy", keys_file, store._raw_keys, crcs)
+    assert guard.large
+    before = RESIDENCY.releases
+    wanted = np.asarray(store._raw_keys[::1000]).copy()
+    guard.whole()  # 1.7 MB checked: the budget is passed during the check
+    assert RESIDENCY.releases > before
+    assert _resident_kb(str(keys_file)) < 1000
+    assert np.array_equal(store.lookup(wanted), np.arange(0, len(store._raw_keys), 1000))
