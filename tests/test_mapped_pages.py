@@ -56,25 +56,28 @@ def test_arrays_in_memory_are_left_alone():
     assert np.asarray(store.keys).tolist() == [1, 2]
 
 
-def test_residency_releases_every_registered_map_once_its_budget_is_read(tmp_path):
-    """Reads below the budget keep the pages; the read that reaches it releases every registered
-    array's pages (and only once per budget), and the data read afterwards are the same."""
+def test_residency_releases_every_registered_map_once_its_budget_may_be_resident(tmp_path):
+    """What may be resident is what was read of each array since the last release, at most its
+    size: reading one array over and over never passes a budget larger than it; reading a
+    second one does, and then every registered array's pages are released (once), and the data
+    read afterwards are the same."""
     paths = [tmp_path / f"a{i}.npy" for i in range(2)]
     for i, path in enumerate(paths):
         np.save(path, np.arange(i, i + 300_000, dtype=np.int64))  # 2.4 MB each
     arrays = [load_npy(path) for path in paths]
-    residency = Residency(budget=1 << 20)
-    for array in arrays:
-        residency.add(array)
+    residency = Residency(budget=3_000_000)
+    keys = [residency.add(array) for array in arrays]
     total = [int(a.sum()) for a in arrays]  # every page of both read
     assert [_resident_kb(str(p)) > 2000 for p in paths] == [True, True]
-    residency.reading(600_000)
-    assert residency.releases == 0 and [_resident_kb(str(p)) > 2000 for p in paths] == [True, True]
-    residency.reading(500_000)  # 1.1 MB since the last release: over the budget
-    assert residency.releases == 1 and [_resident_kb(str(p)) for p in paths] == [0, 0]
+    for _ in range(10):
+        residency.reading(keys[0], 1_000_000)  # 10 MB read of a 2.4 MB array: at most 2.4 MB resident
+    assert residency.releases == 0 and residency.resident == 2_400_000
+    assert [_resident_kb(str(p)) > 2000 for p in paths] == [True, True]
+    residency.reading(keys[1], 600_000)  # 3.0 MB may be resident: the budget
+    assert residency.releases == 1 and residency.resident == 0 and [_resident_kb(str(p)) for p in paths] == [0, 0]
     assert [int(a.sum()) for a in arrays] == total == [44_999_850_000, 45_000_150_000]
-    residency.reading(1_000_000)
-    assert residency.releases == 1  # the count started again at the release
+    residency.reading(keys[0], 2_000_000)
+    assert residency.releases == 1 and residency.resident == 2_000_000  # counted again from the release
 
 
 def test_a_large_store_file_s_reads_are_counted_and_released(tmp_path, monkeypatch):
@@ -84,7 +87,7 @@ def test_a_large_store_file_s_reads_are_counted_and_released(tmp_path, monkeypat
     folder, docs = _saved_store(tmp_path)
     monkeypatch.setattr(integrity, "LARGE_FILE", 1 << 20)
     monkeypatch.setattr(RESIDENCY, "budget", 1 << 20)
-    monkeypatch.setattr(RESIDENCY, "read", 0)
+    monkeypatch.setattr(RESIDENCY, "resident", 0)
     keys_file = folder / "keys.npy"
     crcs = integrity.file_digests(keys_file)[1]
     store = Postings.load(folder, len(docs))

@@ -92,8 +92,7 @@ class FileGuard:
         #: a large file's reads are reported to :data:`.mapped_pages.RESIDENCY`, which releases its
         #: pages from time to time: a process's resident set stays near what it reads now
         self.large = self.size >= LARGE_FILE and isinstance(_whole_file(array, path), mmap.mmap)
-        if self.large:
-            RESIDENCY.add(self.data)
+        self.residency_key = RESIDENCY.add(self.data) if self.large else 0
 
     def _check(self, blocks: np.ndarray) -> None:
         """Check the given blocks (any order, repeats allowed) that are not yet checked."""
@@ -117,7 +116,7 @@ class FileGuard:
                 self.done[b] = True
                 self.checked += 1
                 if self.large:
-                    RESIDENCY.reading(hi - lo)  # the check itself reads the block through the map
+                    RESIDENCY.reading(self.residency_key, hi - lo)  # the check itself reads the block through the map
             self.complete = self.checked == len(self.crcs)
 
     def whole(self) -> None:
@@ -129,7 +128,7 @@ class FileGuard:
     def elements(self, positions: np.ndarray) -> None:
         """Check the blocks holding the array elements at ``positions`` (any order, any count)."""
         if self.large:
-            RESIDENCY.reading(min(np.size(positions), len(self.crcs)) * self.block)
+            RESIDENCY.reading(self.residency_key, min(np.size(positions), len(self.crcs)) * self.block)
         if self.complete:
             return
         if self.size <= WHOLE_BELOW:
@@ -143,7 +142,7 @@ class FileGuard:
         """Check the blocks holding elements ``starts[i]:ends[i]`` for every i."""
         if self.large:
             spanned = int(np.maximum(np.asarray(ends, np.int64) - np.asarray(starts, np.int64), 0).sum()) * self.itemsize
-            RESIDENCY.reading(min(spanned + np.size(starts) * self.block, self.size))
+            RESIDENCY.reading(self.residency_key, min(spanned + np.size(starts) * self.block, self.size))
         if self.complete:
             return
         if self.size <= WHOLE_BELOW:
