@@ -170,7 +170,7 @@ def test_index_reports_skips_and_notes_and_keeps_hidden(folder: Path, archive: P
     result = runner.invoke(main, ["index", str(folder), "--index", str(ix), "-q", "--no-follow-symlinks"])
     index = Index.open(ix)
     assert index.doc_ids == [".hid/s.txt", "a.txt", "inside.txt", "sub/d.txt"]  # --hidden kept
-    assert index.manifest["reading"] == {"hidden": True, "follow_symlinks": False}
+    assert index.manifest["reading"] == {"hidden": True, "follow_symlinks": False, "markup": "render"}
     tar_ix = tmp_path / "tix"
     result = runner.invoke(main, ["index", str(archive), "--index", str(tar_ix), "-q"])
     assert result.exit_code == 0, result.output

@@ -110,11 +110,12 @@ class Worker:
 
     def read(self, claimed: Claim) -> str:
         """The submission's visible text: read from its upload the first time (in a child
-        process within the read budget, :func:`coderiv.text.isolated.read_isolated`), then kept
-        in place of the bytes."""
+        process within the read budget, :func:`coderiv.text.isolated.read_isolated`, markup read
+        as the index read its documents), then kept in place of the bytes."""
         if claimed.upload is None:
             return claimed.text
-        document = read_isolated(claimed.upload, claimed.label, self.budget, self.max_bytes)
+        markup = self.checker.index().markup
+        document = read_isolated(claimed.upload, claimed.label, self.budget, self.max_bytes, markup)
         with self.database.session() as session:
             session.execute(
                 update(Submission)

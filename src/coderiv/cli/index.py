@@ -12,12 +12,14 @@ from coderiv.cli.options import (
     format_option,
     friendly_errors,
     index_option,
+    markup_option,
     progress_bar,
     quiet_option,
     settings_from,
 )
 from coderiv.errors import CoderivError
 from coderiv.output import printable, table, to_json, tsv
+from coderiv.text.extract import Markup
 
 
 class SourceParam(click.Path):
@@ -56,6 +58,11 @@ class SourceParam(click.Path):
     "--follow-symlinks/--no-follow-symlinks", default=None,
     help="Follow symlinks leading outside SOURCE (default: reported, not followed); kept by later updates.",
 )
+@markup_option(
+    "How .rst and .md files are read: render (their visible text; default) or text (their source as plain text, "
+    "markup included: many times faster to index). Recorded in the index, kept by later updates, taken by every "
+    "query of it; changing it rebuilds the index (docs/formats.md)."
+)
 @click.option("--shards", type=click.IntRange(1), default=None, help="Build a sharded index of K shards (see docs/shards.md).")
 @click.option("--dask", "dask_address", default=None, metavar="ADDRESS",
     help="With --shards: write the shards on Dask workers ('local' or tcp://host:port).")
@@ -64,7 +71,8 @@ class SourceParam(click.Path):
 def index_command(
     source: Path | str, index_dir: Path, stop: bool | None, stem: bool | None, language: str | None,
     workers: int | None, fingerprints: tuple[str, ...], report_ready: bool, rebuild: bool,
-    hidden: bool | None, follow_symlinks: bool | None, shards: int | None, dask_address: str | None, quiet: bool,
+    hidden: bool | None, follow_symlinks: bool | None, markup: Markup | None, shards: int | None, dask_address: str | None,
+    quiet: bool,
 ) -> None:
     """Build the index of SOURCE (a folder or a tar/tar.gz, a path or an fsspec URL such as
     s3://bucket/prefix with coderiv[remote]), or bring it up to date.
@@ -96,7 +104,7 @@ def index_command(
         if hidden or follow_symlinks:
             raise CoderivError("--hidden and --follow-symlinks apply to one index, not to --shards")
         sharded = build_sharded_on(
-            source, index_dir, shards, settings_from(stop, stem, language), stores or None, workers, dask_address)
+            source, index_dir, shards, settings_from(stop, stem, language), stores or None, workers, dask_address, markup)
         click.echo(f"{sharded.n_docs} documents in {index_dir}, {shards} shards: {sharded.shard_documents}")
         if sharded.updated:
             click.echo(f"  updated: added {sharded.added}, changed {sharded.changed}, removed {sharded.removed}, "
@@ -104,7 +112,7 @@ def index_command(
         for skipped in sharded.skipped:
             click.echo(f"skipped {printable(skipped.doc_id)}: {printable(skipped.reason)}", err=True)
         return
-    plan = Index.plan_update(index_dir, stop, stem, language, stores or None)
+    plan = Index.plan_update(index_dir, stop, stem, language, stores or None, markup)
     if plan.needs_confirmation and not rebuild:
         raise CoderivError(
             f"{plan.rebuild}: this re-analyses all {plan.documents} documents of {index_dir}; "
@@ -115,7 +123,7 @@ def index_command(
     with progress_bar(quiet, "indexing") as bar:
         report = Index.update_from(
             source, index_dir, settings=plan.settings, stores=stores or None, workers=workers, progress=bar,
-            hidden=hidden, follow_symlinks=follow_symlinks,
+            hidden=hidden, follow_symlinks=follow_symlinks, markup=plan.markup,
         )
     click.echo(
         f"{report.n_docs} documents in {index_dir} "

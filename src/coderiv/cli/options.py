@@ -14,6 +14,7 @@ from coderiv.errors import CoderivError
 from coderiv.output import FORMATS, printable
 from coderiv.signals import exit_interrupted
 from coderiv.text.analysis import AnalysisSettings
+from coderiv.text.extract import DEFAULT_MARKUP, Markup
 from coderiv.text.reading import QueryDocument, read_query
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -120,10 +121,33 @@ def progress_bar(quiet: bool, desc: str) -> TerminalBar:
     return TerminalBar(quiet, desc)
 
 
-def read_query_reporting(path: str) -> QueryDocument:
-    """:func:`read_query`, with undecodable bytes and a content that is not what its extension
-    declares reported on standard error."""
-    document = read_query(path)
+def markup_option(help: str) -> Callable[[F], F]:
+    """``--markup render|text`` (:class:`Markup`; None when not given)."""
+    return click.option(
+        "--markup", type=click.Choice([m.value for m in Markup]), default=None,
+        callback=lambda ctx, param, value: None if value is None else Markup(value), help=help,
+    )
+
+
+#: ``--markup`` of the commands that read queries against an index: the index's choice is taken.
+query_markup_option = markup_option(
+    "How .rst and .md queries are read: render or text. Default: as the index read its documents "
+    "(another choice is refused: the two sides would be read differently)."
+)
+
+
+def index_markup(index_dir: Path, given: Markup | None) -> Markup:
+    """The markup reading recorded by the index at ``index_dir`` (a ``--markup`` given that
+    differs is a one-line error), for a command that reads its query before opening the index."""
+    from coderiv.index.reader import open_index
+
+    return open_index(index_dir).markup.agree(given)
+
+
+def read_query_reporting(path: str, markup: Markup = DEFAULT_MARKUP) -> QueryDocument:
+    """:func:`read_query` (markup read by ``markup``), with undecodable bytes and a content that
+    is not what its extension declares reported on standard error."""
+    document = read_query(path, markup)
     if document.note:
         click.echo(f"note: {printable(document.label)}: {printable(document.note)}", err=True)
     if document.lossy:

@@ -13,6 +13,7 @@ from coderiv.cli.options import (
     analysis_options,
     friendly_errors,
     index_option,
+    markup_option,
     quiet_option,
     read_query_reporting,
     settings_from,
@@ -24,6 +25,7 @@ from coderiv.overlap.compare import COMPARE_METHODS, DEFAULT_MAX_CHARS, DEFAULT_
 from coderiv.overlap.pan_format import Feature
 from coderiv.overlap.verify import VerifiedResult
 from coderiv.ranking.measures import over_100_reason
+from coderiv.text.extract import DEFAULT_MARKUP, Markup
 
 
 @click.command("compare")
@@ -46,13 +48,14 @@ from coderiv.ranking.measures import over_100_reason
     help="Most characters of A and B together (about 70 bytes of memory each).",
 )
 @analysis_options
+@markup_option("How .rst and .md files are read: render (their visible text; default) or text (their source, markup included).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "tsv", "pan"]), default="table", show_default=True,
               help="pan: PAN's text-alignment XML of A's aligned passages (source_reference = B's file name).")
 @friendly_errors
 def compare_command(
     a: str, b: str, methods: tuple[str, ...], width: int, chunk_words: int, threshold: int, max_passage_pairs: int,
     max_chars: int,
-    stop: bool | None, stem: bool | None, language: str | None, fmt: str,
+    stop: bool | None, stem: bool | None, language: str | None, markup: Markup | None, fmt: str,
 ) -> None:
     """How much of A is in B and of B in A, by each overlap method, the exact passages they
     share and the passages aligned across word edits (character offsets into each file, each
@@ -62,7 +65,7 @@ def compare_command(
 
     if a == "-" and b == "-":
         raise CoderivError("only one of A and B can be standard input")
-    doc_a, doc_b = read_query_reporting(a), read_query_reporting(b)
+    doc_a, doc_b = read_query_reporting(a, markup or DEFAULT_MARKUP), read_query_reporting(b, markup or DEFAULT_MARKUP)
     label_a, text_a, label_b, text_b = doc_a.label, doc_a.text, doc_b.label, doc_b.text
     analyzer = Analyzer(settings_from(stop, stem, language))
     for label, text in ((label_a, text_a), (label_b, text_b)):
@@ -178,11 +181,13 @@ def aligned_features(this: str, source: str, passages: list[AlignedPassage]) -> 
 @click.option("--sample", type=click.IntRange(1), default=None,
               help="--format pan: draw the pairs from this many documents of the collection (spares reading it all).")
 @index_option
+@markup_option("How .rst and .md documents are read: render or text. Default: as the index read them "
+               "(a COLLECTION given: render).")
 @quiet_option
 @friendly_errors
 def generate_command(
     collection: Path | None, count: int, n_sources: int, own_share: float, seed: int, output: str, fmt: str,
-    obfuscation: str, sample: int | None, index_dir: Path, quiet: bool = False,
+    obfuscation: str, sample: int | None, index_dir: Path, markup: Markup | None = None, quiet: bool = False,
 ) -> None:
     """Write plagiarized documents composed of whole paragraphs of random documents of
     COLLECTION (a folder or archive; default: the documents of the index), one JSON object per
@@ -197,20 +202,21 @@ def generate_command(
         if collection is None:
             from coderiv.index.index import Index
 
-            source = Index.open(index_dir).source
+            index = Index.open(index_dir)
+            source, markup = index.source, index.markup.agree(markup)
             if source is None or not Path(source).exists():
                 raise CoderivError("give a COLLECTION folder or archive (the index's source is unknown or gone)")
             collection = Path(source)
         if output == "-":
             raise CoderivError("--format pan writes a folder: give it with --output DIR")
-        pairs = generate_pan(iter_collection(collection), Path(output), count, obfuscation, seed, sample)
+        pairs = generate_pan(iter_collection(collection), Path(output), count, obfuscation, seed, sample, markup or DEFAULT_MARKUP)
         click.echo(f"{len(pairs)} {obfuscation} pairs written to {output} (susp/, src/, pairs, truth/)", err=True)
         return
     from coderiv.cli.options import progress_bar
     from coderiv.evaluation.donor_texts import donor_texts
     from coderiv.evaluation.generate import generate_from_texts
 
-    texts = donor_texts(collection, index_dir)
+    texts = donor_texts(collection, index_dir, markup)
     with progress_bar(quiet, "generating") as bar:
         lines = [json_line(case) for case in generate_from_texts(texts.doc_ids, texts, count, n_sources, own_share, seed, bar)]
     text = "".join(line + "\n" for line in lines)

@@ -14,8 +14,10 @@ from coderiv.cli.options import (
     TerminalBar,
     analysis_options,
     friendly_errors,
+    index_markup,
     index_option,
     progress_bar,
+    query_markup_option,
     quiet_option,
     settings_from,
 )
@@ -33,6 +35,7 @@ VERSIONS_MIN_PERCENT = 50.0
 if TYPE_CHECKING:
     from coderiv.index.reader import IndexReader
     from coderiv.ranking.protocol import DocumentSearcher
+    from coderiv.text.extract import Markup
 
 QUERY_FORMATS = (*FORMATS, "jsonl")
 
@@ -59,6 +62,7 @@ QUERY_FORMATS = (*FORMATS, "jsonl")
 )
 @index_option
 @analysis_options
+@query_markup_option
 @click.option("--format", "fmt", type=click.Choice(QUERY_FORMATS), default="table", show_default=True,
               help="jsonl: one JSON object per query and line, written as each is ranked.")
 @quiet_option
@@ -73,8 +77,8 @@ QUERY_FORMATS = (*FORMATS, "jsonl")
 def query_command(
     files: tuple[str, ...], doc_ids: tuple[str, ...], measure: str, top: int | None, min_percent: float | None,
     method: str, strategy: str | None, full_query: bool, exclude_self: bool, exclude_versions: bool, index_dir: Path,
-    stop: bool | None, stem: bool | None, language: str | None, fmt: str, dask_address: str | None = None,
-    quiet: bool = False, verify: bool = False,
+    stop: bool | None, stem: bool | None, language: str | None, markup: Markup | None, fmt: str,
+    dask_address: str | None = None, quiet: bool = False, verify: bool = False,
 ) -> None:
     """Rank the collection against each query document: FILES ('-' for stdin), every document
     of a FOLDER or tar archive, files matching a glob pattern ('subs/**/*.md'), or --doc ID.
@@ -88,6 +92,7 @@ def query_command(
 
     if not files and not doc_ids:
         raise CoderivError("give a query file, a folder or archive of them, '-' for standard input, or --doc ID")
+    index_markup(index_dir, markup)  # queries are read as the index read its documents: refused before any store is added
     with contextlib.ExitStack() as stack:
         with progress_bar(quiet, "indexing") as bar:  # adding a store re-reads the whole source
             index = open_for_method(index_dir, method, announce=lambda line: click.echo(line, err=True), progress=bar)

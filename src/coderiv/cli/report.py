@@ -6,10 +6,19 @@ from pathlib import Path
 
 import click
 
-from coderiv.cli.options import friendly_errors, index_option, progress_bar, quiet_option, read_query_reporting
+from coderiv.cli.options import (
+    friendly_errors,
+    index_markup,
+    index_option,
+    progress_bar,
+    query_markup_option,
+    quiet_option,
+    read_query_reporting,
+)
 from coderiv.errors import CoderivError
 from coderiv.output import fmt_percent, printable
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES
+from coderiv.text.extract import Markup
 
 #: Sources listed on the terminal after the report is written (all are in the report).
 SHOWN_SOURCES = 10
@@ -38,12 +47,13 @@ SHOWN_SOURCES = 10
 @click.option("--min-chars", type=click.IntRange(1), default=20, show_default=True,
               help="Shortest passage of a --exclude-template, characters.")
 @click.option("--versions/--no-versions", default=True, show_default=True, help="Group versions of one source.")
+@query_markup_option
 @quiet_option
 @friendly_errors
 def report_command(
     query_file: str, index_dir: Path, top: int, measure: str, fmt: str, out: Path | None, quotes: bool,
     bibliography: bool, min_words: int, templates: tuple[str, ...], exclude_common: int | None,
-    exclude_docs: tuple[str, ...], min_chars: int, versions: bool, quiet: bool,
+    exclude_docs: tuple[str, ...], min_chars: int, versions: bool, markup: Markup | None, quiet: bool,
 ) -> None:
     """The evidence report of QUERY_FILE ('-' for stdin): its overall similarity, the sources
     with the share of the query each explains (first), the passages side by side, and the
@@ -52,7 +62,8 @@ def report_command(
     from coderiv.report.build import report_document
     from coderiv.report.exclusions import read_template
 
-    query = read_query_reporting(query_file)
+    markup = index_markup(index_dir, markup)  # the query and templates read as the index read its documents
+    query = read_query_reporting(query_file, markup)
     options = ReportOptions(
         top=top,
         measure=None if measure == "none" else measure,
@@ -60,7 +71,7 @@ def report_command(
         min_words=min_words,
         exclude_quotes=quotes,
         exclude_bibliography=bibliography,
-        templates=tuple(read_template(path) for path in templates),
+        templates=tuple(read_template(path, markup) for path in templates),
         common_docs=exclude_common,
         group_versions=versions,
         exclude_docs=exclude_docs,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from coderiv.errors import CoderivError
 from coderiv.text.collection import iter_collection
+from coderiv.text.extract import DEFAULT_MARKUP, Markup
 from coderiv.text.sources import DocumentTexts
 
 
@@ -40,15 +41,19 @@ class DonorTexts:
             return out
 
 
-def donor_texts(collection: str | os.PathLike[str] | None, index_dir: str | os.PathLike[str] | None) -> DonorTexts:
+def donor_texts(
+    collection: str | os.PathLike[str] | None, index_dir: str | os.PathLike[str] | None, markup: Markup | None = None
+) -> DonorTexts:
     """The texts of ``collection`` (a folder or archive; its file names listed without reading
-    them as text) or, if None, of the documents of the index at ``index_dir``."""
+    them as text; markup read by ``markup``, rendered when None) or, if None, of the documents
+    of the index at ``index_dir`` (read as the index read them; another ``markup`` is refused)."""
     if collection is not None:
         ids = sorted(doc.doc_id for doc in iter_collection(collection))
-        return DonorTexts(str(collection), ids, DocumentTexts(collection))
+        return DonorTexts(str(collection), ids, DocumentTexts(collection, markup=markup or DEFAULT_MARKUP))
     from coderiv.index.reader import open_index
 
     index = open_index(index_dir)
+    index.markup.agree(markup)
     if index.source is None:
         raise CoderivError("the index does not record the folder or archive it was built from: give the collection")
     return DonorTexts(str(index.source), list(index.doc_ids), index.source_texts())

@@ -31,7 +31,7 @@ from coderiv.errors import CoderivError, InputError
 from coderiv.overlap.pan_format import PLAGIARISM, Feature, pair_file_name, write_pair
 from coderiv.text.analysis import split_paragraphs
 from coderiv.text.collection import RawDocument
-from coderiv.text.extract import extract
+from coderiv.text.extract import DEFAULT_MARKUP, Markup, extract
 
 LEVELS = ("none", "noise", "low", "high")
 #: Share of word positions an operation hits, per level (PAN's random obfuscation).
@@ -64,12 +64,12 @@ class Document:
         return head.rsplit("-", 1)[0] if "/" in self.doc_id else ""
 
 
-def usable_documents(documents: Iterable[RawDocument]) -> list[Document]:
-    """Documents with text of at least :data:`MIN_SOURCE_WORDS` words."""
+def usable_documents(documents: Iterable[RawDocument], markup: Markup = DEFAULT_MARKUP) -> list[Document]:
+    """Documents with text of at least :data:`MIN_SOURCE_WORDS` words (markup read by ``markup``)."""
     out = []
     for doc in documents:
         try:
-            text = extract(doc.data, doc.doc_id).text
+            text = extract(doc.data, doc.doc_id, markup).text
         except CoderivError:
             continue
         spans = [(s, s + len(w)) for s, w in _word_spans(text)]
@@ -230,14 +230,15 @@ def write_pairs(pairs: list[GeneratedPair], out_dir: Path) -> None:
 
 def generate_pan(
     documents: Iterable[RawDocument], out_dir: Path, count: int, level: str, seed: int = 0, sample: int | None = None,
+    markup: Markup = DEFAULT_MARKUP,
 ) -> list[GeneratedPair]:
     """``coderiv generate --format pan``: ``count`` pairs at ``level`` from a collection's
-    documents (``sample`` of them drawn with ``seed`` first, to spare extracting all), written
-    under ``out_dir``."""
+    documents (``sample`` of them drawn with ``seed`` first, to spare extracting all; markup
+    read by ``markup``), written under ``out_dir``."""
     raw = list(documents)
     if sample is not None and sample < len(raw):
         raw = random.Random(seed).sample(raw, sample)
-    pairs = generate_pairs(usable_documents(raw), count, level, seed)
+    pairs = generate_pairs(usable_documents(raw, markup), count, level, seed)
     write_pairs(pairs, out_dir)
     return pairs
 

@@ -90,7 +90,7 @@ def variant_index(index: Index, name: str, progress: Progress | None = None) -> 
         variant: Index | None = Index.open(path)
     except CoderivError:
         variant = None
-    if variant is not None and _covers(variant, index):
+    if variant is not None and variant.markup is index.markup and _covers(variant, index):
         return variant
     source = index.source
     if not source or not Path(source).exists():
@@ -98,7 +98,8 @@ def variant_index(index: Index, name: str, progress: Progress | None = None) -> 
             f"the analysis variant {name!r} must be built from the indexed source, but {source!r} "
             "no longer exists; update the index from its new location first"
         )
-    Index.update_from(source, path, settings=settings, stores=list(index.specs.values()), progress=progress)
+    # read as the index read its documents (its markup choice): only the analysis differs
+    Index.update_from(source, path, settings=settings, stores=list(index.specs.values()), progress=progress, markup=index.markup)
     variant = Index.open(path)
     if not _covers(variant, index):
         raise CoderivError(

@@ -26,7 +26,7 @@ from coderiv.keys.batch_terms import LongWordError, StopTable, ascii_term_counts
 from coderiv.keys.kinds import KEY_KINDS, StoreSpec, counted_keys, term_key
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer, text_pieces
 from coderiv.text.collection import RawDocument
-from coderiv.text.extract import MAX_DOCUMENT_BYTES, Extracted, ExtractionError, extract
+from coderiv.text.extract import DEFAULT_MARKUP, MAX_DOCUMENT_BYTES, Extracted, ExtractionError, Markup, extract
 from coderiv.text.formats import FORMATS, declared
 
 
@@ -115,6 +115,8 @@ class _Worker:
     analyzer: Analyzer
     specs: list[StoreSpec]
     extractors: list[Any] = field(default_factory=list)
+    #: how reStructuredText and Markdown are read (the index's choice)
+    markup: Markup = DEFAULT_MARKUP
 
     def __post_init__(self) -> None:
         self.extractors = [spec.extractor() for spec in self.specs]
@@ -131,7 +133,7 @@ class _Worker:
         """Every document of a batch, in order; ASCII texts analysed together when they can be
         (:mod:`coderiv.keys.batch_terms`, same keys and counts), the rest one by one."""
         ascii_bytes = self.batch_terms
-        decoded = [doc.data if ascii_bytes and _ascii_plain_text(doc) else self.decode(doc) for doc in docs]
+        decoded = [doc.data if ascii_bytes and _ascii_plain_text(doc, self.markup) else self.decode(doc) for doc in docs]
         results: list[AnalyzedEntry | Skipped | None] = [None] * len(docs)
         if self.batch_terms:
             parts: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
@@ -187,8 +189,8 @@ class _Worker:
             return Skipped(doc.doc_id, f"too large ({size} bytes > {MAX_DOCUMENT_BYTES})", fmt)
         try:
             if doc.plain:  # the reader already looked: no other format's magic, not binary
-                return declared(doc.doc_id).read(doc.data)
-            return extract(doc.data, doc.doc_id)
+                return declared(doc.doc_id).reader(self.markup)(doc.data)
+            return extract(doc.data, doc.doc_id, self.markup)
         except ExtractionError as exc:
             return Skipped(doc.doc_id, exc.reason, fmt)
         except MissingExtraError as exc:
@@ -198,7 +200,7 @@ class _Worker:
         self, doc: RawDocument, decoded: Extracted | None, length: int, stores: dict[str, tuple[np.ndarray, np.ndarray]]
     ) -> AnalyzedEntry | Skipped:
         """The analysed document (``decoded`` None: plain ASCII text, see :func:`_ascii_plain_text`)."""
-        fmt, lossy, note = ("text", False, None) if decoded is None else (decoded.format, decoded.lossy, decoded.note)
+        fmt, lossy, note = (declared(doc.doc_id).name, False, None) if decoded is None else (decoded.format, decoded.lossy, decoded.note)
         if not length:
             return Skipped(doc.doc_id, "empty (no words after analysis)", fmt)
         return AnalyzedEntry(doc.doc_id, doc.sha256, length, stores, lossy, fmt, note)
@@ -227,22 +229,23 @@ def uses_batch_terms(settings: AnalysisSettings, specs: list[StoreSpec]) -> bool
     return settings.stem is False and all(spec.kind == "terms" for spec in specs)
 
 
-def _ascii_plain_text(doc: RawDocument) -> bool:
-    """A document the reader found plain (:attr:`RawDocument.plain`) of the plain-text format,
-    all ASCII: its extraction is its bytes decoded (no byte-order mark, nothing replaced), so
-    the batch path takes the bytes as they are (format ``text``, not lossy, no note)."""
+def _ascii_plain_text(doc: RawDocument, markup: Markup = DEFAULT_MARKUP) -> bool:
+    """A document the reader found plain (:attr:`RawDocument.plain`) of the plain-text format
+    (or markup read as text), all ASCII: its extraction is its bytes decoded (no byte-order
+    mark, nothing replaced), so the batch path takes the bytes as they are (not lossy, no note)."""
+    fmt = declared(doc.doc_id)
     return (
         doc.plain and not doc.problem and not doc.oversize and len(doc.data) <= MAX_DOCUMENT_BYTES
-        and declared(doc.doc_id) is FORMATS["text"] and doc.data.isascii()
+        and (fmt is FORMATS["text"] or (fmt.markup and markup is Markup.TEXT)) and doc.data.isascii()
     )
 
 
 _WORKER: _Worker | None = None
 
 
-def _init_worker(settings: dict[str, Any], specs: list[dict[str, Any]]) -> None:
+def _init_worker(settings: dict[str, Any], specs: list[dict[str, Any]], markup: str = DEFAULT_MARKUP.value) -> None:
     global _WORKER
-    _WORKER = _Worker(Analyzer(AnalysisSettings.from_dict(settings)), [StoreSpec.from_dict(s) for s in specs])
+    _WORKER = _Worker(Analyzer(AnalysisSettings.from_dict(settings)), [StoreSpec.from_dict(s) for s in specs], markup=Markup(markup))
 
 
 def _run_batch(batch: list[RawDocument]) -> AnalyzedBatch:
@@ -293,8 +296,10 @@ def analyze_documents(
     specs: list[StoreSpec],
     workers: int | None = None,
     source_bytes: int | None = None,
+    markup: Markup = DEFAULT_MARKUP,
 ) -> Iterator[AnalyzedBatch]:
-    """Analyse documents in worker processes (in-process when ``workers`` is 1), in batches.
+    """Analyse documents in worker processes (in-process when ``workers`` is 1), in batches;
+    reStructuredText and Markdown read by ``markup``.
 
     Batches come back in input order; at most ``2 × workers`` are in flight, so memory stays
     bounded whatever the collection's size. ``source_bytes`` (the source's size, when known)
@@ -312,11 +317,11 @@ def analyze_documents(
         compiled_terms.load()  # before the workers fork: they inherit the compiled loop
     batches = itertools.chain([first], batches)
     if workers <= 1:
-        _init_worker(settings_dict, spec_dicts)
+        _init_worker(settings_dict, spec_dicts, markup.value)
         for batch in batches:
             yield _run_batch(batch)
         return
-    pool = worker_pool(workers, _init_worker, (settings_dict, spec_dicts))
+    pool = worker_pool(workers, _init_worker, (settings_dict, spec_dicts, markup.value))
     try:
         pending: list[Future[AnalyzedBatch]] = []
         for batch in batches:

@@ -44,8 +44,9 @@ from coderiv.index.storage import (
 from coderiv.keys.kinds import TERMS, StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
+from coderiv.text.extract import Markup
 
-if TYPE_CHECKING:  # the build's modules (workers, writer, readers of every format) are imported
+if TYPE_CHECKING:  # the build's modules (workers, writer, the collection's readers) are imported
     # by the functions that build: opening and querying an index never loads them
     from coderiv.index.analysis_workers import Skipped
     from coderiv.index.writer import Sources, Spill
@@ -88,6 +89,15 @@ def _recorded_layout(root: Path) -> tuple[AnalysisSettings, list[StoreSpec]] | N
     except (CoderivError, KeyError, TypeError, ValueError):
         return None
     return settings, stores
+
+
+def _recorded_markup(manifest: dict[str, Any] | None) -> Markup:
+    """The markup reading a (damaged) index's newest readable manifest records; rendering when
+    none says (an unreadable record too: the index is rebuilt from scratch either way)."""
+    try:
+        return Markup.recorded((manifest or {}).get("reading"))
+    except CoderivError:
+        return Markup.RENDER
 
 
 def _unrecorded(
@@ -167,6 +177,8 @@ class UpdatePlan:
     settings: AnalysisSettings
     rebuild: str | None
     documents: int
+    #: how the index will read reStructuredText and Markdown (given, else the index's record)
+    markup: Markup = Markup.RENDER
 
     @property
     def needs_confirmation(self) -> bool:
@@ -174,10 +186,15 @@ class UpdatePlan:
         return self.rebuild is not None and self.documents >= CONFIRM_REBUILD_DOCS
 
 
-def _rebuild_reason(old: Index, settings: AnalysisSettings, stores: list[StoreSpec] | None) -> str | None:
-    """Why updating ``old`` with these settings and stores rebuilds it entirely (or None)."""
+def _rebuild_reason(
+    old: Index, settings: AnalysisSettings, stores: list[StoreSpec] | None, markup: Markup | None = None
+) -> str | None:
+    """Why updating ``old`` with these settings, stores and markup reading rebuilds it entirely
+    (or None)."""
     if settings.to_dict() != old.settings.to_dict():
         return f"analysis changed from {old.settings.describe()} to {settings.describe()}"
+    if markup is not None and markup is not old.markup:
+        return f"markup reading changed from {old.markup.value} to {markup.value}"
     added = sorted({s.name for s in stores or []} - set(old.specs))
     if added:
         return f"stores added: {added}"
@@ -221,6 +238,11 @@ class Index:
         if problems:
             raise CorruptIndexError(f"index at {root} is damaged: {'; '.join(problems[:3])}; rebuild it")
         self.settings = AnalysisSettings.from_dict(manifest["analysis"])
+        try:
+            #: how this index read reStructuredText and Markdown: every query and re-read alike
+            self.markup = Markup.recorded(manifest.get("reading"))
+        except CoderivError as exc:
+            raise CorruptIndexError(f"index at {root}: {exc}; rebuild it") from None
         self.specs = {name: StoreSpec.from_dict(d["spec"]) for name, d in manifest["stores"].items()}
         # Every file is opened (memory-mapped) now, read on first use: an open Index is a snapshot
         # that keeps working after a writer commits a newer generation and unlinks this one.
@@ -337,10 +359,11 @@ class Index:
         return number
 
     def source_texts(self, preload: bool = False) -> DocumentTexts:
-        """The indexed documents' visible texts, re-read from the recorded source on demand."""
+        """The indexed documents' visible texts, re-read from the recorded source on demand (markup
+        read as the index read it)."""
         from coderiv.text.sources import DocumentTexts
 
-        return DocumentTexts(self.source, preload=preload)
+        return DocumentTexts(self.source, preload=preload, markup=self.markup)
 
     @cached_property
     def doc_sha256(self) -> list[str]:
@@ -404,6 +427,7 @@ class Index:
             "source": self.source,
             "documents": self.n_docs,
             "analysis": self.settings.describe(),
+            "markup": self.markup.value,
             "distinct_terms": len(terms.keys),
             "term_occurrences": int(np.asarray(self.doc_lengths).sum()),
             "postings": terms.n_postings,
@@ -471,9 +495,10 @@ class Index:
         stem: bool | None = None,
         language: str | None = None,
         stores: list[StoreSpec] | None = None,
+        markup: Markup | None = None,
     ) -> UpdatePlan:
-        """The settings an update with these analysis flags (None: not given) will use, and
-        whether it rebuilds the existing index at ``path`` (see :class:`UpdatePlan`)."""
+        """The settings an update with these analysis flags and markup reading (None: not given)
+        will use, and whether it rebuilds the existing index at ``path`` (see :class:`UpdatePlan`)."""
         root = resolve_index_path(path)
         try:
             old: Index | None = cls.open(root)
@@ -484,12 +509,15 @@ class Index:
                 how = "the analysis and stores it recorded" if recorded else "the analysis given"
                 base = recorded[0] if recorded else _unrecorded(root, stop, stem, stores)[0]
                 settings = AnalysisSettings.from_flags(stop, stem, language, base) or base
-                documents = int((newest_readable_manifest(root) or {}).get("documents", 0))
-                return UpdatePlan(settings, f"the index was damaged ({exc}); rebuilt with {how}", documents)
+                last = newest_readable_manifest(root) or {}
+                documents = int(last.get("documents", 0))
+                return UpdatePlan(
+                    settings, f"the index was damaged ({exc}); rebuilt with {how}", documents, markup or _recorded_markup(last)
+                )
         if old is None:
-            return UpdatePlan(AnalysisSettings.from_flags(stop, stem, language) or AnalysisSettings(), None, 0)
+            return UpdatePlan(AnalysisSettings.from_flags(stop, stem, language) or AnalysisSettings(), None, 0, markup or Markup.RENDER)
         settings = AnalysisSettings.from_flags(stop, stem, language, old.settings) or old.settings
-        return UpdatePlan(settings, _rebuild_reason(old, settings, stores), old.n_docs)
+        return UpdatePlan(settings, _rebuild_reason(old, settings, stores, markup), old.n_docs, markup or old.markup)
 
     @classmethod
     def update_from(
@@ -502,14 +530,16 @@ class Index:
         progress: Progress | None = None,
         hidden: bool | None = None,
         follow_symlinks: bool | None = None,
+        markup: Markup | None = None,
     ) -> UpdateReport:
         """Build the index of ``source`` (folder, tar, or iterable of RawDocument) at ``path``,
         or bring an existing one up to date.
 
         ``settings``/``stores`` and the reading options ``hidden``/``follow_symlinks``
         (:class:`ReadOptions`) left as None keep the existing index's (or the defaults for a new
-        index). Settings that differ from the existing index's rebuild it entirely; a changed
-        reading option only adds or drops the documents it concerns.
+        index). Settings that differ from the existing index's rebuild it entirely, as does another
+        ``markup`` reading (:class:`Markup`; None keeps the index's); a changed reading option
+        only adds or drops the documents it concerns.
         """
         from coderiv.text.collection import ReadOptions
 
@@ -525,7 +555,7 @@ class Index:
             if old is not None:
                 settings = settings or old.settings
                 wanted = {s.name: s for s in [*old.specs.values(), *(stores or [])]}
-                report.rebuilt = _rebuild_reason(old, settings, stores)
+                report.rebuilt = _rebuild_reason(old, settings, stores, markup)
             else:
                 recorded = _recorded_layout(root)
                 if recorded is None and was_an_index(root) and settings is None:
@@ -543,9 +573,10 @@ class Index:
             # reading options not given keep the index's (a damaged one's newest readable record)
             last = old.manifest if old is not None else newest_readable_manifest(root) if (root / "CURRENT").exists() else None
             reading = ReadOptions.from_flags(hidden, follow_symlinks, ReadOptions.from_dict((last or {}).get("reading")))
+            markup = markup or (old.markup if old is not None else _recorded_markup(last))
             specs = [wanted["terms"], *sorted((s for n, s in wanted.items() if n != "terms"), key=lambda s: s.name)]
             try:
-                _write(root, source, settings, specs, reuse, report, workers, progress, reading)
+                _write(root, source, settings, specs, reuse, report, workers, progress, reading, markup)
             except OSError as exc:  # disk full, quota, permissions: the previous generation is intact
                 raise CoderivError(_write_failure(root, exc)) from None
             return report
@@ -571,6 +602,7 @@ def _write(
     workers: int | None,
     progress: Progress | None,
     reading: ReadOptions,
+    markup: Markup = Markup.RENDER,
 ) -> None:
     """Analyse what changed and write the next generation in bounded memory (:mod:`.writer`):
     read the source (:class:`_SourcePass`), analyse and spill what is new or changed
@@ -589,7 +621,7 @@ def _write(
     scratch = scratch_folder(root)
     try:
         spill = Spill(scratch, [spec.name for spec in specs], presort=old is None)  # runs sorted during analysis (fresh builds)
-        fresh = _analyse(passing, settings, specs, workers, total, spill, report)
+        fresh = _analyse(passing, settings, specs, workers, total, spill, report, markup)
         report.removed = sorted(set(passing.old_sha) - set(passing.kept) - set(fresh.sha))
         report.unchanged = len(passing.kept)
         ids = sorted([*passing.kept, *fresh.sha])
@@ -613,7 +645,7 @@ def _write(
             _write_documents(staging, ids, shas, lengths, passing.modified)
             stores_meta = _write_stores(staging, scratch, sources, specs, lengths, workers)
             sources.old.clear()
-            manifest = _manifest(source, passing, settings, reading, stores_meta, report, len(ids))
+            manifest = _manifest(source, passing, settings, reading, markup, stores_meta, report, len(ids))
             (staging / MANIFEST).write_text(json.dumps(manifest), "utf-8")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -668,14 +700,14 @@ class _Analysed:
 
 def _analyse(
     passing: _SourcePass, settings: AnalysisSettings, specs: list[StoreSpec], workers: int | None, total: int | None,
-    spill: Spill, report: UpdateReport,
+    spill: Spill, report: UpdateReport, markup: Markup = Markup.RENDER,
 ) -> _Analysed:
     """Analyse the documents the pass gives (worker processes) and spill their keys; the report
     gets what was skipped, lossy, which formats, notes, and which ids were added or changed."""
     from coderiv.index.analysis_workers import analyze_documents
 
     fresh = _Analysed()
-    for batch in analyze_documents(passing.to_analyse(), settings, specs, workers, source_bytes=total):
+    for batch in analyze_documents(passing.to_analyse(), settings, specs, workers, source_bytes=total, markup=markup):
         report.skipped.extend(batch.skipped)
         report.lossy.extend(batch.lossy)
         report.formats.extend(batch.formats)
@@ -750,7 +782,7 @@ def _write_stores(
 
 
 def _manifest(
-    source: Source, passing: _SourcePass, settings: AnalysisSettings, reading: ReadOptions,
+    source: Source, passing: _SourcePass, settings: AnalysisSettings, reading: ReadOptions, markup: Markup,
     stores_meta: dict[str, dict[str, Any]], report: UpdateReport, n_docs: int,
 ) -> dict[str, Any]:
     """The new generation's manifest (lossy documents: this run's and the kept ones' recorded)."""
@@ -769,7 +801,7 @@ def _manifest(
         "documents": n_docs,
         "analysis": settings.to_dict(),
         "extraction": EXTRACTION_VERSION,
-        "reading": reading.to_dict(),
+        "reading": {**reading.to_dict(), "markup": markup.value},
         "stores": stores_meta,
         "skipped": [{"doc_id": s.doc_id, "reason": s.reason} for s in report.skipped],
         "lossy": sorted(set(report.lossy) | old_lossy),

@@ -25,6 +25,7 @@ from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
 
 if TYPE_CHECKING:
+    from coderiv.text.extract import Markup
     from coderiv.text.sources import DocumentTexts
 
 T = TypeVar("T")
@@ -41,6 +42,12 @@ class IndexReader(Protocol):
 
     @property
     def settings(self) -> AnalysisSettings: ...
+
+    @property
+    def markup(self) -> Markup:
+        """How the index read reStructuredText and Markdown: every query and re-read document
+        of it is read the same way (:class:`~coderiv.text.extract.Markup`)."""
+        ...
 
     @property
     def analyzer(self) -> Analyzer:

@@ -50,6 +50,7 @@ from coderiv.index.storage import MANIFEST, fsync_path, newest_readable_manifest
 from coderiv.keys.kinds import StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
+from coderiv.text.extract import Markup
 
 if TYPE_CHECKING:  # the build's modules are imported by the functions that build (a query never does)
     from coderiv.index.analysis_workers import Skipped
@@ -93,7 +94,8 @@ def _save(path: Path, array: np.ndarray) -> None:
 
 # -- building -------------------------------------------------------------------------------------
 def build_shard(
-    source: str, set_dir: str, k: int, shard: int, settings: dict[str, Any], specs: list[dict[str, Any]], workers: int | None
+    source: str, set_dir: str, k: int, shard: int, settings: dict[str, Any], specs: list[dict[str, Any]], workers: int | None,
+    markup: str = Markup.RENDER.value,
 ) -> UpdateReport | None:
     """Write shard ``shard`` of ``k``: the documents of ``source`` that hash to it (None when it
     gets none). Runs on a Dask worker or in this process; every shard lists the whole source
@@ -113,7 +115,7 @@ def build_shard(
     try:
         return Index.update_from(
             mine(), out, settings=AnalysisSettings.from_dict(settings),
-            stores=[StoreSpec.from_dict(s) for s in specs], workers=workers,
+            stores=[StoreSpec.from_dict(s) for s in specs], workers=workers, markup=Markup(markup),
         )
     except CoderivError:
         if selected == 0:
@@ -189,10 +191,13 @@ def build_sharded(
     stores: list[StoreSpec] | None = None,
     workers: int | None = None,
     runner: Runner | None = None,
+    markup: Markup | None = None,
 ) -> ShardedReport:
     """Build a sharded index of ``source`` at ``path`` with ``shards`` shards, each written by
     ``runner`` (default: in this process; :func:`dask_runner` for a cluster, whose tasks analyse
-    with one process each). The previous set stays live until the new one is complete."""
+    with one process each). The previous set stays live until the new one is complete.
+    ``markup`` (None: the set's record) is recorded in the set's manifest and each shard's;
+    another than the live set's builds the set anew."""
     from coderiv.text.remote import source_name
 
     if shards < 1:
@@ -205,14 +210,16 @@ def build_sharded(
     run = runner or run_here
     task_workers = workers if runner is None else 1
     with write_lock(root):
-        live = _updatable_set(root, shards, settings, stores)
+        live = _updatable_set(root, shards, settings, stores, markup)
         if live is not None:
             settings = live.settings
             specs = live.specs
+            markup = live.markup
         else:
             recorded_settings, recorded_specs = _recorded_layout(root)  # a damaged set is rebuilt alike
             settings = settings or recorded_settings
             specs = [s.to_dict() for s in stores] if stores is not None else recorded_specs
+            markup = markup or _recorded_markup(root)
         settings = settings or AnalysisSettings()
         previous = [p for p in root.glob("set-*") if p.is_dir()]
         number = max((int(p.name[4:]) for p in previous if p.name[4:].isdigit()), default=0) + 1
@@ -224,7 +231,9 @@ def build_sharded(
                 for s in range(shards):
                     if (live.set_dir / _shard_folder(live.set_dir, s).name).is_dir():
                         _link_shard(_shard_folder(live.set_dir, s), _shard_folder(set_dir, s))
-            calls = [(source_path, str(set_dir), shards, s, settings.to_dict(), specs, task_workers) for s in range(shards)]
+            calls = [
+                (source_path, str(set_dir), shards, s, settings.to_dict(), specs, task_workers, markup.value) for s in range(shards)
+            ]
             reports: list[UpdateReport | None] = run(build_shard, calls)
             built = [s for s, r in enumerate(reports) if r is not None]
             if not built:
@@ -254,6 +263,7 @@ def build_sharded(
                 "documents": n_docs,
                 "source": source_path,
                 "analysis": settings.to_dict(),
+                "reading": {"markup": markup.value},
             })
         except BaseException:
             shutil.rmtree(set_dir, ignore_errors=True)
@@ -271,19 +281,22 @@ class _LiveSet:
     settings: AnalysisSettings
     specs: list[dict[str, Any]]
     shard_documents: list[int]
+    markup: Markup
 
 
 def _updatable_set(
-    root: Path, shards: int, settings: AnalysisSettings | None, stores: list[StoreSpec] | None
+    root: Path, shards: int, settings: AnalysisSettings | None, stores: list[StoreSpec] | None, markup: Markup | None = None
 ) -> _LiveSet | None:
     """The live set, when the asked-for build can update it: same shard count, analysis settings
-    (None keeps the live ones) and stores (None keeps them). Otherwise (or if it does not open)
-    None: the new set is built from scratch."""
+    and markup reading (None keeps the live ones) and stores (None keeps them). Otherwise (or if
+    it does not open) None: the new set is built from scratch."""
     try:
         index = ShardedIndex(root)
     except (CoderivError, OSError, KeyError, TypeError, ValueError):
         return None
     if index.k != shards or (settings is not None and settings.to_dict() != index.settings.to_dict()):
+        return None
+    if markup is not None and markup is not index.markup:
         return None
     recorded = next(iter(index.shards.values())).manifest["stores"] if index.shards else {}
     specs = [meta["spec"] for name, meta in sorted(recorded.items()) if name != "terms"]
@@ -291,7 +304,7 @@ def _updatable_set(
         json.dumps(s, sort_keys=True) for s in specs
     ):
         return None
-    return _LiveSet(index.set_dir, index.settings, specs, list(index.manifest["shard_documents"]))
+    return _LiveSet(index.set_dir, index.settings, specs, list(index.manifest["shard_documents"]), index.markup)
 
 
 def _recorded_layout(root: Path) -> tuple[AnalysisSettings | None, list[dict[str, Any]]]:
@@ -309,6 +322,14 @@ def _recorded_layout(root: Path) -> tuple[AnalysisSettings | None, list[dict[str
         if shard_manifest is not None and isinstance(shard_manifest.get("stores"), dict):
             return settings, [meta["spec"] for name, meta in sorted(shard_manifest["stores"].items()) if name != "terms"]
     return settings, []
+
+
+def _recorded_markup(root: Path) -> Markup:
+    """The markup reading the sharded index at ``root`` records (rendering when none says)."""
+    try:
+        return Markup.recorded(json.loads((root / SHARDS_MANIFEST).read_text("utf-8")).get("reading"))
+    except (OSError, ValueError, AttributeError, CoderivError):
+        return Markup.RENDER
 
 
 def _link_shard(live: Path, new: Path) -> None:
@@ -334,18 +355,19 @@ def build_sharded_on(
     stores: list[StoreSpec] | None = None,
     workers: int | None = None,
     dask_address: str | None = None,
+    markup: Markup | None = None,
 ) -> ShardedReport:
     """:func:`build_sharded` in this process, or on the Dask cluster at ``dask_address``
     (``local``: a LocalCluster of ``workers`` processes), whose workers are first checked to
     run this coderiv version (and to have fsspec for a source given by URL)."""
     if dask_address is None:
-        return build_sharded(source, path, shards, settings, stores, workers)
+        return build_sharded(source, path, shards, settings, stores, workers, markup=markup)
     from coderiv.index.cluster import check_workers, dask_client
     from coderiv.text.remote import is_url
 
     with dask_client(dask_address, workers) as client:
         check_workers(client, ("fsspec",) if is_url(source) else ())
-        return build_sharded(source, path, shards, settings, stores, workers, dask_runner(client))
+        return build_sharded(source, path, shards, settings, stores, workers, dask_runner(client), markup)
 
 
 #: term keys merged per range of the key space (keys are uniform 64-bit hashes, so each range
@@ -472,6 +494,11 @@ class ShardedIndex:
         self.k: int = self.manifest["shards"]
         self.n_docs: int = self.manifest["documents"]
         self.settings = AnalysisSettings.from_dict(self.manifest["analysis"])
+        try:
+            #: how the shards read reStructuredText and Markdown (every query and re-read alike)
+            self.markup = Markup.recorded(self.manifest.get("reading"))
+        except CoderivError as exc:
+            raise CorruptIndexError(f"sharded index at {root}: {exc}; rebuild it") from None
         #: shard number -> its index (empty shards are absent)
         self.shards: dict[int, Index] = {}
         #: shard number -> global document number of each of its documents
@@ -531,16 +558,18 @@ class ShardedIndex:
             "shards": self.k,
             "shard_documents": self.manifest["shard_documents"],
             "analysis": self.settings.describe(),
+            "markup": self.markup.value,
             "distinct_terms": len(self.term_keys),
             "postings": sum(index.terms.n_postings for index in self.shards.values()),
             "index_bytes": sum(p.stat().st_size for p in self.set_dir.rglob("*") if p.is_file()),
         }
 
     def source_texts(self, preload: bool = False) -> DocumentTexts:
-        """The indexed documents' visible texts, re-read from the recorded source on demand."""
+        """The indexed documents' visible texts, re-read from the recorded source on demand (markup
+        read as the shards read it)."""
         from coderiv.text.sources import DocumentTexts
 
-        return DocumentTexts(self.source, preload=preload)
+        return DocumentTexts(self.source, preload=preload, markup=self.markup)
 
     def locate(self, doc_id: str) -> tuple[Index, int]:
         """The shard holding ``doc_id`` and its number there (a one-line error if absent)."""
@@ -679,6 +708,7 @@ class ShardView(Index):
         self.root = sharded.root
         self._mmap = True
         self.settings = sharded.settings
+        self.markup = sharded.markup
         self.specs = dict(first.specs)
         self.doc_ids = sharded.doc_ids
         self.doc_lengths = _in_global_order(sharded, {s: np.asarray(ix.doc_lengths) for s, ix in sharded.shards.items()})
@@ -691,6 +721,7 @@ class ShardView(Index):
             "set": sharded.set_dir.name,
             "documents": sharded.n_docs,
             "analysis": sharded.settings.to_dict(),
+            "reading": {"markup": sharded.markup.value},
             "stores": {name: {"spec": spec.to_dict()} for name, spec in self.specs.items()},
         }
         self.generation = self._write_generation()

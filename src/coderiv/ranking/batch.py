@@ -187,13 +187,13 @@ def query_documents(
     progress: Progress | None = None,
 ) -> Iterator[BatchItem]:
     """``coderiv query``: every document named by ``paths`` (files, ``-``, folders, archives,
-    glob patterns: :func:`coderiv.text.reading.iter_queries`), then the indexed documents
-    ``doc_ids``, ranked one after the other (:func:`check_batch`). A file named alone that has
-    no words is an error; a document of a folder, archive or pattern without words is skipped
-    and said so."""
+    glob patterns: :func:`coderiv.text.reading.iter_queries`; markup read as the index read
+    it), then the indexed documents ``doc_ids``, ranked one after the other
+    (:func:`check_batch`). A file named alone that has no words is an error; a document of a
+    folder, archive or pattern without words is skipped and said so."""
     total = count_queries(paths)
     compiled_probes.expect_queries(None if total is None else total + len(doc_ids))  # compiled pruning only if it pays
-    queries: Iterable[QueryDocument | SkippedQuery | str] = chain(iter_queries(paths), doc_ids)
+    queries: Iterable[QueryDocument | SkippedQuery | str] = chain(iter_queries(paths, index.markup), doc_ids)
     batch = is_batch(paths)
     for item in check_batch(
         index, searcher, queries, limits, exclude_self, versions, progress,

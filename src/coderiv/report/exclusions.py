@@ -19,16 +19,17 @@ from coderiv.errors import InputError
 from coderiv.overlap.matching import NormalizedText, normalize, shared_passages
 from coderiv.ranking.containment import ChunkSearcher
 from coderiv.text.exclusions import Span, merge_spans
-from coderiv.text.extract import visible_text
+from coderiv.text.extract import DEFAULT_MARKUP, Markup, visible_text
 
 
-def read_template(path: str | os.PathLike[str]) -> tuple[str, str]:
-    """(name, visible text) of a template file, or a one-line error naming it."""
+def read_template(path: str | os.PathLike[str], markup: Markup = DEFAULT_MARKUP) -> tuple[str, str]:
+    """(name, visible text) of a template file (markup read as the index reads it), or a
+    one-line error naming it."""
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read template {path}: {exc.strerror}") from None
-    return str(path), visible_text(data, str(path)).text
+    return str(path), visible_text(data, str(path), markup).text
 
 
 def template_spans(query: NormalizedText, templates: tuple[tuple[str, str], ...], min_chars: int) -> list[Span]:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer
     from coderiv.text.collection import RawDocument, iter_collection
     from coderiv.text.exclusions import Span, bibliography_spans, quote_spans
-    from coderiv.text.extract import Extracted, extract, visible_text
+    from coderiv.text.extract import Extracted, Markup, extract, visible_text
     from coderiv.text.reading import QueryDocument, read_query
     from coderiv.text.sources import DocumentTexts
 
@@ -26,6 +26,7 @@ _LAZY: dict[str, str] = {
     "Analyzer": "coderiv.text.analysis",
     "DocumentTexts": "coderiv.text.sources",
     "Extracted": "coderiv.text.extract",
+    "Markup": "coderiv.text.extract",
     "QueryDocument": "coderiv.text.reading",
     "RawDocument": "coderiv.text.collection",
     "Span": "coderiv.text.exclusions",
@@ -38,7 +39,7 @@ _LAZY: dict[str, str] = {
 }
 
 __all__ = [
-    "AnalysisSettings", "AnalyzedDocument", "Analyzer", "DocumentTexts", "Extracted", "QueryDocument", "RawDocument",
+    "AnalysisSettings", "AnalyzedDocument", "Analyzer", "DocumentTexts", "Extracted", "Markup", "QueryDocument", "RawDocument",
     "Span", "bibliography_spans", "extract", "iter_collection", "quote_spans", "read_query", "visible_text",
 ]
 

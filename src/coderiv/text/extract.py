@@ -5,14 +5,15 @@ workers, query reading, compare, verification, the library). The work is done pe
 from __future__ import annotations
 
 from coderiv.errors import InputError
-from coderiv.text.formats import BinaryContentError, Extracted, ExtractionError, extract
+from coderiv.text.formats import DEFAULT_MARKUP, BinaryContentError, Extracted, ExtractionError, Markup, extract
 from coderiv.text.formats.html import html_to_text, starts_like_html
 from coderiv.text.formats.plain import Decoded, decode, looks_binary
 from coderiv.text.formats.registry import declared
 
 __all__ = [
     "EXTRACTION_VERSION",
-    "MAX_DOCUMENT_BYTES", "BinaryContentError", "Decoded", "Extracted", "ExtractionError", "decode", "extract",
+    "DEFAULT_MARKUP", "MAX_DOCUMENT_BYTES", "BinaryContentError", "Decoded", "Extracted", "ExtractionError", "Markup", "decode",
+    "extract",
     "document_text", "html_to_text", "is_html", "looks_binary", "visible_text",
 ]
 
@@ -29,21 +30,23 @@ def is_html(name: str, text: str) -> bool:
     return declared(name).name == "html" or starts_like_html(text)
 
 
-def visible_text(data: bytes, name: str = "") -> Extracted:
-    """The visible text of a document's bytes in any format coderiv reads (see :func:`extract`).
+def visible_text(data: bytes, name: str = "", markup: Markup = DEFAULT_MARKUP) -> Extracted:
+    """The visible text of a document's bytes in any format coderiv reads (see :func:`extract`;
+    ``markup``: reStructuredText and Markdown rendered or read as text).
     Bytes that are not text and no known format come back decoded as they are: callers that
     must refuse them test :func:`looks_binary` or call :func:`extract`."""
     try:
-        return extract(data, name)
+        return extract(data, name, markup)
     except BinaryContentError:
         decoded = decode(data)
         return Extracted(decoded.text, "text", decoded.lossy)
 
 
-def document_text(data: bytes, name: str) -> str:
-    """The visible text of a document already indexed (verification, reports, fingerprints), or
-    an :class:`InputError` naming it when it can no longer be read (a missing extra propagates)."""
+def document_text(data: bytes, name: str, markup: Markup = DEFAULT_MARKUP) -> str:
+    """The visible text of a document already indexed (verification, reports, fingerprints), read
+    as its index reads markup, or an :class:`InputError` naming it when it can no longer be read
+    (a missing extra propagates)."""
     try:
-        return visible_text(data, name).text
+        return visible_text(data, name, markup).text
     except ExtractionError as exc:
         raise InputError(f"{name}: {exc.reason}") from None

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coderiv.errors import InputError
-from coderiv.text.extract import MAX_DOCUMENT_BYTES
+from coderiv.text.extract import DEFAULT_MARKUP, MAX_DOCUMENT_BYTES, Markup
 from coderiv.text.reading import QueryDocument, read_query_bytes
 
 #: Seconds one document may take to read, the child's start included (the slowest real
@@ -83,14 +83,15 @@ def count_words(text: str, stop_after: int) -> int:
 
 
 def _child_main() -> None:
-    """The child: ``LABEL MAX_BYTES MEMORY_BYTES MAX_WORDS`` as arguments, the bytes on standard
-    input; writes the pickled ``("ok", document)`` or ``(kind, message)``."""
+    """The child: ``LABEL MAX_BYTES MEMORY_BYTES MAX_WORDS MARKUP`` as arguments, the bytes on
+    standard input; writes the pickled ``("ok", document)`` or ``(kind, message)``."""
     label, max_bytes, memory_bytes, max_words = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    markup = Markup(sys.argv[5])
     _limit_memory(memory_bytes)
     answer: tuple[str, object]
     try:
         data = sys.stdin.buffer.read()
-        document = read_query_bytes(data, label, max_bytes)
+        document = read_query_bytes(data, label, max_bytes, markup)
         if count_words(document.text, max_words) > max_words:
             raise InputError(f"{label} holds more than the {max_words:,} words a document may have here; not checked")
         answer = ("ok", document)
@@ -115,13 +116,17 @@ def _child_environment() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": package_root + (os.pathsep + path if path else "")}
 
 
-def read_isolated(data: bytes, label: str, budget: Budget = Budget(), max_bytes: int = MAX_DOCUMENT_BYTES) -> QueryDocument:
-    """The visible text of an untrusted document, read in a child process within ``budget``
-    (one-line :class:`InputError` for a bad document or an exceeded budget)."""
+def read_isolated(
+    data: bytes, label: str, budget: Budget = Budget(), max_bytes: int = MAX_DOCUMENT_BYTES, markup: Markup = DEFAULT_MARKUP
+) -> QueryDocument:
+    """The visible text of an untrusted document, read in a child process within ``budget``, its
+    markup read by ``markup`` (the index's choice), or a one-line :class:`InputError` for a bad
+    document or an exceeded budget."""
     if len(data) > max_bytes:  # before paying for a child
         raise InputError(f"{label}: {len(data)} bytes is larger than the {max_bytes}-byte limit")
     child = subprocess.Popen(
-        [sys.executable, "-m", "coderiv.text.isolated", label, str(max_bytes), str(budget.memory_bytes), str(budget.words)],
+        [sys.executable, "-m", "coderiv.text.isolated", label, str(max_bytes), str(budget.memory_bytes), str(budget.words),
+         markup.value],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_child_environment(),
     )
     try:
@@ -132,6 +137,8 @@ def read_isolated(data: bytes, label: str, budget: Budget = Budget(), max_bytes:
         if child.poll() is None:
             child.kill()  # by its PID: only the child this call started
             child.communicate()
+        if child.stdin is not None:  # a retried communicate() leaves a pipe cut short by the timeout open
+            child.stdin.close()
     try:
         kind, value = pickle.loads(out)  # our own child's answer
     except Exception:  # noqa: BLE001 - no answer: the reader crashed or was killed

@@ -1,6 +1,8 @@
 """Reading query documents: one from a path, standard input or bytes already in memory (a web
 upload), or a whole batch from folders, tar archives and glob patterns, with the same checks as
-indexing: too large, binary, and undecodable bytes (replaced and reported)."""
+indexing: too large, binary, and undecodable bytes (replaced and reported). Every reader takes
+the index's :class:`~coderiv.text.extract.Markup` choice, so that a query is read as the
+collection was."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from pathlib import Path
 
 from coderiv.errors import CoderivError, InputError, MissingExtraError
 from coderiv.text.collection import RawDocument, folder_ids, is_archive, iter_archive, iter_folder
-from coderiv.text.extract import MAX_DOCUMENT_BYTES, BinaryContentError, ExtractionError, extract
+from coderiv.text.extract import DEFAULT_MARKUP, MAX_DOCUMENT_BYTES, BinaryContentError, ExtractionError, Markup, extract
 from coderiv.text.formats import LocationMap
 
 
@@ -43,15 +45,17 @@ class SkippedQuery:
     reason: str
 
 
-def read_query_bytes(data: bytes, label: str, max_bytes: int = MAX_DOCUMENT_BYTES) -> QueryDocument:
+def read_query_bytes(
+    data: bytes, label: str, max_bytes: int = MAX_DOCUMENT_BYTES, markup: Markup = DEFAULT_MARKUP
+) -> QueryDocument:
     """The visible text of a document given as bytes (``label`` is its name: its extension and
-    content choose the format, as for indexing), or a one-line :class:`InputError` for bytes
+    content choose the format, ``markup`` how markup is read, as for indexing), or a one-line :class:`InputError` for bytes
     that are too many, binary, or a damaged document. A document without words is the caller's
     check: it depends on the index's analysis."""
     if len(data) > max_bytes:
         raise InputError(f"{label}: {len(data)} bytes is larger than the {max_bytes}-byte limit")
     try:
-        extracted = extract(data, label)
+        extracted = extract(data, label, markup)
     except BinaryContentError:
         raise InputError(f"{label} is a binary file, not a text document") from None
     except ExtractionError as exc:
@@ -59,11 +63,12 @@ def read_query_bytes(data: bytes, label: str, max_bytes: int = MAX_DOCUMENT_BYTE
     return QueryDocument(label, extracted.text, extracted.lossy, extracted.format, extracted.locations, extracted.note)
 
 
-def read_query(path: str) -> QueryDocument:
-    """The visible text of the document at ``path`` (``-``: standard input), or a one-line
-    :class:`CoderivError` for a file that is unreadable, too large or binary."""
+def read_query(path: str, markup: Markup = DEFAULT_MARKUP) -> QueryDocument:
+    """The visible text of the document at ``path`` (``-``: standard input; markup read by
+    ``markup``), or a one-line :class:`CoderivError` for a file that is unreadable, too large or
+    binary."""
     if path == "-":
-        return read_query_bytes(sys.stdin.buffer.read(), "<stdin>")
+        return read_query_bytes(sys.stdin.buffer.read(), "<stdin>", markup=markup)
     if Path(path).is_dir():
         raise CoderivError(f"{path} is a folder: iter_queries reads every document in it")
     try:
@@ -76,10 +81,10 @@ def read_query(path: str) -> QueryDocument:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise CoderivError(f"cannot read query {path}: {exc.strerror}") from None
-    return read_query_bytes(data, path)
+    return read_query_bytes(data, path, markup=markup)
 
 
-def _member(raw: RawDocument, label: str) -> QueryDocument | SkippedQuery:
+def _member(raw: RawDocument, label: str, markup: Markup) -> QueryDocument | SkippedQuery:
     """A document of a folder or archive as a query, or why it cannot be one (as indexing
     skips it)."""
     if raw.problem:
@@ -89,7 +94,7 @@ def _member(raw: RawDocument, label: str) -> QueryDocument | SkippedQuery:
     if not raw.data.strip():
         return SkippedQuery(label, "empty")
     try:
-        extracted = extract(raw.data, raw.doc_id)
+        extracted = extract(raw.data, raw.doc_id, markup)
     except ExtractionError as exc:
         return SkippedQuery(label, exc.reason)
     except MissingExtraError as exc:
@@ -107,8 +112,8 @@ def _is_pattern(path: str) -> bool:
     return any(c in path for c in "*?[") and not Path(path).exists()
 
 
-def iter_queries(paths: Sequence[str]) -> Iterator[QueryDocument | SkippedQuery]:
-    """Every query document named by ``paths``, in order: a file (``-``: standard input) as
+def iter_queries(paths: Sequence[str], markup: Markup = DEFAULT_MARKUP) -> Iterator[QueryDocument | SkippedQuery]:
+    """Every query document named by ``paths`` (markup read by ``markup``), in order: a file (``-``: standard input) as
     :func:`read_query` reads it; every document of a folder (recursively, hidden files passed
     over, sorted) or of a tar archive, as ``coderiv index`` would read them, labelled
     ``FOLDER/ID`` or ``ARCHIVE:ID``; and every path a glob pattern matches (``**`` crosses
@@ -124,18 +129,18 @@ def iter_queries(paths: Sequence[str]) -> Iterator[QueryDocument | SkippedQuery]
             base = _pattern_base(path)
             for match in matches:
                 if Path(match).is_file() and not is_archive(Path(match)):
-                    document = read_query(match)
+                    document = read_query(match, markup)
                     yield replace(document, doc_id=Path(match).relative_to(base).as_posix())
                 else:
-                    yield from iter_queries([match])
+                    yield from iter_queries([match], markup)
         elif path != "-" and Path(path).is_dir():
             for raw in iter_folder(Path(path)):
-                yield _member(raw, str(Path(path) / raw.doc_id))
+                yield _member(raw, str(Path(path) / raw.doc_id), markup)
         elif path != "-" and is_archive(Path(path)):
             for raw in iter_archive(Path(path)):
-                yield _member(raw, f"{path}:{raw.doc_id}")
+                yield _member(raw, f"{path}:{raw.doc_id}", markup)
         else:
-            yield read_query(path)
+            yield read_query(path, markup)
 
 
 def _pattern_base(pattern: str) -> Path:

@@ -39,7 +39,8 @@ async def uploaded_document(ctx: WebContext, file: UploadFile) -> QueryDocument:
     if not data:
         raise InputError(f"{label} is empty")
     max_bytes, budget = ctx.settings.max_upload, ctx.settings.read_budget
-    return await ctx.pool.run(lambda: read_isolated(data, label, budget, max_bytes))
+    markup = ctx.snapshots.current().index.markup  # read as the index read its documents
+    return await ctx.pool.run(lambda: read_isolated(data, label, budget, max_bytes, markup))
 
 
 async def query_document(ctx: WebContext, file: UploadFile | None, text: str | None) -> QueryDocument:

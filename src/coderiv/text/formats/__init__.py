@@ -7,11 +7,13 @@ reStructuredText are read by core dependencies (markdown-it-py, docutils)."""
 from __future__ import annotations
 
 from coderiv.text.formats.base import Extracted, ExtractionError, LocationMap
+from coderiv.text.formats.markup import DEFAULT_MARKUP, Markup
 from coderiv.text.formats.plain import looks_binary
 from coderiv.text.formats.registry import FORMATS, Format, choose, declared, sniff
 
 __all__ = [
-    "FORMATS", "BinaryContentError", "Extracted", "ExtractionError", "Format", "LocationMap", "choose", "declared", "extract", "sniff",
+    "DEFAULT_MARKUP", "FORMATS", "BinaryContentError", "Extracted", "ExtractionError", "Format", "LocationMap", "Markup", "choose",
+    "declared", "extract", "sniff",
 ]
 
 
@@ -22,15 +24,16 @@ class BinaryContentError(ExtractionError):
         super().__init__("binary")
 
 
-def extract(data: bytes, name: str = "") -> Extracted:
+def extract(data: bytes, name: str = "", markup: Markup = DEFAULT_MARKUP) -> Extracted:
     """The visible text of a document's bytes, read as the format its name declares unless its
-    magic bytes show another (then ``note`` says so). Raises :class:`ExtractionError` (with a
+    magic bytes show another (then ``note`` says so); reStructuredText and Markdown rendered or
+    read as text by ``markup`` (:class:`Markup`). Raises :class:`ExtractionError` (with a
     short ``reason``) for a document that cannot be read, :class:`BinaryContentError` for
     non-text bytes, and ``MissingExtraError`` when the format needs ``coderiv[formats]``."""
     fmt, note = choose(name, data)
     if not fmt.binary and looks_binary(data):
         raise BinaryContentError()
-    extracted = fmt.read(data)
+    extracted = fmt.reader(markup)(data)
     if note is None:
         return extracted
     return Extracted(extracted.text, extracted.format, extracted.lossy, extracted.locations, note)

@@ -77,3 +77,9 @@ def read_plain(data: bytes) -> Extracted:
     """The text as it is."""
     decoded = decode(data)
     return Extracted(decoded.text, "text", decoded.lossy)
+
+
+def read_source(data: bytes, fmt: str) -> Extracted:
+    """A markup document's source text as it is, under its format's name (``--markup text``)."""
+    decoded = decode(data)
+    return Extracted(decoded.text, fmt, decoded.lossy)

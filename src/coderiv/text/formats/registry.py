@@ -4,6 +4,7 @@ magic bytes. When the two disagree the content wins and the document carries a n
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -12,9 +13,10 @@ from coderiv.text.formats.docx import read_docx
 from coderiv.text.formats.epub import read_epub
 from coderiv.text.formats.html import read_html, starts_like_html
 from coderiv.text.formats.markdown import read_markdown
+from coderiv.text.formats.markup import DEFAULT_MARKUP, Markup
 from coderiv.text.formats.odt import read_odt
 from coderiv.text.formats.pdf import read_pdf
-from coderiv.text.formats.plain import decode, looks_binary, read_plain
+from coderiv.text.formats.plain import decode, looks_binary, read_plain, read_source
 from coderiv.text.formats.rst import read_rst
 from coderiv.text.formats.rtf import read_rtf
 from coderiv.text.formats.ziparchive import ZIP_ERRORS, open_zip, read_member
@@ -22,13 +24,22 @@ from coderiv.text.formats.ziparchive import ZIP_ERRORS, open_zip, read_member
 
 @dataclass(frozen=True)
 class Format:
-    """A document format: its name, the extensions that declare it, its reader, and whether
-    its content is binary (a container recognised by magic bytes) rather than text."""
+    """A document format: its name, the extensions that declare it, its reader, whether its
+    content is binary (a container recognised by magic bytes) rather than text, and whether it
+    is lightweight markup, readable as plain text too (:class:`~.markup.Markup`)."""
 
     name: str
     suffixes: tuple[str, ...]
     read: Callable[[bytes], Extracted]
     binary: bool = False
+    markup: bool = False
+
+    def reader(self, markup: Markup = DEFAULT_MARKUP) -> Callable[[bytes], Extracted]:
+        """The reader under the ``markup`` choice: markup read as text is decoded as it is
+        (its format still named, e.g. ``rst``)."""
+        if self.markup and markup is Markup.TEXT:
+            return functools.partial(read_source, fmt=self.name)
+        return self.read
 
 
 FORMATS: dict[str, Format] = {
@@ -39,8 +50,8 @@ FORMATS: dict[str, Format] = {
         Format("odt", (".odt", ".ott"), read_odt, binary=True),
         Format("epub", (".epub",), read_epub, binary=True),
         Format("rtf", (".rtf",), read_rtf),
-        Format("markdown", (".md", ".markdown", ".mdown", ".mkd"), read_markdown),
-        Format("rst", (".rst", ".rest"), read_rst),
+        Format("markdown", (".md", ".markdown", ".mdown", ".mkd"), read_markdown, markup=True),
+        Format("rst", (".rst", ".rest"), read_rst, markup=True),
         Format("html", (".html", ".htm", ".xhtml", ".xml"), read_html),
         Format("text", (), read_plain),
     )
