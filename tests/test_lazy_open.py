@@ -15,6 +15,8 @@ from click.testing import CliRunner
 
 from coderiv import Index, Searcher
 from coderiv.cli.main import main
+from coderiv.errors import CorruptIndexError
+from coderiv.index import integrity
 from coderiv.ranking.containment import chunk_store_spec
 from tests.support.files import write_docs
 from tests.support.resident import HAS_SMAPS, mapped, resident_kb
@@ -54,11 +56,11 @@ def test_a_query_of_the_terms_reads_no_page_of_the_chunk_store(tmp_path):
     assert resident_kb(next(p for p in chunk_files if p.name == "keys.npy")) > 0
 
 
-def _damage(path: Path) -> None:
-    """Flip 8 bytes in the middle of ``path`` (its data, past the .npy header): the size is kept."""
+def _damage(path: Path, header: int = 128) -> None:
+    """Flip 8 bytes in the middle of ``path`` (its data, past a .npy header): the size is kept."""
     data = bytearray(path.read_bytes())
     middle = len(data) // 2
-    assert middle > 128
+    assert middle > header
     for offset in range(middle, middle + 8):
         data[offset] ^= 0x5A
     path.write_bytes(bytes(data))
@@ -95,3 +97,22 @@ def test_damage_in_a_store_no_query_reads_leaves_the_answer_and_verify_finds_it(
     assert checked.exit_code != 0
     assert checked.output.strip().splitlines() == [f"Error: index at {root} is damaged: {rel}: checksum mismatch"]
     assert json.loads((index.generation / "manifest.json").read_text("utf-8"))["files"][rel]["bytes"] == keys.stat().st_size
+
+
+def test_the_document_ids_are_read_on_first_use_and_checked_then(tmp_path, monkeypatch):
+    """Built with 64-byte blocks (doc_ids.bin, 239 bytes, spans four): the open checks only the
+    first block and decodes nothing; damage in a later block is named at the ids' first use."""
+    monkeypatch.setattr(integrity, "BLOCK", 64)
+    root, query = _build(tmp_path)
+    index = Index.open(root)
+    assert "doc_ids" not in vars(index) and index.n_docs == 30  # the count is the manifest's
+    assert index.doc_ids[:3] == ["d00.txt", "d01.txt", "d02.txt"] and len(index.doc_ids) == 30
+    ids = index.generation / "doc_ids.bin"
+    assert ids.stat().st_size == 239
+    _damage(ids, header=64)  # bytes 119-126: block 1
+    damaged = Index.open(root)  # opens: block 0 is intact, the ids are not read
+    assert damaged.n_docs == 30
+    with pytest.raises(CorruptIndexError, match=r"^index damaged: doc_ids.bin block 1; rebuild with coderiv index$"):
+        len(damaged.doc_ids)
+    code, output = _query(root, query)
+    assert code != 0 and output.strip().splitlines() == ["Error: index damaged: doc_ids.bin block 1; rebuild with coderiv index"]

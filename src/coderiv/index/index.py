@@ -247,7 +247,7 @@ class Index:
         # Every file is opened (memory-mapped) now, read on first use: an open Index is a snapshot
         # that keeps working after a writer commits a newer generation and unlinks this one.
         try:
-            self.doc_ids: list[str] = self._load_ids()
+            self._ids_file = map_file(generation / "doc_ids.bin")  # read (whole) on first use: doc_ids
             self.doc_lengths = self._array("doc_lengths.npy")
             self.doc_norms = self._array("doc_norms.npy")
             self.term_max_unit = self._array("term_max_unit.npy")
@@ -258,10 +258,10 @@ class Index:
             self._sha256 = self._array("doc_sha256.npy")
             # modification times (POSIX seconds, NaN unknown); absent from indexes made before them
             self.doc_modified = self._array(MODIFIED_FILE) if MODIFIED_FILE in manifest.get("files", {}) else None
-        except (OSError, ValueError, UnicodeDecodeError) as exc:
+        except (OSError, ValueError) as exc:
             raise CorruptIndexError(f"index at {root} is damaged ({exc}); rebuild it") from exc
         table = BlockTable(generation, manifest)
-        if not (len(self.doc_ids) == len(self._raw_doc_lengths) == len(self._raw_doc_norms) == manifest["documents"]):
+        if not (len(self._raw_doc_lengths) == len(self._raw_doc_norms) == manifest["documents"]):
             raise CorruptIndexError(f"index at {root} has inconsistent document tables; rebuild it")
         self._guard_tables(table)
         self._table = table
@@ -295,8 +295,7 @@ class Index:
             guards["cosine_norms"] = table.guard(NORMS_FILE, self._cosine_classes[0])
             guards["cosine_limits"] = table.guard(LIMITS_FILE, self._cosine_classes[1])
         self._guards = guards
-        ids = self.generation / "doc_ids.bin"
-        table.guard("doc_ids.bin", np.frombuffer(ids.read_bytes(), np.uint8)).whole()
+        self._ids_guard = table.guard("doc_ids.bin", np.frombuffer(self._ids_file, np.uint8))
 
     @property
     def cosine_classes(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -332,14 +331,25 @@ class Index:
     def _array(self, name: str) -> np.ndarray:
         return load_npy(self.generation / name, self._mmap)
 
-    def _load_ids(self) -> list[str]:
-        blob = (self.generation / "doc_ids.bin").read_bytes().decode("utf-8")
-        return blob.split("\0") if blob else []
-
     # -- contents ----------------------------------------------------------------------------
+    @cached_property
+    def doc_ids(self) -> list[str]:
+        """Every document id, in document-number order: ``doc_ids.bin`` checked whole and decoded
+        on first use (a million ids are ~20 MB and 0.1 s, which an open does not pay)."""
+        self._ids_guard.whole()
+        try:
+            blob = bytes(self._ids_file).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CorruptIndexError(f"index at {self.root} is damaged ({exc}); rebuild it") from None
+        ids = blob.split("\0") if blob else []
+        if len(ids) != self.manifest["documents"]:
+            raise CorruptIndexError(f"index at {self.root} has inconsistent document tables; rebuild it")
+        return ids
+
     @property
     def n_docs(self) -> int:
-        return len(self.doc_ids)
+        ids = self.__dict__.get("doc_ids")
+        return len(ids) if ids is not None else int(self.manifest["documents"])
 
     @cached_property
     def analyzer(self) -> Analyzer:
