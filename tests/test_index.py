@@ -214,8 +214,9 @@ def test_verify_finds_flipped_bytes_that_keep_the_size(tmp_path):
     path.write_bytes(bytes(data))
     generation = tmp_path / "i" / "gen-000001"
     assert verify_files(generation, read_manifest(generation), full=True) == ["store-0/docs.npy: checksum mismatch"]
-    with pytest.raises(CorruptIndexError, match="index damaged: store-0/docs.npy block 0"):  # one block: its first, checked at open
-        Index.open(tmp_path / "i")
+    index = Index.open(tmp_path / "i")  # reads no store
+    with pytest.raises(CorruptIndexError, match="index damaged: store-0/docs.npy block 0"):  # one block: checked as the store loads
+        index.store("terms")
 
 
 def test_a_damaged_index_is_rebuilt_by_the_next_index_run(tmp_path):
@@ -281,16 +282,17 @@ def test_a_file_over_the_size_limit_is_skipped_without_being_read(tmp_path, monk
     assert read == [("big.txt", 0), ("small.txt", 16)]
 
 
-def test_document_numbers_out_of_range_are_caught_at_open_in_a_one_block_file(tmp_path):
+def test_document_numbers_out_of_range_are_caught_as_the_store_loads_in_a_one_block_file(tmp_path):
     write_docs(tmp_path / "c", DOCS)
     Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
     path = tmp_path / "i" / "gen-000001" / "store-0" / "docs.npy"
     data = bytearray(path.read_bytes())
     data[-4:] = (0xFFFFFFFF).to_bytes(4, "little")  # same size, last posting names document 4294967295
     path.write_bytes(bytes(data))
-    # the open checks each file's first block (the .npy header's): here the whole file
+    # loading a store (on its first use) checks each file's first block (the .npy header's): here the whole file
+    index = Index.open(tmp_path / "i")
     with pytest.raises(CorruptIndexError, match=re.escape("index damaged: store-0/docs.npy block 0; rebuild with coderiv index")):
-        Index.open(tmp_path / "i")
+        index.store("terms")
 
 
 def test_an_open_index_keeps_serving_its_snapshot_after_an_update(tmp_path):

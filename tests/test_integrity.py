@@ -127,14 +127,17 @@ def test_threads_checking_the_same_blocks_check_each_once(tmp_path):
     assert guard.complete and guard.checked == len(crcs) and bool(guard.done.all())
 
 
-def test_a_header_that_still_parses_is_caught_at_open(tmp_path, monkeypatch):
+def test_a_header_that_still_parses_is_caught_when_its_store_is_first_read(tmp_path, monkeypatch):
     """docs.npy's dtype turned from unsigned to signed 16 bits: numpy parses it, every block of
-    postings is intact, yet large numbers would read negative. The header's block is checked at
-    open."""
+    postings is intact, yet large numbers would read negative. The header's block is checked when
+    the store is loaded, on its first use: the open itself reads no store."""
     root = _build(tmp_path, monkeypatch)
     path = next(root.glob("gen-*")) / "store-0" / "docs.npy"
     data = path.read_bytes()
     assert b"'<u2'" in data[:128]
     path.write_bytes(data.replace(b"'<u2'", b"'<i2'", 1))
-    with pytest.raises(CorruptIndexError, match="index damaged: store-0/docs.npy block 0;"):
-        Index.open(root)
+    index = Index.open(root)
+    assert index.loaded_stores() == []
+    for _ in range(2):  # and again on the next read: a store that failed to load is not kept
+        with pytest.raises(CorruptIndexError, match="index damaged: store-0/docs.npy block 0;"):
+            Searcher(index).search(QUERY)

@@ -8,7 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from coderiv.index.mapped_pages import release_arrays, release_store
+from coderiv.index import integrity
+from coderiv.index.integrity import load_npy
+from coderiv.index.mapped_pages import RESIDENCY, Residency, release_arrays, release_store
 from coderiv.index.postings import Postings, from_forward
 from coderiv.pairs.eligibility import release_pages
 
@@ -52,3 +54,50 @@ def test_arrays_in_memory_are_left_alone():
     release_store(store)  # nothing mapped: no error, nothing changed
     release_arrays([np.arange(3), None, 7, "text"])
     assert np.asarray(store.keys).tolist() == [1, 2]
+
+
+def test_residency_releases_every_registered_map_once_its_budget_may_be_resident(tmp_path):
+    """What may be resident is what was read of each array since the last release, at most its
+    size: reading one array over and over never passes a budget larger than it; reading a
+    second one does, and then every registered array's pages are released (once), and the data
+    read afterwards are the same."""
+    paths = [tmp_path / f"a{i}.npy" for i in range(2)]
+    for i, path in enumerate(paths):
+        np.save(path, np.arange(i, i + 300_000, dtype=np.int64))  # 2.4 MB each
+    arrays = [load_npy(path) for path in paths]
+    residency = Residency(budget=3_000_000)
+    keys = [residency.add(array) for array in arrays]
+    total = [int(a.sum()) for a in arrays]  # every page of both read
+    assert [_resident_kb(str(p)) > 2000 for p in paths] == [True, True]
+    for _ in range(10):
+        residency.reading(keys[0], 1_000_000)  # 10 MB read of a 2.4 MB array: at most 2.4 MB resident
+    assert residency.releases == 0 and residency.resident == 2_400_000
+    assert [_resident_kb(str(p)) > 2000 for p in paths] == [True, True]
+    residency.reading(keys[1], 600_000)  # 3.0 MB may be resident: the budget
+    assert residency.releases == 1 and residency.resident == 0 and [_resident_kb(str(p)) for p in paths] == [0, 0]
+    assert [int(a.sum()) for a in arrays] == total == [44_999_850_000, 45_000_150_000]
+    residency.reading(keys[0], 2_000_000)
+    assert residency.releases == 1 and residency.resident == 2_000_000  # counted again from the release
+
+
+def test_a_large_store_file_s_reads_are_counted_and_released(tmp_path, monkeypatch):
+    """A store whose files are "large" (the threshold lowered to 1 MB here) reports its reads
+    to the process's residency, which releases them as its budget is reached: the query's
+    answer is the same, and keys.npy holds fewer pages than with no release."""
+    folder, docs = _saved_store(tmp_path)
+    monkeypatch.setattr(integrity, "LARGE_FILE", 1 << 20)
+    monkeypatch.setattr(RESIDENCY, "budget", 1 << 20)
+    monkeypatch.setattr(RESIDENCY, "resident", 0)
+    keys_file = folder / "keys.npy"
+    crcs = integrity.file_digests(keys_file)[1]
+    store = Postings.load(folder, len(docs))
+    guard = integrity.FileGuard("keys.npy", keys_file, store._raw_keys, crcs)
+    assert guard.large
+    before = RESIDENCY.releases
+    wanted = np.load(keys_file)[::1000]  # read from the file, not through the map
+    size_kb = keys_file.stat().st_size // 1024
+    assert _resident_kb(str(keys_file)) <= 64  # the header, which the guard read
+    guard.whole()  # every block checked, through the map: 1.7 MB read, the budget passed on the way
+    assert RESIDENCY.releases > before
+    assert 0 < _resident_kb(str(keys_file)) < size_kb  # without a release, every page would stay
+    assert np.array_equal(store.lookup(wanted), np.arange(0, len(store._raw_keys), 1000))

@@ -44,3 +44,43 @@ def test_every_command_is_where_the_group_says() -> None:
 
 def test_the_versions_threshold_is_the_groups_one() -> None:
     assert VERSIONS_MIN_PERCENT == GROUPS_VERSIONS_MIN_PERCENT
+
+
+#: Modules a one-query or one-report process has no use for: the build (writer, analysis
+#: workers and their processes, the Dask cluster, the cosine statistics' compiled loops), the
+#: stemmers of an index that does not stem, and, for a query, the report's and pairs' engines.
+BUILD_MODULES = {
+    "coderiv.index.writer", "coderiv.index.analysis_workers", "coderiv.index.child_processes", "coderiv.index.cluster",
+    "coderiv.index.cosine_statistics", "coderiv.index.compiled_writer", "multiprocessing", "snowballstemmer", "scipy",
+}
+
+
+def _modules_of_command(args: list[str]) -> set[str]:
+    """The modules loaded by the end of ``coderiv ARGS`` run in a fresh interpreter."""
+    code = (
+        "import sys, json\nfrom coderiv.cli import main\ntry:\n    main(" + repr(args) + ", prog_name='coderiv')\n"
+        "except SystemExit as exit:\n    assert not exit.code, exit.code\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return {m.split(".")[0] if not m.startswith("coderiv.") else m for m in json.loads(done.stderr.strip().splitlines()[-1])}
+
+
+def test_a_query_and_a_report_import_nothing_of_the_build(tmp_path) -> None:
+    from coderiv import Index
+    from coderiv.ranking.containment import chunk_store_spec
+    from tests.support.files import write_docs
+
+    words = "river delta marsh wetland estuary sediment tide channel levee basin floodplain meander".split()
+    docs = {f"d{i}.txt": " ".join(words[(i + j) % len(words)] for j in range(40)) for i in range(6)}
+    folder = write_docs(tmp_path / "c", docs)
+    Index.update_from(folder, tmp_path / "i", stores=[chunk_store_spec()], workers=1)
+    query = ["query", str(folder / "d1.txt"), "--index", str(tmp_path / "i"), "-q"]
+    loaded = _modules_of_command(query)
+    assert "coderiv.index.index" in loaded and "numpy" in loaded  # what the work does need
+    assert loaded & BUILD_MODULES == set()
+    assert {m for m in loaded if m.startswith(("coderiv.report", "coderiv.pairs", "coderiv.overlap", "coderiv.web"))} == set()
+    report = _modules_of_command(["report", str(folder / "d1.txt"), "--index", str(tmp_path / "i"), "-q", "--format", "json"])
+    assert "coderiv.report.build" in report and "coderiv.pairs.table" in report
+    assert report & BUILD_MODULES == set()
+    assert {"coderiv.pairs.run", "coderiv.pairs.lineage"} & report == set()

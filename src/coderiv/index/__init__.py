@@ -4,11 +4,45 @@ atomically with checksums and a lock (:mod:`.storage`), analysis in worker proce
 (:mod:`.index`: open, inspect, build or update, add a store), sharded indexes (:mod:`.shards`)
 and the one interface both implement (:mod:`.reader`: :class:`IndexReader`, :func:`open_index`)."""
 
-from coderiv.index.index import DocumentFacts, Index, UpdateReport, resolve_index_path
-from coderiv.index.postings import Postings
-from coderiv.index.reader import IndexReader, open_index, open_with_store
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from coderiv.index.index import DocumentFacts, Index, UpdateReport, resolve_index_path
+    from coderiv.index.postings import Postings
+    from coderiv.index.reader import IndexReader, open_index, open_with_store
+
+#: public name -> the module it is imported from on first use (PEP 562): importing one module of
+#: the package (``coderiv.index.index``) does not import all of them, so a command's start-up pays only
+#: for what it uses
+_LAZY: dict[str, str] = {
+    "DocumentFacts": "coderiv.index.index",
+    "Index": "coderiv.index.index",
+    "IndexReader": "coderiv.index.reader",
+    "Postings": "coderiv.index.postings",
+    "UpdateReport": "coderiv.index.index",
+    "open_index": "coderiv.index.reader",
+    "open_with_store": "coderiv.index.reader",
+    "resolve_index_path": "coderiv.index.index",
+}
 
 __all__ = [
     "DocumentFacts", "Index", "IndexReader", "Postings", "UpdateReport", "open_index", "open_with_store",
     "resolve_index_path",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module when the name is first used."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -26,7 +26,6 @@ from pathlib import Path
 import numpy as np
 
 from coderiv.errors import CorruptIndexError
-from coderiv.index.cosine_statistics import row_squares
 from coderiv.index.integrity import load_npy
 from coderiv.index.postings import Postings
 
@@ -62,6 +61,8 @@ def class_norms(
     """(table, limits): ``table[c, d]`` = ceil(255 · ‖d_c‖ / W_d) as uint8, one pass over the
     terms store a key range at a time. ``f_t`` and ``collection_size`` give collection-wide
     statistics when the store holds only a shard, as for :func:`cosine_statistics`."""
+    from coderiv.index.cosine_statistics import row_squares  # the build's (and its compiled loops'), not a query's
+
     size = collection_size or n_docs
     limits = class_limits(size)
     local = np.diff(np.asarray(store.ptr))

@@ -23,16 +23,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 import numpy as np
 
 from coderiv._version import __version__
 from coderiv.errors import AnalysisMismatchError, CoderivError, CorruptIndexError
-from coderiv.index.analysis_workers import Skipped, analyze_documents
-from coderiv.index.cosine_bounds import LIMITS_FILE, NORMS_FILE, class_norms, load_class_norms, save_class_norms
-from coderiv.index.cosine_statistics import cosine_statistics
-from coderiv.index.integrity import BLOCKS_FILE, BlockTable, Checked, FileGuard, load_npy
+from coderiv.index.cosine_bounds import LIMITS_FILE, NORMS_FILE, load_class_norms
+from coderiv.index.integrity import BLOCKS_FILE, BlockTable, Checked, FileGuard, Mapped, load_npy, map_file, premapped
 from coderiv.index.postings import Postings
 from coderiv.index.storage import (
     MANIFEST,
@@ -44,14 +42,17 @@ from coderiv.index.storage import (
     was_an_index,
     write_lock,
 )
-from coderiv.index.writer import Sources, Spill, from_presorted_runs, scratch_folder, write_store
 from coderiv.keys.kinds import TERMS, StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
-from coderiv.text.collection import RawDocument, ReadOptions, Source, stored_size
-from coderiv.text.extract import EXTRACTION_VERSION, Markup
-from coderiv.text.remote import iter_source, source_exists, source_name, source_size
-from coderiv.text.sources import DocumentTexts
+from coderiv.text.extract import Markup
+
+if TYPE_CHECKING:  # the build's modules (workers, writer, the collection's readers) are imported
+    # by the functions that build: opening and querying an index never loads them
+    from coderiv.index.analysis_workers import Skipped
+    from coderiv.index.writer import Sources, Spill
+    from coderiv.text.collection import RawDocument, ReadOptions, Source
+    from coderiv.text.sources import DocumentTexts
 
 FORMAT = "coderiv-index"
 FORMAT_VERSION = 6
@@ -198,6 +199,8 @@ def _rebuild_reason(
     added = sorted({s.name for s in stores or []} - set(old.specs))
     if added:
         return f"stores added: {added}"
+    from coderiv.text.extract import EXTRACTION_VERSION
+
     if old.manifest.get("extraction", 1) != EXTRACTION_VERSION:
         return "documents are read differently now (PDF, Word, Markdown, reStructuredText…)"
     return None
@@ -242,10 +245,10 @@ class Index:
         except CoderivError as exc:
             raise CorruptIndexError(f"index at {root}: {exc}; rebuild it") from None
         self.specs = {name: StoreSpec.from_dict(d["spec"]) for name, d in manifest["stores"].items()}
-        # Every file is opened (memory-mapped) now, not on first use: an open Index is a snapshot
+        # Every file is opened (memory-mapped) now, read on first use: an open Index is a snapshot
         # that keeps working after a writer commits a newer generation and unlinks this one.
         try:
-            self.doc_ids: list[str] = self._load_ids()
+            self._ids_file = map_file(generation / "doc_ids.bin")  # read (whole) on first use: doc_ids
             self.doc_lengths = self._array("doc_lengths.npy")
             self.doc_norms = self._array("doc_norms.npy")
             self.term_max_unit = self._array("term_max_unit.npy")
@@ -256,15 +259,27 @@ class Index:
             self._sha256 = self._array("doc_sha256.npy")
             # modification times (POSIX seconds, NaN unknown); absent from indexes made before them
             self.doc_modified = self._array(MODIFIED_FILE) if MODIFIED_FILE in manifest.get("files", {}) else None
-        except (OSError, ValueError, UnicodeDecodeError) as exc:
+        except (OSError, ValueError) as exc:
             raise CorruptIndexError(f"index at {root} is damaged ({exc}); rebuild it") from exc
         table = BlockTable(generation, manifest)
-        if not (len(self.doc_ids) == len(self._raw_doc_lengths) == len(self._raw_doc_norms) == manifest["documents"]):
+        if not (len(self._raw_doc_lengths) == len(self._raw_doc_norms) == manifest["documents"]):
             raise CorruptIndexError(f"index at {root} has inconsistent document tables; rebuild it")
         self._guard_tables(table)
-        self._stores: dict[str, Postings] = {
-            name: Postings.load(generation / meta["dir"], self.n_docs, mmap, table) for name, meta in manifest["stores"].items()
-        }
+        self._table = table
+        # A store is loaded on first use (a query of the terms never reads the chunk store), from
+        # its files mapped now: mapping reads no page and keeps the files of this generation
+        # readable after a writer unlinks them (:func:`.integrity.premapped`).
+        try:
+            self._store_files = {name: self._map_folder(meta["dir"]) for name, meta in manifest["stores"].items()}
+        except OSError as exc:
+            raise CorruptIndexError(f"index at {root} is damaged ({exc}); rebuild it") from exc
+        self._stores: dict[str, Postings] = {}
+        self._store_lock = threading.Lock()
+
+    def _map_folder(self, folder: str) -> dict[Path, Mapped]:
+        """Every file of ``folder`` (a store's), memory-mapped, none of its pages read."""
+        prefix = folder + "/"
+        return {self.generation / rel: map_file(self.generation / rel) for rel in self.manifest.get("files", {}) if rel.startswith(prefix)}
 
     def _guard_tables(self, table: BlockTable) -> None:
         """Check the document tables against the block checksums: each whole on its first use
@@ -281,8 +296,7 @@ class Index:
             guards["cosine_norms"] = table.guard(NORMS_FILE, self._cosine_classes[0])
             guards["cosine_limits"] = table.guard(LIMITS_FILE, self._cosine_classes[1])
         self._guards = guards
-        ids = self.generation / "doc_ids.bin"
-        table.guard("doc_ids.bin", np.frombuffer(ids.read_bytes(), np.uint8)).whole()
+        self._ids_guard = table.guard("doc_ids.bin", np.frombuffer(self._ids_file, np.uint8))
 
     @property
     def cosine_classes(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -318,14 +332,25 @@ class Index:
     def _array(self, name: str) -> np.ndarray:
         return load_npy(self.generation / name, self._mmap)
 
-    def _load_ids(self) -> list[str]:
-        blob = (self.generation / "doc_ids.bin").read_bytes().decode("utf-8")
-        return blob.split("\0") if blob else []
-
     # -- contents ----------------------------------------------------------------------------
+    @cached_property
+    def doc_ids(self) -> list[str]:
+        """Every document id, in document-number order: ``doc_ids.bin`` checked whole and decoded
+        on first use (a million ids are ~20 MB and 0.1 s, which an open does not pay)."""
+        self._ids_guard.whole()
+        try:
+            blob = bytes(self._ids_file).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CorruptIndexError(f"index at {self.root} is damaged ({exc}); rebuild it") from None
+        ids = blob.split("\0") if blob else []
+        if len(ids) != self.manifest["documents"]:
+            raise CorruptIndexError(f"index at {self.root} has inconsistent document tables; rebuild it")
+        return ids
+
     @property
     def n_docs(self) -> int:
-        return len(self.doc_ids)
+        ids = self.__dict__.get("doc_ids")
+        return len(ids) if ids is not None else int(self.manifest["documents"])
 
     @cached_property
     def analyzer(self) -> Analyzer:
@@ -347,6 +372,8 @@ class Index:
     def source_texts(self, preload: bool = False) -> DocumentTexts:
         """The indexed documents' visible texts, re-read from the recorded source on demand (markup
         read as the index read it)."""
+        from coderiv.text.sources import DocumentTexts
+
         return DocumentTexts(self.source, preload=preload, markup=self.markup)
 
     @cached_property
@@ -358,7 +385,24 @@ class Index:
         """The postings store called ``name`` (``terms``, or a fingerprint/chunk store)."""
         if name not in self.specs:
             raise CoderivError(f"this index has no store {name!r}; it has {sorted(self.specs)!r}")
-        return self._stores[name]
+        store = self._stores.get(name)
+        if store is None:
+            with self._store_lock:
+                store = self._stores.get(name)
+                if store is None:
+                    store = self._load_store(name)
+                    self._stores[name] = store
+        return store
+
+    def _load_store(self, name: str) -> Postings:
+        """The store ``name`` read from the files mapped at open: its arrays' headers parsed, its
+        shapes and the blocks they read checked (:meth:`Postings.load`), nothing else read."""
+        with premapped(self._store_files[name]):
+            return Postings.load(self.generation / self.manifest["stores"][name]["dir"], self.n_docs, self._mmap, self._table)
+
+    def loaded_stores(self) -> list[str]:
+        """The stores read so far (a store is loaded on its first use)."""
+        return sorted(self._stores)
 
     @property
     def terms(self) -> Postings:
@@ -443,6 +487,8 @@ class Index:
         ``progress`` follows the bytes read)."""
         if spec.name in self.specs:
             return self
+        from coderiv.text.remote import source_exists
+
         source = self.source
         if not source or not source_exists(source):
             raise CoderivError(f"the index has no {spec.name} store and its source {source} is gone; rebuild the index")
@@ -506,6 +552,8 @@ class Index:
         ``markup`` reading (:class:`Markup`; None keeps the index's); a changed reading option
         only adds or drops the documents it concerns.
         """
+        from coderiv.text.collection import ReadOptions
+
         root = resolve_index_path(path)
         with write_lock(root):
             old: Index | None = None
@@ -571,6 +619,10 @@ def _write(
     read the source (:class:`_SourcePass`), analyse and spill what is new or changed
     (:func:`_analyse`), number every document by sorted id (:func:`_numbering`), then write the
     documents' tables, the stores and the manifest into a new generation."""
+    from coderiv.index.writer import Sources, Spill, scratch_folder
+    from coderiv.text.collection import stored_size
+    from coderiv.text.remote import source_size
+
     passing = _SourcePass(source, reading, old, report, progress)
     # the source's size: progress, and whether analysis is worth its compiled loop (a URL's
     # size is asked for only when progress is shown: it may mean listing a remote folder)
@@ -628,6 +680,8 @@ class _SourcePass:
 
     def to_analyse(self) -> Iterator[RawDocument]:
         """The documents added or changed since the old index, in source order."""
+        from coderiv.text.remote import iter_source
+
         for raw in iter_source(self.source, self.reading):
             if raw.doc_id in self.seen:
                 continue
@@ -661,6 +715,8 @@ def _analyse(
 ) -> _Analysed:
     """Analyse the documents the pass gives (worker processes) and spill their keys; the report
     gets what was skipped, lossy, which formats, notes, and which ids were added or changed."""
+    from coderiv.index.analysis_workers import analyze_documents
+
     fresh = _Analysed()
     for batch in analyze_documents(passing.to_analyse(), settings, specs, workers, source_bytes=total, markup=markup):
         report.skipped.extend(batch.skipped)
@@ -714,6 +770,8 @@ def _write_stores(
     statistics; the manifest's record of each store. When the stores come from the runs'
     presorted segments (a fresh build), the other stores (a report-ready index's chunk store)
     are written by a thread while this one writes the terms store: a second core merges."""
+    from coderiv.index.writer import from_presorted_runs, write_store
+
     n_docs = len(lengths)
     stores_meta = {}
     concurrent = len(specs) > 1 and from_presorted_runs(sources, [spec.name for spec in specs])
@@ -741,6 +799,10 @@ def _write_one_store(
 ) -> dict[str, Any]:
     """Store ``number`` (or the one a thread is writing: ``written``), with the terms store's
     cosine statistics; its record in the manifest."""
+    from coderiv.index.cosine_bounds import class_norms, save_class_norms
+    from coderiv.index.cosine_statistics import cosine_statistics
+    from coderiv.index.writer import write_store
+
     n_docs = len(lengths)
     folder = f"store-{number}"
     if written is not None:
@@ -761,6 +823,9 @@ def _manifest(
     stores_meta: dict[str, dict[str, Any]], report: UpdateReport, n_docs: int,
 ) -> dict[str, Any]:
     """The new generation's manifest (lossy documents: this run's and the kept ones' recorded)."""
+    from coderiv.text.extract import EXTRACTION_VERSION
+    from coderiv.text.remote import source_name
+
     old = passing.old
     old_lossy = set(old.manifest.get("lossy", [])) & set(passing.kept) if old is not None else set()
     return {

@@ -18,15 +18,23 @@ CRC-32 (zlib) runs at about 3 GB/s here; a block is checked once per process.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
+import mmap
+import os
 import threading
 import zlib
+from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
+from numpy.lib import format as npy_format
 
 from coderiv.errors import CorruptIndexError
+from coderiv.index.mapped_pages import LARGE_FILE, RESIDENCY
 
 #: Bytes per checksummed block: small enough that a query touching a few postings of many
 #: keys checks little more than it reads (64 KiB ≈ 20 µs of CRC-32), large enough that the
@@ -67,16 +75,24 @@ class FileGuard:
         flat = np.asarray(array).reshape(-1)
         self.data = flat.view(np.uint8) if flat.flags.c_contiguous else np.ascontiguousarray(flat).view(np.uint8)
         self.itemsize = max(1, np.asarray(array).dtype.itemsize)
-        self.size = path.stat().st_size
+        mapped = _whole_file(array, path)
+        self.size = len(mapped) if mapped is not None else path.stat().st_size
         self.offset = self.size - self.data.nbytes  # the .npy header's length
-        with open(path, "rb") as handle:
-            self.header = handle.read(self.offset)
+        if mapped is not None:
+            self.header = bytes(mapped[: max(self.offset, 0)])
+        else:
+            with open(path, "rb") as handle:
+                self.header = handle.read(self.offset)
         self.done = np.zeros(len(crcs), bool)
         self.checked = 0
         self.complete = not len(crcs)
         self._lock = threading.Lock()
         if len(crcs) != -(-self.size // block) or self.offset < 0:
             raise CorruptIndexError(f"index damaged: {rel} does not match its block checksums; rebuild with coderiv index")
+        #: a large file's reads are reported to :data:`.mapped_pages.RESIDENCY`, which releases its
+        #: pages from time to time: a process's resident set stays near what it reads now
+        self.large = self.size >= LARGE_FILE and isinstance(_whole_file(array, path), mmap.mmap)
+        self.residency_key = RESIDENCY.add(self.data) if self.large else 0
 
     def _check(self, blocks: np.ndarray) -> None:
         """Check the given blocks (any order, repeats allowed) that are not yet checked."""
@@ -99,6 +115,8 @@ class FileGuard:
                     raise damaged(self.rel, b)
                 self.done[b] = True
                 self.checked += 1
+                if self.large:
+                    RESIDENCY.reading(self.residency_key, hi - lo)  # the check itself reads the block through the map
             self.complete = self.checked == len(self.crcs)
 
     def whole(self) -> None:
@@ -109,6 +127,8 @@ class FileGuard:
 
     def elements(self, positions: np.ndarray) -> None:
         """Check the blocks holding the array elements at ``positions`` (any order, any count)."""
+        if self.large:
+            RESIDENCY.reading(self.residency_key, min(np.size(positions), len(self.crcs)) * self.block)
         if self.complete:
             return
         if self.size <= WHOLE_BELOW:
@@ -120,6 +140,9 @@ class FileGuard:
 
     def spans(self, starts: np.ndarray, ends: np.ndarray) -> None:
         """Check the blocks holding elements ``starts[i]:ends[i]`` for every i."""
+        if self.large:
+            spanned = int(np.maximum(np.asarray(ends, np.int64) - np.asarray(starts, np.int64), 0).sum()) * self.itemsize
+            RESIDENCY.reading(self.residency_key, min(spanned + np.size(starts) * self.block, self.size))
         if self.complete:
             return
         if self.size <= WHOLE_BELOW:
@@ -140,6 +163,21 @@ class FileGuard:
             return
         offsets = np.cumsum(counts) - counts
         self._check(np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(first - offsets, counts))
+
+
+def _whole_file(array: np.ndarray, path: Path) -> Mapped | None:
+    """The map of the whole of ``path`` that ``array`` views (premapped, or the one
+    :func:`load_npy` made), if any: its size and header are then read without the path, which
+    may be gone (an unlinked generation)."""
+    premapped_file = (_PREMAPPED.get() or {}).get(path)
+    if premapped_file is not None:
+        return premapped_file
+    base: object = array
+    while isinstance(base, np.ndarray):
+        base = base.base
+    if isinstance(base, memoryview) and isinstance(base.obj, mmap.mmap):
+        return base.obj
+    return None
 
 
 T = TypeVar("T")
@@ -252,11 +290,75 @@ def checked_insertion(
         raise CorruptIndexError("index damaged: a sorted table is out of order; rebuild with coderiv index")
 
 
-def load_npy(path: Path, mmap: bool = True) -> np.ndarray:
-    """``np.load`` of an index array (memory-mapped, never pickled); any failure to parse it (a
-    damaged header can raise ValueError, SyntaxError, tokenize's TokenError…) is one line."""
+#: A file's bytes as :func:`map_file` gives them: a read-only map (``b""`` for an empty file).
+Mapped = mmap.mmap | bytes
+#: Files of a generation mapped before they are read (:func:`premapped`): path → mapping.
+_PREMAPPED: ContextVar[dict[Path, Mapped] | None] = ContextVar("premapped", default=None)
+
+
+def _header(stream: io.BufferedIOBase | io.BytesIO) -> tuple[tuple[int, ...], bool, np.dtype[Any], int]:
+    """(shape, Fortran order, dtype, data offset) of the ``.npy`` header ``stream`` starts with:
+    numpy's format, parsed here (never pickled objects)."""
+    version = npy_format.read_magic(stream)
+    read_header = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
+    shape, fortran, dtype = read_header(stream)
+    if dtype.hasobject:
+        raise ValueError("an object array")
+    return shape, fortran, dtype, stream.tell()
+
+
+def map_file(path: Path) -> Mapped:
+    """The bytes of ``path`` as a read-only memory map (no page is read: the kernel reads each
+    one when first touched), ``b""`` for an empty file. The map keeps the file readable after
+    it is unlinked: what lets an opened index read a generation a writer has since replaced."""
+    with open(path, "rb") as handle:
+        if not os.fstat(handle.fileno()).st_size:
+            return b""
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+@contextlib.contextmanager
+def premapped(files: dict[Path, Mapped]) -> Iterator[None]:
+    """Within this block, :func:`load_npy` and :meth:`BlockTable.guard` read the files named
+    here from their maps, made earlier (:func:`map_file`), not from their paths."""
+    token = _PREMAPPED.set({**(_PREMAPPED.get() or {}), **files})
     try:
-        return np.asarray(np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False))
+        yield
+    finally:
+        _PREMAPPED.reset(token)
+
+
+def npy_array(data: Mapped, header: tuple[tuple[int, ...], bool, np.dtype[Any], int] | None = None) -> np.ndarray:
+    """The array of a ``.npy`` file's bytes ``data``, a view of them (nothing copied, no page
+    touched but the header's, and not that one when ``header`` was parsed from the file)."""
+    shape, fortran, dtype, offset = header or _header(io.BytesIO(data[: min(len(data), 1 << 16)]))
+    count = int(np.prod(shape, dtype=np.int64))
+    flat = np.frombuffer(data, dtype, count, offset) if count else np.empty(0, dtype)
+    return flat.reshape(shape, order="F" if fortran else "C")
+
+
+def _load_mapped(path: Path) -> np.ndarray:
+    """:func:`npy_array` of ``path``: its premapped bytes (:func:`premapped`), else a new map,
+    the header read from the file (a read through the map would make its pages resident)."""
+    mapped = (_PREMAPPED.get() or {}).get(path)
+    if mapped is not None:
+        return npy_array(mapped)
+    with open(path, "rb") as handle:
+        header = _header(handle)
+        size = os.fstat(handle.fileno()).st_size
+        data: Mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+    return npy_array(data, header)
+
+
+def load_npy(path: Path, mmap: bool = True) -> np.ndarray:
+    """An index array: memory-mapped (:func:`npy_array` of :func:`map_file`, or of the map made
+    when the generation was opened, see :func:`premapped`) or read into memory, never pickled;
+    any failure to parse it (a damaged header can raise ValueError, SyntaxError, tokenize's
+    TokenError…) is one line."""
+    try:
+        if mmap:
+            return _load_mapped(path)
+        return np.asarray(np.load(path, allow_pickle=False))
     except Exception as exc:  # whatever the header's damage makes numpy raise
         where = f"{path.parent.name}/{path.name}"
         raise CorruptIndexError(f"index damaged: {where} cannot be read ({type(exc).__name__}); rebuild with coderiv index") from None

@@ -15,7 +15,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from coderiv.index.index import DocumentFacts, Index, resolve_index_path
 from coderiv.index.shards import SHARDS_MANIFEST, ShardedIndex, is_sharded, live_set
@@ -23,8 +23,10 @@ from coderiv.index.storage import current_generation
 from coderiv.keys.kinds import StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
-from coderiv.text.extract import Markup
-from coderiv.text.sources import DocumentTexts
+
+if TYPE_CHECKING:
+    from coderiv.text.extract import Markup
+    from coderiv.text.sources import DocumentTexts
 
 T = TypeVar("T")
 

@@ -36,16 +36,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from coderiv._version import __version__
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
-from coderiv.index.analysis_workers import Skipped
-from coderiv.index.cluster import check_workers, dask_client
-from coderiv.index.cosine_bounds import class_norms, load_class_norms, save_class_norms
-from coderiv.index.cosine_statistics import cosine_statistics
+from coderiv.index.cosine_bounds import load_class_norms
 from coderiv.index.counts import CountValues
 from coderiv.index.index import DocumentFacts, Index, UpdateReport
 from coderiv.index.postings import DocNumbers, Postings, group_by_key, narrow
@@ -53,10 +50,12 @@ from coderiv.index.storage import MANIFEST, fsync_path, newest_readable_manifest
 from coderiv.keys.kinds import StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
-from coderiv.text.collection import RawDocument
 from coderiv.text.extract import Markup
-from coderiv.text.remote import is_url, iter_source, source_name
-from coderiv.text.sources import DocumentTexts
+
+if TYPE_CHECKING:  # the build's modules are imported by the functions that build (a query never does)
+    from coderiv.index.analysis_workers import Skipped
+    from coderiv.text.collection import RawDocument
+    from coderiv.text.sources import DocumentTexts
 
 SHARDS_MANIFEST = "SHARDS.json"
 #: ``<index>/pairs-view/<set>/``: the generation folder of a sharded index's :class:`ShardView`
@@ -101,6 +100,8 @@ def build_shard(
     """Write shard ``shard`` of ``k``: the documents of ``source`` that hash to it (None when it
     gets none). Runs on a Dask worker or in this process; every shard lists the whole source
     (a folder's names, an archive's headers) but reads only its own documents."""
+    from coderiv.text.remote import iter_source
+
     selected = 0
 
     def mine() -> Iterator[RawDocument]:
@@ -125,6 +126,9 @@ def build_shard(
 
 def finish_shard(set_dir: str, shard: int, n_docs: int) -> None:
     """Second pass over one shard: W_d and the cosine bound with the collection's f_t and N."""
+    from coderiv.index.cosine_bounds import class_norms, save_class_norms
+    from coderiv.index.cosine_statistics import cosine_statistics
+
     folder = Path(set_dir)
     index = Index.open(_shard_folder(folder, shard))
     keys = np.load(_global(folder, "terms_keys.npy"), mmap_mode="r")
@@ -194,6 +198,8 @@ def build_sharded(
     with one process each). The previous set stays live until the new one is complete.
     ``markup`` (None: the set's record) is recorded in the set's manifest and each shard's;
     another than the live set's builds the set anew."""
+    from coderiv.text.remote import source_name
+
     if shards < 1:
         raise CoderivError("--shards must be at least 1")
     root = Path(path)
@@ -356,6 +362,9 @@ def build_sharded_on(
     run this coderiv version (and to have fsspec for a source given by URL)."""
     if dask_address is None:
         return build_sharded(source, path, shards, settings, stores, workers, markup=markup)
+    from coderiv.index.cluster import check_workers, dask_client
+    from coderiv.text.remote import is_url
+
     with dask_client(dask_address, workers) as client:
         check_workers(client, ("fsspec",) if is_url(source) else ())
         return build_sharded(source, path, shards, settings, stores, workers, dask_runner(client), markup)
@@ -558,6 +567,8 @@ class ShardedIndex:
     def source_texts(self, preload: bool = False) -> DocumentTexts:
         """The indexed documents' visible texts, re-read from the recorded source on demand (markup
         read as the shards read it)."""
+        from coderiv.text.sources import DocumentTexts
+
         return DocumentTexts(self.source, preload=preload, markup=self.markup)
 
     def locate(self, doc_id: str) -> tuple[Index, int]:

@@ -15,14 +15,52 @@ table: groups of coderivatives (:mod:`.groups`) and their version lineage (:mod:
 which came first and which derives from which, with :mod:`.dates`, :mod:`.arborescence` and the
 renderings of :mod:`.lineage_output`)."""
 
-from coderiv.pairs.dates import DocDate, read_dates_file
-from coderiv.pairs.groups import find_groups
-from coderiv.pairs.lineage import Lineage, Link, Profile, derive_lineage, index_lineages
-from coderiv.pairs.methods import DEFAULT_METHOD, METHODS
-from coderiv.pairs.run import run_pairs, similar
-from coderiv.pairs.table import PairTable
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from coderiv.pairs.dates import DocDate, read_dates_file
+    from coderiv.pairs.groups import find_groups
+    from coderiv.pairs.lineage import Lineage, Link, Profile, derive_lineage, index_lineages
+    from coderiv.pairs.methods import DEFAULT_METHOD, METHODS
+    from coderiv.pairs.run import run_pairs, similar
+    from coderiv.pairs.table import PairTable
+
+#: public name -> the module it is imported from on first use (PEP 562): a report reading a
+#: stored pair table (``coderiv.pairs.table``) does not import the lineage's scipy and the runs
+_LAZY: dict[str, str] = {
+    "DEFAULT_METHOD": "coderiv.pairs.methods",
+    "DocDate": "coderiv.pairs.dates",
+    "Lineage": "coderiv.pairs.lineage",
+    "Link": "coderiv.pairs.lineage",
+    "METHODS": "coderiv.pairs.methods",
+    "PairTable": "coderiv.pairs.table",
+    "Profile": "coderiv.pairs.lineage",
+    "derive_lineage": "coderiv.pairs.lineage",
+    "find_groups": "coderiv.pairs.groups",
+    "index_lineages": "coderiv.pairs.lineage",
+    "read_dates_file": "coderiv.pairs.dates",
+    "run_pairs": "coderiv.pairs.run",
+    "similar": "coderiv.pairs.run",
+}
 
 __all__ = [
-    "DEFAULT_METHOD", "METHODS", "DocDate", "Lineage", "Link", "PairTable", "Profile", "derive_lineage", "find_groups",
-    "index_lineages", "read_dates_file", "run_pairs", "similar",
+    "DEFAULT_METHOD", "DocDate", "Lineage", "Link", "METHODS", "PairTable", "Profile", "derive_lineage",
+    "find_groups", "index_lineages", "read_dates_file", "run_pairs", "similar",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module when the name is first used."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

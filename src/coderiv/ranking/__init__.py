@@ -7,20 +7,72 @@ one protocol (:mod:`.protocol`): ranking (:mod:`.search`), fingerprints
 :mod:`.searchers`; many queries in one process, with limits and exclusions (:mod:`.batch`).
 :mod:`.whoosh_models` offers the measures to whoosh users (extra ``whoosh``)."""
 
-from coderiv.ranking.batch import BatchItem, Limits, check_batch, query_documents, rank_query
-from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
-from coderiv.ranking.fingerprint_search import FingerprintSearcher
-from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, Measure, get_measure
-from coderiv.ranking.passage_windows import PassageSearcher
-from coderiv.ranking.percent import meets_threshold, percent
-from coderiv.ranking.protocol import DocumentSearcher
-from coderiv.ranking.results import DocumentPercentages, Match, QueryResult
-from coderiv.ranking.search import MeasureSearcher, Searcher, search
-from coderiv.ranking.searchers import QUERY_METHODS, QueryOptions, make_searcher, rank_queries
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from coderiv.ranking.batch import BatchItem, Limits, check_batch, query_documents, rank_query
+    from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
+    from coderiv.ranking.fingerprint_search import FingerprintSearcher
+    from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, Measure, get_measure
+    from coderiv.ranking.passage_windows import PassageSearcher
+    from coderiv.ranking.percent import meets_threshold, percent
+    from coderiv.ranking.protocol import DocumentSearcher
+    from coderiv.ranking.results import DocumentPercentages, Match, QueryResult
+    from coderiv.ranking.search import MeasureSearcher, Searcher, search
+    from coderiv.ranking.searchers import QUERY_METHODS, QueryOptions, make_searcher, rank_queries
+
+#: public name -> the module it is imported from on first use (PEP 562): importing one module of
+#: the package (``coderiv.ranking.measures``) does not import all of them, so a command's start-up pays only
+#: for what it uses
+_LAZY: dict[str, str] = {
+    "BatchItem": "coderiv.ranking.batch",
+    "ContainmentSearcher": "coderiv.ranking.containment",
+    "DEFAULT_MEASURE": "coderiv.ranking.measures",
+    "DocumentPercentages": "coderiv.ranking.results",
+    "DocumentSearcher": "coderiv.ranking.protocol",
+    "FingerprintSearcher": "coderiv.ranking.fingerprint_search",
+    "Limits": "coderiv.ranking.batch",
+    "MEASURES": "coderiv.ranking.measures",
+    "Match": "coderiv.ranking.results",
+    "Measure": "coderiv.ranking.measures",
+    "MeasureSearcher": "coderiv.ranking.search",
+    "PassageSearcher": "coderiv.ranking.passage_windows",
+    "QUERY_METHODS": "coderiv.ranking.searchers",
+    "QueryOptions": "coderiv.ranking.searchers",
+    "QueryResult": "coderiv.ranking.results",
+    "Searcher": "coderiv.ranking.search",
+    "check_batch": "coderiv.ranking.batch",
+    "get_measure": "coderiv.ranking.measures",
+    "make_searcher": "coderiv.ranking.searchers",
+    "meets_threshold": "coderiv.ranking.percent",
+    "open_with_chunks": "coderiv.ranking.containment",
+    "percent": "coderiv.ranking.percent",
+    "query_documents": "coderiv.ranking.batch",
+    "rank_queries": "coderiv.ranking.searchers",
+    "rank_query": "coderiv.ranking.batch",
+    "search": "coderiv.ranking.search",
+}
 
 __all__ = [
-    "DEFAULT_MEASURE", "MEASURES", "QUERY_METHODS", "BatchItem", "ContainmentSearcher", "DocumentPercentages",
-    "DocumentSearcher", "FingerprintSearcher", "Limits", "Match", "Measure", "MeasureSearcher", "PassageSearcher",
-    "QueryOptions", "QueryResult", "Searcher", "check_batch", "get_measure", "make_searcher", "meets_threshold",
-    "open_with_chunks", "percent", "query_documents", "rank_queries", "rank_query", "search",
+    "BatchItem", "ContainmentSearcher", "DEFAULT_MEASURE", "DocumentPercentages", "DocumentSearcher",
+    "FingerprintSearcher", "Limits", "MEASURES", "Match", "Measure", "MeasureSearcher", "PassageSearcher",
+    "QUERY_METHODS", "QueryOptions", "QueryResult", "Searcher", "check_batch", "get_measure", "make_searcher",
+    "meets_threshold", "open_with_chunks", "percent", "query_documents", "rank_queries", "rank_query", "search",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module when the name is first used."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -4,14 +4,55 @@ reStructuredText, HTML, text), words after stopping and stemming (:mod:`.analysi
 (:mod:`.reading`), indexed documents read again (:mod:`.sources`), and the quotations and
 bibliography a report leaves out (:mod:`.exclusions`)."""
 
-from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer
-from coderiv.text.collection import RawDocument, iter_collection
-from coderiv.text.exclusions import Span, bibliography_spans, quote_spans
-from coderiv.text.extract import Extracted, Markup, extract, visible_text
-from coderiv.text.reading import QueryDocument, read_query
-from coderiv.text.sources import DocumentTexts
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer
+    from coderiv.text.collection import RawDocument, iter_collection
+    from coderiv.text.exclusions import Span, bibliography_spans, quote_spans
+    from coderiv.text.extract import Extracted, Markup, extract, visible_text
+    from coderiv.text.reading import QueryDocument, read_query
+    from coderiv.text.sources import DocumentTexts
+
+#: public name -> the module it is imported from on first use (PEP 562): importing one module of
+#: the package (``coderiv.text.analysis``) does not import all of them, so a command's start-up pays only
+#: for what it uses
+_LAZY: dict[str, str] = {
+    "AnalysisSettings": "coderiv.text.analysis",
+    "AnalyzedDocument": "coderiv.text.analysis",
+    "Analyzer": "coderiv.text.analysis",
+    "DocumentTexts": "coderiv.text.sources",
+    "Extracted": "coderiv.text.extract",
+    "Markup": "coderiv.text.extract",
+    "QueryDocument": "coderiv.text.reading",
+    "RawDocument": "coderiv.text.collection",
+    "Span": "coderiv.text.exclusions",
+    "bibliography_spans": "coderiv.text.exclusions",
+    "extract": "coderiv.text.extract",
+    "iter_collection": "coderiv.text.collection",
+    "quote_spans": "coderiv.text.exclusions",
+    "read_query": "coderiv.text.reading",
+    "visible_text": "coderiv.text.extract",
+}
 
 __all__ = [
     "AnalysisSettings", "AnalyzedDocument", "Analyzer", "DocumentTexts", "Extracted", "Markup", "QueryDocument", "RawDocument",
     "Span", "bibliography_spans", "extract", "iter_collection", "quote_spans", "read_query", "visible_text",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module when the name is first used."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -17,8 +17,6 @@ from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
-import snowballstemmer
-
 from coderiv.errors import AnalysisMismatchError, UnknownNameError
 
 #: A word is a maximal run of Unicode letters and digits (``\w`` without the underscore).
@@ -77,8 +75,18 @@ def stoplist_checksum(words: frozenset[str]) -> str:
     return hashlib.sha256("\n".join(sorted(words)).encode()).hexdigest()[:16]
 
 
+def _stemmer(language: str) -> Any:
+    """The Snowball stemmer of ``language`` (the package, which imports every language's
+    stemmer, is imported only by an index or query that stems)."""
+    import snowballstemmer
+
+    return snowballstemmer.stemmer(language)
+
+
 def stemming_languages() -> list[str]:
     """Languages the Snowball stemmer knows."""
+    import snowballstemmer  # its package imports every language's stemmer: only when stemming
+
     return sorted(snowballstemmer.algorithms())
 
 
@@ -97,7 +105,7 @@ class AnalysisSettings:
                 f"stemming language must be one of {stemming_languages()!r} (got {self.language!r})"
                 + ("; Snowball has no stemmer for it: add --no-stem" if self.language in stoplist_languages() else "")
             )
-        if not self.stem and self.language not in stoplist_languages() + stemming_languages():
+        if not self.stem and self.language not in stoplist_languages() and self.language not in stemming_languages():
             known = sorted(set(stoplist_languages() + stemming_languages()))
             raise UnknownNameError(f"language must be one of {known!r} (got {self.language!r})")
 
@@ -187,9 +195,7 @@ class Analyzer:
     def __init__(self, settings: AnalysisSettings | None = None) -> None:
         self.settings = settings or AnalysisSettings()
         self._stoplist = stoplist(self.settings.language) if self.settings.stop else frozenset()
-        self._stemmer = (
-            snowballstemmer.stemmer(self.settings.language) if self.settings.stem else None
-        )
+        self._stemmer = _stemmer(self.settings.language) if self.settings.stem else None
         self._stems: dict[str, str] = {}
 
     @property
