@@ -301,7 +301,7 @@ def test_a_failing_terms_store_fails_a_report_ready_build_cleanly(tmp_path: Path
     def broken(*args: object) -> None:
         raise RuntimeError("statistics failed")
 
-    monkeypatch.setattr("coderiv.index.index.cosine_statistics", broken)
+    monkeypatch.setattr("coderiv.index.cosine_statistics.cosine_statistics", broken)  # imported by the build when it runs
     with pytest.raises(RuntimeError, match="statistics failed"):
         Index.update_from(source, tmp_path / "index", stores=[StoreSpec.create("chunks", n=5)], workers=1)
     assert not list((tmp_path / "index").glob("gen-*")) and not list((tmp_path / "index").glob("tmp-*"))
