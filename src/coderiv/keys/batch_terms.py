@@ -28,7 +28,7 @@ The words and keys step has a compiled twin, :mod:`coderiv.keys.compiled_terms` 
 ``coderiv[fast]``), used when the indexing parent has loaded it; same starts, lengths and keys.
 
 numpy only (no compiled extension): measured on the synthetic 20,000-document collection
-(docs/performance.md, "Build speed"), this takes analysis from ~0.45 ms to ~0.05 ms of CPU per
+(docs/performance-history.md, "Build speed"), this takes analysis from ~0.45 ms to ~0.05 ms of CPU per
 8 KB document, below the writer's own cost, with nothing to compile or import at start-up.
 """
 
