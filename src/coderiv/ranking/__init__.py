@@ -9,8 +9,9 @@ one protocol (:mod:`.protocol`): ranking (:mod:`.search`), fingerprints
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from coderiv.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from coderiv.ranking.batch import BatchItem, Limits, check_batch, query_documents, rank_query
@@ -64,15 +65,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name's module when the name is first used."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
