@@ -14,7 +14,6 @@ from coderiv.cli.options import (
     TerminalBar,
     analysis_options,
     friendly_errors,
-    index_markup,
     index_option,
     progress_bar,
     query_markup_option,
@@ -92,10 +91,11 @@ def query_command(
 
     if not files and not doc_ids:
         raise CoderivError("give a query file, a folder or archive of them, '-' for standard input, or --doc ID")
-    index_markup(index_dir, markup)  # queries are read as the index read its documents: refused before any store is added
     with contextlib.ExitStack() as stack:
         with progress_bar(quiet, "indexing") as bar:  # adding a store re-reads the whole source
-            index = open_for_method(index_dir, method, announce=lambda line: click.echo(line, err=True), progress=bar)
+            index = open_for_method(  # queries are read as the index read its documents (another --markup is refused)
+                index_dir, method, announce=lambda line: click.echo(line, err=True), progress=bar, markup=markup
+            )
         fanout = None
         if dask_address is not None:
             from coderiv.index.cluster import dask_client

@@ -39,6 +39,7 @@ from coderiv.ranking.sharded import ShardedFingerprintSearcher, ShardedMeasureSe
 from coderiv.ranking.sharded_containment import ShardedContainmentSearcher
 from coderiv.registry import Registry
 from coderiv.text.analysis import AnalysisSettings
+from coderiv.text.extract import Markup
 
 S = TypeVar("S")
 
@@ -172,12 +173,14 @@ def make_searcher(
 
 def open_for_method(
     path: str | os.PathLike[str] | None, method: str = DEFAULT_QUERY_METHOD, announce: Callable[[str], Any] | None = None,
-    progress: Progress | None = None,
+    progress: Progress | None = None, markup: Markup | None = None,
 ) -> IndexReader:
     """Open the index at ``path`` for query method ``method``: with the store it reads, added
-    first if the index lacks it (``announce`` is told so, ``progress`` follows the bytes read)."""
+    first if the index lacks it (``announce`` is told so, ``progress`` follows the bytes read).
+    A ``markup`` reading other than the index's is refused before any store is added."""
     store = QUERY_METHODS.get(method).store
     index = open_index(path)
+    index.markup.agree(markup)
     return index if store is None else index.with_store(store, announce=announce, progress=progress)
 
 
