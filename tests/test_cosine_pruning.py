@@ -4,11 +4,7 @@ in position order through the compiled or the numpy loops."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -20,7 +16,7 @@ from coderiv import Index, Searcher
 from coderiv.ranking import compiled_probes, cosine_pruning, pruning
 from coderiv.ranking.kernel import PreparedQuery, all_scores, top_k
 from coderiv.ranking.measures import get_measure
-from tests.support.files import write_docs
+from tests.support.files import built_index as built
 
 COSINE = get_measure("cosine")
 PROPERTY = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -30,17 +26,6 @@ document = st.tuples(
     st.lists(st.integers(0, 79).map(lambda i: VOCABULARY[(i * i) // 80]), min_size=1, max_size=60),
     st.sampled_from([0, 0, 0, 1, 256, 300]),
 ).map(lambda words_kiwis: " ".join(words_kiwis[0] + ["kiwi"] * words_kiwis[1]))
-
-
-@contextmanager
-def built(texts: list[str]) -> Iterator[Index]:
-    root = Path(tempfile.mkdtemp(prefix="coderiv-cosbits-"))
-    try:
-        write_docs(root / "c", {f"d{i:02d}.txt": t for i, t in enumerate(texts)})
-        Index.update_from(root / "c", root / "i", workers=1)
-        yield Index.open(root / "i")
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def exhaustive(index: Index, prepared: PreparedQuery, k: int | None, floor: float) -> tuple[list[int], list[float]]:

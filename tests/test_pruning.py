@@ -6,11 +6,6 @@ very same scores, bit for bit."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -21,7 +16,7 @@ from coderiv import Index, Searcher
 from coderiv.ranking import compiled_probes, cosine_pruning, pruning
 from coderiv.ranking.kernel import all_scores, top_k
 from coderiv.ranking.measures import MEASURES, get_measure
-from tests.support.files import write_docs
+from tests.support.files import built_index as built
 from tests.support.strategies import document
 
 PROPERTY = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -32,17 +27,6 @@ def kinds() -> list[type[pruning._NumpyPasses]]:
     if compiled_probes.available() and compiled_probes.load():
         found.append(pruning._CompiledPasses)
     return found
-
-
-@contextmanager
-def built(texts: list[str]) -> Iterator[Index]:
-    root = Path(tempfile.mkdtemp(prefix="coderiv-prune-"))
-    try:
-        write_docs(root / "c", {f"d{i:02d}.txt": t for i, t in enumerate(texts)})
-        Index.update_from(root / "c", root / "i", workers=1)
-        yield Index.open(root / "i")
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def check(index: Index, query: str, k: int | None, percent: float) -> None:
