@@ -13,20 +13,9 @@ from coderiv.index.integrity import load_npy
 from coderiv.index.mapped_pages import RESIDENCY, Residency, release_arrays, release_store
 from coderiv.index.postings import Postings, from_forward
 from coderiv.pairs.eligibility import release_pages
+from tests.support.resident import HAS_SMAPS, resident_kb
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="needs Linux's /proc/self/smaps")
-
-
-def _resident_kb(path: str) -> int:
-    """Resident kB of this process's mappings of ``path`` (/proc/self/smaps)."""
-    total, inside = 0, False
-    with open("/proc/self/smaps") as smaps:
-        for line in smaps:
-            if "-" in line.split(" ", 1)[0]:  # a mapping's header line
-                inside = line.rstrip().endswith(path)
-            elif inside and line.startswith("Rss:"):
-                total += int(line.split()[1])
-    return total
+pytestmark = pytest.mark.skipif(not HAS_SMAPS, reason="needs Linux's /proc/self/smaps")
 
 
 def _saved_store(tmp_path: Path) -> tuple[Path, list]:
@@ -39,12 +28,12 @@ def test_a_loaded_store_keeps_no_page_of_its_checks_and_a_pass_is_released(tmp_p
     folder, docs = _saved_store(tmp_path)
     store = Postings.load(folder, len(docs))
     keys_file, docs_file = str(folder / "keys.npy"), str(folder / "docs.npy")
-    assert _resident_kb(keys_file) == 0 and _resident_kb(docs_file) == 0  # the open's checks released
+    assert resident_kb(keys_file) == 0 and resident_kb(docs_file) == 0  # the open's checks released
     want = np.asarray(store.keys).copy()  # reads every page of keys.npy
     low = np.asarray(store.docs.low).copy()
-    assert _resident_kb(keys_file) > 500  # 220,000 keys of 8 bytes: about 1.7 MB
+    assert resident_kb(keys_file) > 500  # 220,000 keys of 8 bytes: about 1.7 MB
     release_pages(store)  # pairs' name for it
-    assert _resident_kb(keys_file) == 0 and _resident_kb(docs_file) == 0
+    assert resident_kb(keys_file) == 0 and resident_kb(docs_file) == 0
     assert np.array_equal(np.asarray(store.keys), want)  # the data are read again from the file
     assert np.array_equal(np.asarray(store.docs.low), low)
 
@@ -68,13 +57,13 @@ def test_residency_releases_every_registered_map_once_its_budget_may_be_resident
     residency = Residency(budget=3_000_000)
     keys = [residency.add(array) for array in arrays]
     total = [int(a.sum()) for a in arrays]  # every page of both read
-    assert [_resident_kb(str(p)) > 2000 for p in paths] == [True, True]
+    assert [resident_kb(str(p)) > 2000 for p in paths] == [True, True]
     for _ in range(10):
         residency.reading(keys[0], 1_000_000)  # 10 MB read of a 2.4 MB array: at most 2.4 MB resident
     assert residency.releases == 0 and residency.resident == 2_400_000
-    assert [_resident_kb(str(p)) > 2000 for p in paths] == [True, True]
+    assert [resident_kb(str(p)) > 2000 for p in paths] == [True, True]
     residency.reading(keys[1], 600_000)  # 3.0 MB may be resident: the budget
-    assert residency.releases == 1 and residency.resident == 0 and [_resident_kb(str(p)) for p in paths] == [0, 0]
+    assert residency.releases == 1 and residency.resident == 0 and [resident_kb(str(p)) for p in paths] == [0, 0]
     assert [int(a.sum()) for a in arrays] == total == [44_999_850_000, 45_000_150_000]
     residency.reading(keys[0], 2_000_000)
     assert residency.releases == 1 and residency.resident == 2_000_000  # counted again from the release
@@ -96,8 +85,8 @@ def test_a_large_store_file_s_reads_are_counted_and_released(tmp_path, monkeypat
     before = RESIDENCY.releases
     wanted = np.load(keys_file)[::1000]  # read from the file, not through the map
     size_kb = keys_file.stat().st_size // 1024
-    assert _resident_kb(str(keys_file)) <= 64  # the header, which the guard read
+    assert resident_kb(str(keys_file)) <= 64  # the header, which the guard read
     guard.whole()  # every block checked, through the map: 1.7 MB read, the budget passed on the way
     assert RESIDENCY.releases > before
-    assert 0 < _resident_kb(str(keys_file)) < size_kb  # without a release, every page would stay
+    assert 0 < resident_kb(str(keys_file)) < size_kb  # without a release, every page would stay
     assert np.array_equal(store.lookup(wanted), np.arange(0, len(store._raw_keys), 1000))
