@@ -35,7 +35,7 @@ def make_store(n_docs: int, postings: list[list[tuple[int, int]]]) -> Postings:
     vals = np.array([v for plist in postings for _, v in plist], np.int64)
     keys, counts, docs, vals, maxvals = group_by_key(keys, docs, vals)
     ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    return Postings(n_docs, keys, ptr, DocNumbers.encode(docs.astype(np.uint32), ptr), CountValues.encode(vals), narrow(maxvals))
+    return Postings(n_docs, keys, ptr, DocNumbers.encode(docs.astype(np.uint32)), CountValues.encode(vals), narrow(maxvals))
 
 
 def arrays(store: Postings) -> tuple[np.ndarray, ...]:

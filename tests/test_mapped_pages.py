@@ -31,7 +31,7 @@ def test_a_loaded_store_keeps_no_page_of_its_checks_and_a_pass_is_released(tmp_p
     assert resident_kb(keys_file) == 0 and resident_kb(docs_file) == 0  # the open's checks released
     want = np.asarray(store.keys).copy()  # reads every page of keys.npy
     low = np.asarray(store.docs.low).copy()
-    assert resident_kb(keys_file) > 500  # 220,000 keys of 8 bytes: about 1.7 MB
+    assert resident_kb(keys_file) > 500  # 220,000 keys of 4 bytes: about 0.9 MB
     release_pages(store)  # pairs' name for it
     assert resident_kb(keys_file) == 0 and resident_kb(docs_file) == 0
     assert np.array_equal(np.asarray(store.keys), want)  # the data are read again from the file
@@ -70,12 +70,12 @@ def test_residency_releases_every_registered_map_once_its_budget_may_be_resident
 
 
 def test_a_large_store_file_s_reads_are_counted_and_released(tmp_path, monkeypatch):
-    """A store whose files are "large" (the threshold lowered to 1 MB here) reports its reads
+    """A store whose files are "large" (the threshold lowered to 512 KB here) reports its reads
     to the process's residency, which releases them as its budget is reached: the query's
     answer is the same, and keys.npy holds fewer pages than with no release."""
     folder, docs = _saved_store(tmp_path)
-    monkeypatch.setattr(integrity, "LARGE_FILE", 1 << 20)
-    monkeypatch.setattr(RESIDENCY, "budget", 1 << 20)
+    monkeypatch.setattr(integrity, "LARGE_FILE", 1 << 19)
+    monkeypatch.setattr(RESIDENCY, "budget", 1 << 19)
     monkeypatch.setattr(RESIDENCY, "resident", 0)
     keys_file = folder / "keys.npy"
     crcs = integrity.file_digests(keys_file)[1]
@@ -86,7 +86,7 @@ def test_a_large_store_file_s_reads_are_counted_and_released(tmp_path, monkeypat
     wanted = np.load(keys_file)[::1000]  # read from the file, not through the map
     size_kb = keys_file.stat().st_size // 1024
     assert resident_kb(str(keys_file)) <= 64  # the header, which the guard read
-    guard.whole()  # every block checked, through the map: 1.7 MB read, the budget passed on the way
+    guard.whole()  # every block checked, through the map: 0.9 MB read, the budget passed on the way
     assert RESIDENCY.releases > before
     assert 0 < resident_kb(str(keys_file)) < size_kb  # without a release, every page would stay
     assert np.array_equal(store.lookup(wanted), np.arange(0, len(store._raw_keys), 1000))

@@ -25,10 +25,10 @@ def _plain(keys: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
 @given(keys=KEYS, chunk=st.integers(1, 20), cuts=st.lists(st.integers(0, 100), min_size=2, max_size=8))
 def test_every_read_of_split_numbers_equals_the_plain_array(keys, chunk, cuts):
     docs, ptr = _plain(keys)
-    split = DocNumbers.encode(docs, ptr)
+    split = DocNumbers.encode(docs)
     assert split.low.dtype == np.uint16 and len(split) == len(docs)
     # encoding a chunk at a time (as the writer does from a memory map) gives the same runs
-    run_at, run_high = doc_runs(docs, ptr, chunk)
+    run_at, run_high = doc_runs(docs, chunk)
     np.testing.assert_array_equal(run_at, split.run_at)
     np.testing.assert_array_equal(run_high, split.run_high)
     np.testing.assert_array_equal(np.asarray(split), docs)
@@ -45,7 +45,7 @@ def test_every_read_of_split_numbers_equals_the_plain_array(keys, chunk, cuts):
 @given(keys=KEYS, targets=st.lists(NUMBERS, min_size=1, max_size=10))
 def test_search_finds_a_document_within_a_key_exactly_where_a_plain_search_does(keys, targets):
     docs, ptr = _plain(keys)
-    split = DocNumbers.encode(docs, ptr)
+    split = DocNumbers.encode(docs)
     pairs = [(k, t) for k in range(len(keys)) for t in [*targets, keys[0][0]]]
     got = split.search(np.array([ptr[k] for k, _ in pairs]), np.array([ptr[k + 1] for k, _ in pairs]), np.array([t for _, t in pairs]))
     expected = [int(ptr[k]) + keys[k].index(t) if t in keys[k] else -1 for k, t in pairs]
@@ -54,12 +54,22 @@ def test_search_finds_a_document_within_a_key_exactly_where_a_plain_search_does(
     assert split.search(ptr[:-1], ptr[1:], np.array([t for _, t in pairs]), owner).tolist() == expected
 
 
-def test_runs_start_at_each_key_and_where_the_high_bits_change():
+def test_runs_start_where_the_high_bits_change_in_store_order_whatever_the_keys():
     docs, ptr = _plain([[3, 70_000, 70_001, 140_000], [5], [65_535, 65_536]])
-    split = DocNumbers.encode(docs, ptr)
+    split = DocNumbers.encode(docs)
     assert split.low.tolist() == [3, 70_000 - 65_536, 70_001 - 65_536, 140_000 - 131_072, 5, 65_535, 0]
-    assert split.run_at.tolist() == [0, 1, 3, 4, 5, 6, 7]
-    assert split.run_high.tolist() == [0, 1, 2, 0, 0, 1]
+    # high bits 0 1 1 2 | 0 | 0 1: the second key's posting continues the run at posting 4
+    assert split.run_at.tolist() == [0, 1, 3, 4, 6, 7]
+    assert split.run_high.tolist() == [0, 1, 2, 0, 1]
+    # a key starting inside a run is searched and sliced within it
+    assert split.search(ptr[1:2], ptr[2:3], np.array([5])).tolist() == [4]
+    assert split.ranges(ptr[1:3], ptr[2:4]).tolist() == [5, 65_535, 65_536]
+
+
+def test_a_collection_under_65_536_documents_has_one_run_whatever_its_keys():
+    docs, ptr = _plain([[0, 7, 65_535], [1], [2, 3], [65_000]])
+    split = DocNumbers.encode(docs)
+    assert split.run_at.tolist() == [0, 7] and split.run_high.tolist() == [0]
 
 
 def test_saved_postings_load_memory_mapped_with_the_same_numbers(tmp_path):
@@ -74,3 +84,14 @@ def test_saved_postings_load_memory_mapped_with_the_same_numbers(tmp_path):
     assert lengths.tolist() == [70_000] and vals.tolist() == [1] * 70_000
     keys, values = loaded.doc_keys(69_999)
     assert keys.tolist() == [1, 5] and values.tolist() == [2, 1]
+
+
+def test_keys_below_2_32_are_stored_in_4_bytes_and_a_wider_key_is_absent():
+    one = np.array([1], np.int32)
+    store = from_forward([(np.array([1, 2**32 - 1], np.uint64), np.array([1, 1], np.int32)), (np.array([1], np.uint64), one)])
+    assert store.keys.dtype == np.uint32
+    # 2**32 + 1 would read as 1 in 4 bytes: it is absent, not key 1
+    assert store.lookup(np.array([2**32 - 1, 1, 2**32 + 1, 5, 2**64 - 1], np.uint64)).tolist() == [1, 0, -1, -1, -1]
+    assert store.keys_at(np.array([1])).dtype == np.uint64
+    wide = from_forward([(np.array([1, 2**40], np.uint64), np.array([1, 1], np.int32))])
+    assert wide.keys.dtype == np.uint64 and wide.lookup(np.array([2**40, 2], np.uint64)).tolist() == [1, -1]

@@ -59,20 +59,16 @@ def _concat_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return ranges
 
 
-def doc_runs(docs: np.ndarray, ptr: np.ndarray, chunk: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(run_at, run_high) of :class:`DocNumbers` for ``docs`` (uint32, ascending within each key
-    of ``ptr``): a run starts at every key's first posting and wherever ``docs >> 16`` changes.
-    Reads ``docs`` ``chunk`` postings at a time, so it may be a memory map of any size."""
+def doc_runs(docs: np.ndarray, chunk: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(run_at, run_high) of :class:`DocNumbers` for ``docs`` (uint32, in store order): a run
+    starts at the first posting and wherever ``docs >> 16`` changes, whatever the keys. Reads
+    ``docs`` ``chunk`` postings at a time, so it may be a memory map of any size."""
     chunk = chunk or ENCODE_CHUNK
-    ptr = np.asarray(ptr)
-    key_starts = ptr[:-1][np.diff(ptr) > 0].astype(np.int64)
     starts, highs = [], []
     previous = -1
     for a in range(0, len(docs), chunk):
         high = (np.asarray(docs[a : a + chunk]).astype(np.int64)) >> 16
-        changes = np.flatnonzero(np.diff(high, prepend=previous) != 0) + a
-        lo, hi = np.searchsorted(key_starts, [a, a + len(high)])
-        at = np.union1d(changes, key_starts[lo:hi])
+        at = np.flatnonzero(np.diff(high, prepend=previous) != 0) + a
         starts.append(at)
         highs.append(high[at - a])
         previous = int(high[-1])
@@ -85,10 +81,12 @@ class DocNumbers:
     """The document number of every posting, in 2 bytes a posting instead of 4.
 
     ``low`` (uint16) holds each number's low 16 bits; the high bits are stored once per run:
-    postings ``run_at[j] ≤ p < run_at[j+1]`` have high bits ``run_high[j]``. A run starts at
-    every key's first posting and wherever the high bits change; numbers ascend within a key,
-    so a key has at most ``1 + N / 65536`` runs. Reads decode to uint32 (the same numbers as a
-    plain array), every array stays memory-mapped, and any posting is reachable directly.
+    postings ``run_at[j] ≤ p < run_at[j+1]`` have high bits ``run_high[j]``. A run starts
+    wherever the high bits change from one posting to the next in store order, keys or not (a
+    run may hold the end of one key and the start of the next): a collection of at most 65,536
+    documents has one run, and since numbers ascend within a key, a key overlaps at most
+    ``1 + N / 65536`` runs. Reads decode to uint32 (the same numbers as a plain array), every
+    array stays memory-mapped, and any posting is reachable directly.
     """
 
     dtype = np.dtype(np.uint32)
@@ -108,10 +106,10 @@ class DocNumbers:
         return self._guards.get(name, NO_GUARD)
 
     @classmethod
-    def encode(cls, docs: np.ndarray, ptr: np.ndarray) -> DocNumbers:
-        """Split in-memory document numbers (ascending within each key of ``ptr``)."""
+    def encode(cls, docs: np.ndarray) -> DocNumbers:
+        """Split in-memory document numbers (in store order)."""
         docs = np.asarray(docs)
-        run_at, run_high = doc_runs(docs, ptr, max(len(docs), 1))
+        run_at, run_high = doc_runs(docs, max(len(docs), 1))
         return cls((docs & 0xFFFF).astype(np.uint16), run_at, run_high)
 
     def __len__(self) -> int:
@@ -221,6 +219,19 @@ class DocNumbers:
         return at
 
 
+def key_dtype(all_below_2_32: bool) -> np.dtype:
+    """The stored type of a store's keys: 4 bytes when every key is below 2³² (chunk and
+    shingle ids, 32 bits as paper 003 has them), else 8 (terms' 64-bit keys). Lookups take
+    64-bit keys either way (:meth:`Postings.lookup`)."""
+    return np.dtype(np.uint32 if all_below_2_32 else np.uint64)
+
+
+def stored_keys(keys: np.ndarray) -> np.ndarray:
+    """Sorted unique ``keys`` in their stored type (:func:`key_dtype`)."""
+    keys = np.asarray(keys, np.uint64)
+    return keys.astype(key_dtype(not len(keys) or int(keys[-1]) < 1 << 32))
+
+
 def narrow(values: np.ndarray) -> np.ndarray:
     """Values in the smallest unsigned integer type that holds them (counts are mostly 1–3)."""
     top = int(values.max()) if len(values) else 0
@@ -293,7 +304,7 @@ class Postings:
     def keys_at(self, positions: np.ndarray) -> np.ndarray:
         """The keys at ``positions``, their blocks checked."""
         self._guard("keys").elements(positions)
-        return np.asarray(self._raw_keys[positions])
+        return np.asarray(self._raw_keys[positions]).astype(np.uint64)
 
     def attach(self, table: BlockTable, folder: str) -> None:
         """Check this store's arrays, read from ``folder`` of a generation, against ``table``."""
@@ -321,6 +332,18 @@ class Postings:
         """Position of each key in ``self.keys``, or -1 where the collection lacks it."""
         keys = np.asarray(keys, np.uint64)
         table = self._raw_keys
+        if table.dtype == keys.dtype:
+            return self._search_keys(keys)
+        # keys stored in 4 bytes (:func:`key_dtype`): a wider key is absent, the rest searched in
+        # the stored type (a search of mixed types would convert the whole table on every call)
+        absent = keys >> np.uint64(32) != 0
+        pos = self._search_keys(np.where(absent, np.uint64(0), keys).astype(table.dtype))
+        pos[absent] = -1
+        return pos
+
+    def _search_keys(self, keys: np.ndarray) -> np.ndarray:
+        """:meth:`lookup` of keys already in the stored type."""
+        table = self._raw_keys
         pos = np.searchsorted(table, keys)
         checked_insertion(self._guard("keys"), table, np.zeros(len(pos), np.int64), np.full(len(pos), len(table)), keys, pos)
         found = pos < len(table)
@@ -331,7 +354,7 @@ class Postings:
         """Keys (sorted) and values of one document."""
         entries = np.flatnonzero(np.asarray(self.docs) == doc)  # one scan; the index keeps no forward copy
         key_of = np.searchsorted(self.ptr, entries, side="right") - 1
-        return np.asarray(self.keys[key_of]), self.vals.take(entries).astype(np.int32)
+        return np.asarray(self.keys[key_of]).astype(np.uint64), self.vals.take(entries).astype(np.int32)
 
     def slices(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Concatenated postings of the keys at ``positions``: (docs, vals, lengths).
@@ -431,9 +454,9 @@ def from_forward(per_doc: Sequence[tuple[np.ndarray, np.ndarray]]) -> Postings:
     np.cumsum(counts, out=ptr[1:])
     return Postings(
         n_docs=n_docs,
-        keys=keys,
+        keys=stored_keys(keys),
         ptr=ptr,
-        docs=DocNumbers.encode(docs.astype(np.uint32), ptr),
+        docs=DocNumbers.encode(docs.astype(np.uint32)),
         vals=CountValues.encode(vals),
         maxvals=narrow(maxvals),
     )

@@ -686,7 +686,7 @@ def merged_postings(index: ShardedIndex, name: str) -> Postings:
     np.cumsum(counts, out=ptr[1:])
     return Postings(
         n_docs=index.n_docs, keys=merged_keys, ptr=ptr,
-        docs=DocNumbers.encode(merged_docs.astype(np.uint32), ptr), vals=CountValues.encode(merged_vals), maxvals=narrow(maxvals),
+        docs=DocNumbers.encode(merged_docs.astype(np.uint32)), vals=CountValues.encode(merged_vals), maxvals=narrow(maxvals),
     )
 
 

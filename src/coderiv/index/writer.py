@@ -51,7 +51,7 @@ from coderiv.index.child_processes import stop_pool, worker_pool
 from coderiv.index.combined_sort import group_narrow_run, sort_packed
 from coderiv.index.compiled_writer import group_run
 from coderiv.index.counts import ESCAPE, OVER_AT_FILE, OVER_VAL_FILE
-from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, narrow
+from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, key_dtype, narrow
 from coderiv.keys.kinds import distinct
 
 RANGE_POSTINGS = 16_000_000
@@ -261,7 +261,7 @@ class Sources:
                 positions, new = positions[new >= 0], new[new >= 0]
                 key_of = np.searchsorted(np.asarray(store.ptr), positions, side="right") - 1
                 docs.append(new)
-                keys.append(np.asarray(store.keys)[key_of])
+                keys.append(np.asarray(store.keys)[key_of].astype(np.uint64))
                 vals.append(store.vals.take(positions).astype(np.uint32))
         if not docs:
             return np.empty(0, np.int64), np.empty(0, np.uint64), np.empty(0, np.uint32)
@@ -519,7 +519,7 @@ def merge_segments(segments: list[Segment], out: Path, budget: int, stop: thread
     top = max((s.max_val for s in segments), default=0)
     out.mkdir(parents=True, exist_ok=True)
     files = {
-        "keys": NpyWriter(out / "keys.npy", np.dtype(np.uint64)),
+        "keys": NpyWriter(out / "keys.npy", key_dtype(all(s.narrow_keys for s in segments))),
         "ptr": NpyWriter(out / "ptr.npy", np.dtype(np.int64)),
         "maxvals": NpyWriter(out / "maxvals.npy", narrow(np.array([top])).dtype),
         "docs": NpyWriter(out / "docs.npy", np.dtype(np.uint16)),
@@ -530,11 +530,11 @@ def merge_segments(segments: list[Segment], out: Path, budget: int, stop: thread
     over: tuple[list[np.ndarray], list[np.ndarray]] | None = ([], []) if top > ESCAPE else None
     try:
         files["ptr"].append(np.zeros(1, np.int64))
-        written = 0
+        written, high = 0, -1
         for merged in _merged_ranges(segments, budget):
             if stop is not None and stop.is_set():
                 raise WriteStopped(f"writing {out.name} stopped")
-            written = _append_key_range(*merged, written, files, over)
+            written, high = _append_key_range(*merged, written, high, files, over)
         files["doc_run_at"].append(np.array([n_postings]))
     finally:
         for writer in files.values():
@@ -689,11 +689,15 @@ def _compiled_merge(
 
 def _append_key_range(
     keys: np.ndarray, counts: np.ndarray, maxvals: np.ndarray, low: np.ndarray, vals: np.ndarray, run_at: np.ndarray,
-    run_high: np.ndarray, written: int, files: dict[str, NpyWriter], over: tuple[list[np.ndarray], list[np.ndarray]] | None,
-) -> int:
+    run_high: np.ndarray, written: int, high: int, files: dict[str, NpyWriter],
+    over: tuple[list[np.ndarray], list[np.ndarray]] | None,
+) -> tuple[int, int]:
     """Append one merged key range (:func:`_merge_blocks`) to the store's files; ``written``
-    postings precede it; values of ``ESCAPE`` and more go to ``over`` (positions, values) when
-    given. Returns the postings written with it and before it."""
+    postings precede it, the last of them with high bits ``high`` (−1 before the first); values
+    of ``ESCAPE`` and more go to ``over`` (positions, values) when given. The range's runs start
+    at each key's first posting (its keys were merged apart); only those where the high bits
+    change are kept (:class:`~coderiv.index.postings.DocNumbers`). Returns the postings written
+    with it and before it, and the last one's high bits."""
     ptr = np.cumsum(counts)
     files["keys"].append(keys)
     files["ptr"].append(ptr + written)
@@ -705,9 +709,11 @@ def _append_key_range(
         over[1].append(vals[large])
         np.minimum(vals, ESCAPE, out=vals)
     files["vals"].append(vals)
-    files["doc_run_at"].append(run_at + written)
-    files["doc_run_high"].append(run_high)
-    return written + int(ptr[-1])
+    highs = run_high.astype(np.int64)
+    change = highs != np.concatenate(([high], highs[:-1]))
+    files["doc_run_at"].append(run_at[change] + written)
+    files["doc_run_high"].append(run_high[change])
+    return written + int(ptr[-1]), int(highs[-1]) if len(highs) else high
 
 
 class _DocRuns:
