@@ -19,11 +19,11 @@ QUERY = "w150 w231 w299"
 
 
 def _build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """60 documents over 300 words, indexed with 256-byte blocks: every array spans many."""
+    """60 documents over 600 words, indexed with 256-byte blocks: every array spans many."""
     monkeypatch.setattr(integrity, "BLOCK", SMALL_BLOCK)
     monkeypatch.setattr(integrity, "WHOLE_BELOW", 0)  # small files are checked whole at first read
     rng = np.random.default_rng(5)
-    docs = {f"d{i:02d}.txt": " ".join(f"w{int(w)}" for w in rng.zipf(1.3, 200) % 300) for i in range(60)}
+    docs = {f"d{i:02d}.txt": " ".join(f"w{int(w)}" for w in rng.zipf(1.3, 200) % 600) for i in range(60)}
     write_docs(tmp_path / "c", docs)
     Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
     return tmp_path / "i"

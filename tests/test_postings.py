@@ -95,3 +95,13 @@ def test_keys_below_2_32_are_stored_in_4_bytes_and_a_wider_key_is_absent():
     assert store.keys_at(np.array([1])).dtype == np.uint64
     wide = from_forward([(np.array([1, 2**40], np.uint64), np.array([1, 1], np.int32))])
     assert wide.keys.dtype == np.uint64 and wide.lookup(np.array([2**40, 2], np.uint64)).tolist() == [1, -1]
+
+
+def test_offsets_below_2_32_postings_are_stored_in_4_bytes_and_read_as_int64(tmp_path):
+    store = from_forward([(np.array([1, 5], np.uint64), np.array([2, 1], np.int32)), (np.array([5], np.uint64), np.array([3], np.int32))])
+    store.save(tmp_path / "s")
+    loaded = Postings.load(tmp_path / "s", n_docs=2)
+    assert loaded.ptr.dtype == np.uint32 and loaded.ptr.tolist() == [0, 1, 3]
+    starts, ends = loaded.pointers(np.array([1, 0]))
+    assert starts.dtype == ends.dtype == np.int64 and starts.tolist() == [1, 0] and ends.tolist() == [3, 1]
+    assert loaded.doc_freqs.dtype == np.int64 and loaded.doc_freqs.tolist() == [1, 2]

@@ -226,6 +226,12 @@ def key_dtype(all_below_2_32: bool) -> np.dtype:
     return np.dtype(np.uint32 if all_below_2_32 else np.uint64)
 
 
+def offsets_dtype(n_postings: int) -> np.dtype:
+    """The stored type of a store's ``ptr``: 4 bytes below 2³² postings, else 8. Reads of a
+    few offsets (:meth:`Postings.pointers`) give int64 either way."""
+    return np.dtype(np.uint32 if n_postings < 1 << 32 else np.int64)
+
+
 def stored_keys(keys: np.ndarray) -> np.ndarray:
     """Sorted unique ``keys`` in their stored type (:func:`key_dtype`)."""
     keys = np.asarray(keys, np.uint64)
@@ -269,7 +275,7 @@ class Postings:
         positions = np.asarray(positions, np.int64)
         self._guard("ptr").elements(np.concatenate((positions, positions + 1)))
         ptr = self._raw_ptr
-        return np.asarray(ptr[positions]), np.asarray(ptr[positions + 1])
+        return np.asarray(ptr[positions], np.int64), np.asarray(ptr[positions + 1], np.int64)
 
     def doc_freqs_at(self, positions: np.ndarray) -> np.ndarray:
         """f_t of the keys at ``positions``."""
@@ -326,7 +332,7 @@ class Postings:
     @property
     def doc_freqs(self) -> np.ndarray:
         """f_t for every key, aligned with ``keys``."""
-        return np.diff(self.ptr)
+        return np.diff(np.asarray(self.ptr, np.int64))
 
     def lookup(self, keys: np.ndarray) -> np.ndarray:
         """Position of each key in ``self.keys``, or -1 where the collection lacks it."""
@@ -455,7 +461,7 @@ def from_forward(per_doc: Sequence[tuple[np.ndarray, np.ndarray]]) -> Postings:
     return Postings(
         n_docs=n_docs,
         keys=stored_keys(keys),
-        ptr=ptr,
+        ptr=ptr.astype(offsets_dtype(int(ptr[-1]))),
         docs=DocNumbers.encode(docs.astype(np.uint32)),
         vals=CountValues.encode(vals),
         maxvals=narrow(maxvals),

@@ -51,7 +51,7 @@ from coderiv.index.child_processes import stop_pool, worker_pool
 from coderiv.index.combined_sort import group_narrow_run, sort_packed
 from coderiv.index.compiled_writer import group_run
 from coderiv.index.counts import ESCAPE, OVER_AT_FILE, OVER_VAL_FILE
-from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, key_dtype, narrow
+from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, key_dtype, narrow, offsets_dtype
 from coderiv.keys.kinds import distinct
 
 RANGE_POSTINGS = 16_000_000
@@ -520,7 +520,7 @@ def merge_segments(segments: list[Segment], out: Path, budget: int, stop: thread
     out.mkdir(parents=True, exist_ok=True)
     files = {
         "keys": NpyWriter(out / "keys.npy", key_dtype(all(s.narrow_keys for s in segments))),
-        "ptr": NpyWriter(out / "ptr.npy", np.dtype(np.int64)),
+        "ptr": NpyWriter(out / "ptr.npy", offsets_dtype(n_postings)),
         "maxvals": NpyWriter(out / "maxvals.npy", narrow(np.array([top])).dtype),
         "docs": NpyWriter(out / "docs.npy", np.dtype(np.uint16)),
         "vals": NpyWriter(out / "vals.npy", np.dtype(np.uint8)),

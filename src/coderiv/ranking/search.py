@@ -37,10 +37,11 @@ class Searcher:
         store = self.index.terms
         keys, vals = store.doc_keys(number)
         positions = store.lookup(keys)
+        starts, ends = store.pointers(positions)
         return PreparedQuery(
             positions=positions,
             f_qt=np.asarray(vals, np.int64),
-            f_t=np.asarray(store.ptr[positions + 1] - store.ptr[positions]),
+            f_t=ends - starts,
             f_q=int(self.index.doc_lengths[number]),
             n_terms=len(keys),
         )
