@@ -35,9 +35,10 @@ Sorted = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.nd
 def sort_packed(keys: np.ndarray, docs: np.ndarray, vals: np.ndarray, runs: bool = False) -> Sorted | None:
     """Postings (``keys[i]``, ``docs[i]``, ``vals[i]``), no (key, document) twice, sorted by
     (key, document) with one sort of integers packing all three; None when they need more than
-    64 bits (or there are none). With ``runs``, also the runs of
-    :class:`~coderiv.index.postings.DocNumbers` (a run starts at every key's first posting and
-    wherever a key's ``document >> 16`` changes), else those two arrays are empty. The sorted
+    64 bits (or there are none). With ``runs``, also the key range's runs of
+    :class:`~coderiv.index.postings.DocNumbers` (one starts at every key's first posting and
+    wherever a key's ``document >> 16`` changes; the writer keeps those where the high bits
+    change in store order), else those two arrays are empty. The sorted
     integers are unpacked by one compiled pass when the loops are loaded, else numpy passes."""
     if not len(keys) or int(keys.max()).bit_length() > 63:
         return None

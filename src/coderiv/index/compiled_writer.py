@@ -164,7 +164,8 @@ def _merge(
     ``merged`` (scratch), ``out_vals`` and ``low`` (the documents' low 16 bits). Returns
     (postings per merged key, largest value per key, runs): ``run_at``/``run_high`` get the run
     starts and their high bits; a run starts at every key's first posting and wherever a key's
-    ``document >> 16`` changes, as :func:`~coderiv.index.postings.doc_runs` says. The output
+    ``document >> 16`` changes (the writer then keeps those where the high bits change in store
+    order, as :func:`~coderiv.index.postings.doc_runs` has them). The output
     arrays are the caller's, reused from one key range to the next (no fresh pages)."""
     key_counts = np.zeros(n_keys, np.int64)
     maxvals = np.zeros(n_keys, np.uint32)

@@ -298,7 +298,7 @@ class Postings:
 
     def unchecked_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(low bits, run starts, run high bits, values' low byte) for compiled loops: the run
-        starts checked whole (the loops bisect them; 4–8 bytes a key), the others as
+        starts checked whole (the loops bisect them; one run below 65,536 documents), the others as
         :meth:`check_ranges` is told, which must come before every read."""
         return self.docs._raw_low, self.docs.run_at, self.docs._raw_run_high, self.vals._raw_low
 

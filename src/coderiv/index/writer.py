@@ -717,12 +717,12 @@ def _append_key_range(
 
 
 class _DocRuns:
-    """The runs of :class:`~coderiv.index.postings.DocNumbers` (a run starts at every key's
-    first posting and wherever a key's ``docs >> 16`` changes), found while a key range's
-    segments are merged, so the merged numbers are never written in full nor read again. A
-    key's postings arrive segment by segment in document order; ``last_high`` carries each
-    key's high bits from one segment to the next. Equals :func:`~coderiv.index.postings.doc_runs`
-    of the merged numbers."""
+    """The runs of a key range for :class:`~coderiv.index.postings.DocNumbers` (a run starts at
+    every key's first posting and wherever a key's ``docs >> 16`` changes; :func:`_append_key_range`
+    keeps those where the high bits change in store order), found while a key range's segments
+    are merged, so the merged numbers are never written in full nor read again. A key's
+    postings arrive segment by segment in document order; ``last_high`` carries each key's high
+    bits from one segment to the next."""
 
     def __init__(self, n_keys: int) -> None:
         self.last_high = np.full(n_keys, -1, np.int64)
