@@ -28,7 +28,7 @@ from coderiv.pairs.methods import key_weights
 MIN_MAX_DF = 100
 MAX_DF_FRACTION = 0.01
 #: Postings read at once by whole-store passes (bounds their memory).
-POSTINGS_STEP = 8_000_000
+POSTINGS_STEP = 2_000_000
 
 
 def default_max_df(n_docs: int) -> int:
@@ -59,7 +59,10 @@ def key_ranges(store: Postings, step: int | None = None) -> Iterator[tuple[int, 
     store's mapped pages are released after each (:func:`release_pages`), so that a pass over
     the store holds one step's pages, not the whole store's."""
     ptr = np.asarray(store.ptr)
-    cuts = np.searchsorted(ptr, np.arange(0, int(ptr[-1]), step or POSTINGS_STEP), side="right") - 1
+    # the needles in ptr's own type: numpy would otherwise search an int64 copy of the whole ptr
+    # (8 bytes a key: 128 MB for 16M 4-shingles)
+    needles = np.arange(0, int(ptr[-1]), step or POSTINGS_STEP).astype(ptr.dtype)
+    cuts = np.searchsorted(ptr, needles, side="right") - 1
     bounds = np.unique(np.concatenate((cuts, [len(ptr) - 1])))
     del ptr
     for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):

@@ -37,6 +37,7 @@ from coderiv.pairs.eligibility import (
     keys_holding,
     release_pages,
 )
+from coderiv.pairs.heap import release_free_heap
 from coderiv.pairs.incremental import IncrementalPlan
 from coderiv.pairs.methods import (
     CONTAINMENT,
@@ -400,5 +401,9 @@ def open_for_pairs(
 ) -> Index:
     """The index the pair tables of ``method`` belong to (a sharded index's one-index view),
     first adding the store ``method`` needs if it lacks it (re-reads the indexed source;
-    ``announce`` is told so, ``progress`` follows the bytes read)."""
-    return open_with_store(index_dir, get_method(method).store, announce=announce, progress=progress).pairs_index()
+    ``announce`` is told so, ``progress`` follows the bytes read). What a build freed is given
+    back to the system first (:func:`~coderiv.pairs.heap.release_free_heap`), so that the run's
+    arrays do not come on top of it."""
+    index = open_with_store(index_dir, get_method(method).store, announce=announce, progress=progress).pairs_index()
+    release_free_heap()
+    return index
