@@ -1,17 +1,22 @@
-"""A pairs run's memory: whole-store passes that make no copy of a whole key array, and the
-heap a store build freed given back before the run (pairs/eligibility.py, pairs/heap.py)."""
+"""A pairs run's memory: whole-store passes that make no copy of a whole key array, the compiled
+loop run without the store's per-key arrays, and the heap a store build freed given back
+before the run (pairs/eligibility.py, pairs/run.py, pairs/heap.py)."""
 
 from __future__ import annotations
 
+import random
 import tracemalloc
+import weakref
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from coderiv.index.postings import Postings
-from coderiv.pairs import heap
+from coderiv.pairs import compiled, eligibility, heap
 from coderiv.pairs.eligibility import key_ranges
+from coderiv.pairs.run import compute_pairs
+from tests.support.pairs import build, random_docs
 
 
 def _one_posting_per_key(n_keys: int) -> Postings:
@@ -57,3 +62,37 @@ def test_release_free_heap_gives_back_the_holes_a_run_of_arrays_left():
     after = _rss_kb()
     assert before - after > 30_000, (before, after)
     assert all(int(a[-1]) == 1 for a in arrays)  # the live half untouched
+
+
+@pytest.mark.compiled
+@pytest.mark.skipif(not compiled.load(), reason="numba (coderiv[fast]) is not installed")
+@pytest.mark.parametrize("method", ["resemblance", "identity5"])
+def test_the_compiled_loop_runs_without_the_stores_per_key_arrays(tmp_path, monkeypatch, method):
+    """Every key's frequency (4 bytes) and eligibility (1) are gone once the eligible postings
+    are listed: the transpose and the loop run without them (80 MB for the 16M keys of 2,500
+    long documents' 4-shingles), and the table is the one of a run that kept them."""
+    from coderiv.pairs import run as pairs_run
+
+    monkeypatch.setattr(pairs_run, "COMPILED_MIN_POSTINGS", 0)
+    index = build(tmp_path / "c", random_docs(random.Random(5), 14, vocab=30, length=25), tmp_path)
+    expected, _ = compute_pairs(index, method)
+    made: list[weakref.ref[np.ndarray]] = []
+
+    def key_freqs(store: Postings) -> np.ndarray:
+        f = eligibility.key_freqs(store)
+        made.append(weakref.ref(f))
+        return f
+
+    alive_at_transpose: list[bool] = []
+
+    def by_document(*args: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        alive_at_transpose.append(made[0]() is not None)
+        return real_by_document(*args)  # type: ignore[arg-type]
+
+    real_by_document = compiled.by_document
+    monkeypatch.setattr(pairs_run, "key_freqs", key_freqs)
+    monkeypatch.setattr(compiled, "by_document", by_document)
+    table, _ = compute_pairs(index, method)
+    assert alive_at_transpose == [False]
+    for name in ("row_ptr", "targets", "values", "truncated"):
+        assert np.array_equal(table.arrays[name], expected.arrays[name]) and table.arrays[name].dtype == expected.arrays[name].dtype

@@ -119,11 +119,14 @@ def compute_pairs(
     if rows is not None:  # only keys holding a recomputed document
         eligible &= keys_holding(store, rows)
     built = RowBuilder(n, top)
-    done = None
+    inputs = None
     if engine is serial_engine and _worth_compiling(f, eligible) and compiled.load():
-        done = _rows_compiled(store, f, eligible, pm, view, plan, top, memory, built, progress, lengths)
-    if done is not None:
-        blocks, shared_pairs = done
+        inputs = _compiled_inputs(store, f, eligible, pm, view, lengths)
+    if inputs is not None:
+        # the loop reads the eligible postings both ways: a key's frequency and mask (5 bytes a
+        # key of the store, 80 MB for 16M 4-shingles) are not held through it
+        del f, eligible
+        blocks, shared_pairs = _rows_compiled(inputs, plan, top, memory, store, built, progress)
     elif pm.measure is None and engine is serial_engine:
         blocks, shared_pairs = _rows_by_product(store, f, eligible, pm, view, plan, top, memory, built, progress)
     else:
@@ -261,39 +264,66 @@ def _weight_tables(
     return weights, length_factor
 
 
+@dataclass
+class _CompiledInputs:
+    """What the compiled loops read: the eligible postings by key (``key_lists``: key_ptr,
+    documents, values) and the documents' sizes, what a shared key adds and how a count becomes
+    a percentage (``tables``: kind, identity5's weights and length factor, the documents'
+    lengths), and the eligible keys' frequencies (an incremental run's range bounds)."""
+
+    key_lists: tuple[np.ndarray, np.ndarray, np.ndarray]
+    sizes: np.ndarray
+    tables: tuple[int, np.ndarray, np.ndarray, np.ndarray]
+    f_eligible: np.ndarray
+
+    def lists(self, n_docs: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The loops' ``lists``: the postings by key and by document (the transpose, made here,
+        once the store's per-key arrays are gone), and the sizes."""
+        key_ptr, key_docs, key_vals = self.key_lists
+        doc_ptr, doc_keys, doc_vals = compiled.by_document(key_ptr, key_docs, key_vals, n_docs)
+        return key_ptr, key_docs, key_vals, doc_ptr, doc_keys, doc_vals, self.sizes
+
+
+def _compiled_inputs(
+    store: Postings, f: np.ndarray, eligible: np.ndarray, pm: PairMethod, view: KeyView, lengths: np.ndarray | None,
+) -> _CompiledInputs | None:
+    """The compiled loops' inputs for the ``eligible`` keys, or None when the loop cannot run
+    this method (no compiled kind, or identity5's weights table too large)."""
+    kind = _compiled_kind(pm)
+    if kind is None:
+        return None
+    weighted = kind == compiled.WEIGHTED
+    f_eligible = f[eligible]
+    weights, length_factor = np.zeros((1, 1), np.int64), np.ones(1)
+    doc_lengths = np.zeros(0, np.int64)
+    key_lists = eligible_lists(store, eligible, f, weighted)
+    if weighted:
+        assert lengths is not None
+        doc_lengths = np.asarray(lengths).astype(np.int64)
+        tables = _weight_tables(pm, f_eligible, key_lists[2], doc_lengths)
+        if tables is None:
+            return None
+        weights, length_factor = tables
+    return _CompiledInputs(key_lists, np.asarray(view.sizes, np.int64), (kind, weights, length_factor, doc_lengths), f_eligible)
+
+
 def _rows_compiled(
-    store: Postings, f: np.ndarray, eligible: np.ndarray, pm: PairMethod, view: KeyView, plan: IncrementalPlan | None,
-    top: int, memory: int | None, built: RowBuilder, progress: Progress | None, lengths: np.ndarray | None,
-) -> tuple[int, int] | None:
+    inputs: _CompiledInputs, plan: IncrementalPlan | None, top: int, memory: int | None, store: Postings,
+    built: RowBuilder, progress: Progress | None,
+) -> tuple[int, int]:
     """Rows through the compiled loops (:mod:`~coderiv.pairs.compiled`): the same rows as
     :func:`_rows_by_product` (set methods) and :func:`_rows_by_blocks` (identity5). A full run
     ranks each row as it is counted, so nothing but the kept entries and one accumulator of one
     slot per document is held beside the eligible postings both ways (8 bytes a posting, 10 with
     identity5's counts); an incremental run gets each range's entries with an end in a
     recomputed row and merges them with its kept entries (:func:`_merge_compiled`). Returns
-    (calls, shared pairs), or None when the loop cannot run this method."""
-    kind = _compiled_kind(pm)
-    if kind is None:
-        return None
+    (calls, shared pairs)."""
     n = store.n_docs
-    weighted = kind == compiled.WEIGHTED
-    key_ptr, key_docs, key_vals = eligible_lists(store, eligible, f, weighted)
-    weights, length_factor = np.zeros((1, 1), np.int64), np.ones(1)
-    doc_lengths = np.zeros(0, np.int64)
-    if weighted:
-        assert lengths is not None
-        doc_lengths = np.asarray(lengths).astype(np.int64)
-        tables = _weight_tables(pm, f[eligible], key_vals, doc_lengths)
-        if tables is None:
-            return None
-        weights, length_factor = tables
-    doc_ptr, doc_keys, doc_vals = compiled.by_document(key_ptr, key_docs, key_vals, n)
-    lists = (key_ptr, key_docs, key_vals, doc_ptr, doc_keys, doc_vals, np.asarray(view.sizes, np.int64))
-    acc = np.zeros(n, np.int64 if weighted else np.int32)
+    lists, measure_tables = inputs.lists(n), inputs.tables
+    acc = np.zeros(n, np.int64 if measure_tables[0] == compiled.WEIGHTED else np.int32)
     partners = np.empty(n, np.int32)
-    measure_tables = (kind, weights, length_factor, doc_lengths)
     if plan is not None:
-        return _merge_compiled(lists, measure_tables, f[eligible], plan, top, memory, store, built, acc, partners, progress)
+        return _merge_compiled(lists, measure_tables, inputs.f_eligible, plan, top, memory, store, built, acc, partners, progress)
     if progress is not None:
         progress.start(n, "documents")
     step = max(1, -(-n // COMPILED_STEPS))
