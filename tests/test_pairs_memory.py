@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from coderiv.index.postings import Postings
+from coderiv.index.postings import Postings, from_forward
 from coderiv.pairs import compiled, eligibility, heap
 from coderiv.pairs.eligibility import key_ranges
 from coderiv.pairs.run import compute_pairs
@@ -21,9 +21,8 @@ from tests.support.pairs import build, random_docs
 
 def _one_posting_per_key(n_keys: int) -> Postings:
     """A presence store of ``n_keys`` keys, key i in document i % 7 only (ptr: uint32)."""
-    docs = np.arange(n_keys, dtype=np.int64) % 7
-    return Postings.build(7, np.arange(n_keys, dtype=np.uint64), np.arange(n_keys + 1), docs, np.ones(n_keys, np.int64),
-                          np.ones(n_keys, np.int64))
+    keys = np.arange(n_keys, dtype=np.uint64)
+    return from_forward([(keys[d::7], np.ones(len(keys[d::7]), np.int32)) for d in range(7)])
 
 
 def test_key_ranges_search_the_offsets_without_a_wider_copy():
