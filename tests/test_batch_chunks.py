@@ -144,3 +144,23 @@ def test_report_ready_index_identical_to_the_per_document_path(tmp_path: Path, m
     alone = {str(p.relative_to(tmp_path / "alone")): p.read_bytes() for p in sorted((tmp_path / "alone").rglob("*.npy"))}
     assert any("store-1" in name for name in batch) and batch == alone
     assert Index.open(tmp_path / "batch").info()["documents"] == 39  # the empty one is skipped
+
+
+@pytest.mark.compiled
+@settings(max_examples=200, deadline=None)
+@given(DOCUMENTS, NS, st.sampled_from([1, 8, 31, 32]))
+def test_compiled_chunk_keys_equal_numpy(docs: list[list[str]], n: int, bits: int) -> None:
+    """Ids tagged with their documents, rolled from window to window, sorted once and split
+    (:func:`~coderiv.keys.compiled_terms.chunk_keys_of`): each document's distinct sorted ids
+    of the numpy path, in uint32."""
+    pytest.importorskip("numba")
+    assert compiled_terms.load() and compiled_terms.load_chunks()
+    keys, lengths = _batch(docs)
+    want = batch_chunks.distinct_per_document(
+        batch_chunks.numpy_ngram_ids(keys, lengths, n, bits), batch_chunks.ids_per_document(lengths, n), bits
+    )
+    got = batch_chunks.chunk_keys(keys, lengths, n, bits)
+    assert got[0].dtype == want[0].dtype == np.uint32 and got[1].dtype == np.int64
+    assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+    distinct = [presence_keys(ngram_ids(d, n, bits))[0] for d in docs]
+    assert got[0].tolist() == [x for d in distinct for x in d.tolist()]

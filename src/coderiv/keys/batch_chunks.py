@@ -85,16 +85,16 @@ def distinct_per_document(ids: np.ndarray, counts: np.ndarray, bits: int) -> tup
     """(each document's sorted distinct ids, one document after the other; how many each has)
     of ids grouped by document (document d has the next ``counts[d]``): per document what
     :func:`coderiv.keys.kinds.distinct` gives. Ids of at most 32 bits take one sort of
-    (document << 32 | id); wider ones one sort per document."""
+    (document << 32 | id) and come in uint32; wider ones one sort per document, in uint64."""
     counts = np.asarray(counts, np.int64)
     if not len(ids):
-        return np.empty(0, np.uint64), np.zeros(len(counts), np.int64)
+        return np.empty(0, np.uint32 if bits <= 32 else np.uint64), np.zeros(len(counts), np.int64)
     if bits <= 32 and len(counts) < 1 << 32:
         combined = np.repeat(np.arange(len(counts), dtype=np.uint64) << np.uint64(32), counts)
         combined |= ids
         combined = distinct(combined)
         owner = (combined >> np.uint64(32)).astype(np.int64)
-        return combined & np.uint64(0xFFFFFFFF), np.bincount(owner, minlength=len(counts))
+        return (combined & np.uint64(0xFFFFFFFF)).astype(np.uint32), np.bincount(owner, minlength=len(counts))
     bounds = np.concatenate(([0], np.cumsum(counts))).tolist()
     parts = [distinct(ids[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
     return np.concatenate(parts), np.fromiter((len(p) for p in parts), np.int64, len(parts))
@@ -102,7 +102,12 @@ def distinct_per_document(ids: np.ndarray, counts: np.ndarray, bits: int) -> tup
 
 def chunk_keys(keys: np.ndarray, lengths: np.ndarray, n: int, bits: int) -> tuple[np.ndarray, np.ndarray]:
     """Every document's chunk store keys (sorted distinct n-gram ids, one document after the
-    other) and how many each has, from the documents' concatenated term keys: per document,
-    ``presence_keys(ngram_ids(terms, n, bits))[0]``."""
+    other; uint32 when ``bits`` ≤ 32) and how many each has, from the documents' concatenated
+    term keys: per document, ``presence_keys(ngram_ids(terms, n, bits))[0]``. By two compiled
+    loops and one sort when they are loaded (:func:`~coderiv.keys.compiled_terms.chunk_keys_of`)."""
+    _check(n, bits)
+    lengths = np.asarray(lengths, np.int64)
+    if bits <= 32 and len(lengths) < 1 << 32 and compiled_terms.chunks_loaded():
+        return compiled_terms.chunk_keys_of(np.asarray(keys, np.uint64), lengths, n, bits)
     ids = ngram_ids_of(keys, lengths, n, bits)
     return distinct_per_document(ids, ids_per_document(lengths, n), bits)

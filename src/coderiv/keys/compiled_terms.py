@@ -102,6 +102,57 @@ def _ngram_ids(keys: np.ndarray, lengths: np.ndarray, n: int, shift: np.uint64, 
     return out
 
 
+def _tagged_ngram_ids(keys: np.ndarray, lengths: np.ndarray, n: int, shift: np.uint64, multiplier: np.uint64) -> np.ndarray:
+    """:func:`_ngram_ids` (ids of at most 32 bits) each tagged with its document's number above
+    it, ``document << 32 | id``, so that one sort orders them by (document, id). The window's
+    Horner sum is rolled from one window to the next, ``h' = (h − k_i·M^(n−1))·M + k_(i+n)``,
+    which wrapping uint64 arithmetic keeps exact (the loop the kernels compile)."""
+    total = 0
+    for d in range(lengths.shape[0]):
+        if lengths[d] >= n:
+            total += lengths[d] - n + 1
+        elif lengths[d] > 0:
+            total += 1
+    out = np.empty(total, np.uint64)
+    top = np.uint64(1)  # M^(n−1)
+    for _ in range(n - 1):
+        top *= multiplier
+    at = 0
+    start = 0
+    for d in range(lengths.shape[0]):
+        length = lengths[d]
+        tag = np.uint64(d) << np.uint64(32)
+        windows = length - n + 1 if length >= n else min(length, 1)
+        h = np.uint64(0)
+        for j in range(min(n, length)):
+            h = h * multiplier + keys[start + j]
+        for i in range(windows):
+            if i:
+                h = (h - keys[start + i - 1] * top) * multiplier + keys[start + i + n - 1]
+            x = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            x = x ^ (x >> np.uint64(31))
+            out[at] = tag | (x >> shift)
+            at += 1
+        start += length
+    return out
+
+
+def _split_tagged(tagged: np.ndarray, n_docs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted ``document << 32 | id`` integers as each document's distinct ids (uint32, one
+    document after the other) and how many each has (the loop the kernels compile)."""
+    ids = np.empty(tagged.shape[0], np.uint32)
+    counts = np.zeros(n_docs, np.int64)
+    k = 0
+    for i in range(tagged.shape[0]):
+        x = tagged[i]
+        if i == 0 or x != tagged[i - 1]:
+            ids[k] = np.uint32(x & np.uint64(0xFFFFFFFF))
+            counts[np.int64(x >> np.uint64(32))] += 1
+            k += 1
+    return ids[:k], counts
+
+
 def _warm_up(kernels: dict[str, Any]) -> None:
     """Compile (or load from the cache) the loop for the arrays it gets: bytes and a fold table."""
     kernels["word_keys"](np.frombuffer(b"warm up", np.uint8), np.zeros(256, np.uint8), _MULTIPLIER, _SEED)
@@ -110,11 +161,15 @@ def _warm_up(kernels: dict[str, Any]) -> None:
 def _warm_up_chunks(kernels: dict[str, Any]) -> None:
     """Compile (or load from the cache) the chunk ids' loop for term keys and document lengths."""
     kernels["ngram_ids"](np.ones(3, np.uint64), np.array([3], np.int64), 2, np.uint64(32), _NGRAM_MULTIPLIER)
+    tagged = kernels["tagged_ngram_ids"](np.ones(3, np.uint64), np.array([3], np.int64), 2, np.uint64(32), _NGRAM_MULTIPLIER)
+    kernels["split_tagged"](tagged, 1)
 
 
 _KERNELS = LazyKernels({"word_keys": _word_keys}, _warm_up)
-#: the chunk ids' loop, loaded only by jobs that compute chunk ids (:func:`load_chunks`)
-_CHUNK_KERNELS = LazyKernels({"ngram_ids": _ngram_ids}, _warm_up_chunks)
+#: the chunk ids' loops, loaded only by jobs that compute chunk ids (:func:`load_chunks`)
+_CHUNK_KERNELS = LazyKernels(
+    {"ngram_ids": _ngram_ids, "tagged_ngram_ids": _tagged_ngram_ids, "split_tagged": _split_tagged}, _warm_up_chunks,
+)
 
 
 def load() -> bool:
@@ -147,6 +202,17 @@ def ngram_ids_of(keys: np.ndarray, lengths: np.ndarray, n: int, bits: int) -> np
     int64 ``lengths``). Needs :func:`load_chunks` first."""
     ids: np.ndarray = _CHUNK_KERNELS["ngram_ids"](keys, lengths, n, np.uint64(64 - bits), _NGRAM_MULTIPLIER)
     return ids
+
+
+def chunk_keys_of(keys: np.ndarray, lengths: np.ndarray, n: int, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`coderiv.keys.batch_chunks.chunk_keys` for ids of at most 32 bits and fewer than
+    2^32 documents: the ids tagged with their documents (one compiled loop), one sort, then each
+    document's distinct ids (another): (ids uint32, per document how many). Needs
+    :func:`load_chunks` first."""
+    tagged: np.ndarray = _CHUNK_KERNELS["tagged_ngram_ids"](keys, lengths, n, np.uint64(64 - bits), _NGRAM_MULTIPLIER)
+    tagged.sort()
+    result: tuple[np.ndarray, np.ndarray] = _CHUNK_KERNELS["split_tagged"](tagged, len(lengths))
+    return result
 
 
 def chunks_loaded() -> bool:
