@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from coderiv.index import combined_sort
 from coderiv.index.combined_sort import group_narrow_run, sort_packed
-from coderiv.index.compiled_writer import group_run
+from coderiv.index.compiled_writer import MergeBuffers, group_run
 from coderiv.keys import compiled_terms
 
 #: keys below 41, below 2^32 (chunk ids), or of up to 64 bits (terms)
@@ -89,3 +89,60 @@ def test_compiled_unpacking_equals_numpy(pairs: set[tuple[int, int]], constant: 
     if runs:  # a run starts at each key's first posting and where its document >> 16 changes
         starts = [i for i, (k, d) in enumerate(order) if i == 0 or order[i - 1][0] != k or order[i - 1][1] >> 16 != d >> 16]
         assert got[5].tolist() == starts and got[6].tolist() == [order[i][1] >> 16 for i in starts]
+
+
+def _pieces(pairs: set[tuple[int, int]], cuts: list[int], wide: bool) -> list[combined_sort.Piece]:
+    """The postings in pieces at ``cuts`` (any order within a piece), documents stored less each
+    piece's base, in 2 or 4 bytes."""
+    ordered = sorted(pairs, key=lambda pair: (pair[0] * 7919 + pair[1]) % 1009)  # not sorted
+    bounds = [0, *sorted(c % (len(ordered) + 1) for c in cuts), len(ordered)]
+    pieces = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        part = ordered[a:b]
+        base = min((d for _, d in part), default=0)
+        docs = np.array([d - base for _, d in part], np.uint32 if wide else np.uint16)
+        pieces.append((np.array([k for k, _ in part], np.uint32), docs, base))
+    return pieces
+
+
+def test_pieces_by_hand() -> None:
+    """Keys 9 (documents 3, 1) and 4 (document 70,000) in two pieces: key 4 first."""
+    buffers = MergeBuffers()
+    pieces = [(np.array([9, 4], np.uint32), np.array([3, 70_000], np.uint32), 0), (np.array([9], np.uint32), np.array([0], np.uint16), 1)]
+    got = combined_sort.sort_pieces(pieces, 70_000, 1, buffers)
+    assert got is not None
+    unique, counts, docs, vals, maxima, _, _ = got
+    assert unique.tolist() == [4, 9] and unique.dtype == np.uint32 and counts.tolist() == [1, 2]
+    assert docs.tolist() == [70_000, 1, 3] and vals.tolist() == [1, 1, 1] and maxima.tolist() == [1, 1]
+    assert combined_sort.sort_pieces(pieces, 2**32, 1, buffers) is None  # documents past 32 bits
+
+
+@pytest.mark.compiled
+@settings(max_examples=150, deadline=None)
+@given(POSTINGS.filter(bool), st.lists(st.integers(0, 50), max_size=4), st.booleans(), st.sampled_from([1, 3]))
+def test_pieces_sort_as_the_packed_sort(pairs: set[tuple[int, int]], cuts: list[int], wide: bool, value: int) -> None:
+    """:func:`~coderiv.index.combined_sort.sort_pieces`, compiled and numpy, in buffers reused
+    from a bigger call: :func:`~coderiv.index.combined_sort.sort_packed`'s arrays."""
+    pytest.importorskip("numba")
+    if not wide and max(d for _, d in pairs) - min(d for _, d in pairs) >= 1 << 16:
+        wide = True  # a piece's documents less its base must fit in 2 bytes
+    keys = np.array([k for k, _ in pairs], np.uint64)
+    docs = np.array([d for _, d in pairs], np.uint32)
+    want = sort_packed(keys, docs, np.full(len(keys), value, np.uint32))
+    assert want is not None
+    pieces, top = _pieces(pairs, cuts, wide), max(d for _, d in pairs)
+    buffers = MergeBuffers()
+    big = [(np.arange(100, dtype=np.uint32), np.arange(100, dtype=np.uint32), 5)]
+    for compiled in (False, True):
+        with pytest.MonkeyPatch.context() as patch:
+            if compiled:
+                assert compiled_terms.load()
+            else:
+                patch.setattr(combined_sort, "_KERNELS", combined_sort._KERNELS.fresh())
+                patch.setattr(compiled_terms, "loaded", lambda: False)
+            combined_sort.sort_pieces(big, 104, value, buffers)  # the buffers hold other postings before
+            got = combined_sort.sort_pieces(pieces, top, value, buffers)
+        assert got is not None
+        for a, b in zip(got[:5], want[:5], strict=True):
+            assert a.tolist() == b.tolist()
+        assert got[0].dtype == np.uint32 and got[2].dtype == np.uint32

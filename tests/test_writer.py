@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coderiv.index import Index, compiled_writer, writer
+from coderiv.index import Index, compiled_writer, key_partition, writer
 from coderiv.index.counts import OVER_AT_FILE, OVER_VAL_FILE
 from coderiv.index.postings import ARRAY_NAMES, Postings, from_forward, narrow
 from coderiv.index.writer import NpyWriter, Run, Sources, write_store
@@ -160,6 +160,76 @@ def test_npy_writer_writes_what_np_save_writes(tmp_path: Path) -> None:
             assert (tmp_path / "w.npy").read_bytes() == (tmp_path / "s.npy").read_bytes()
 
 
+def _run_segments(
+    per_doc: list[tuple[np.ndarray, np.ndarray]], cuts: list[int], folder: Path, partitioned: list[bool],
+) -> list[writer.Segment]:
+    """The documents cut into runs at ``cuts``, each saved as a presorted run's segment:
+    partitioned (:mod:`~coderiv.index.key_partition`) or sorted by (key, document)."""
+    segments = []
+    for number, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(per_doc)])):
+        keys = np.concatenate([k for k, _ in per_doc[a:b]]).astype(np.uint64)
+        vals = np.concatenate([v for _, v in per_doc[a:b]]).astype(np.uint32)
+        counts = np.array([len(k) for k, _ in per_doc[a:b]], np.int64)
+        split = key_partition.partition_run(keys, counts, vals, np.uint16 if b - a <= 1 << 16 else np.uint32)
+        if partitioned[number]:
+            assert split is not None
+            segments.append(writer._save_partitioned(folder / f"run{number}", split, a, None))
+        else:
+            grouped = compiled_writer.group_run(keys, counts, a, vals)
+            segments.append(writer._save_segment(folder / f"run{number}", *grouped, a, b - a))
+    return segments
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize(("presence", "partitioned"), [(True, "all"), (False, "all"), (True, "some"), (False, "some")])
+def test_partitioned_runs_merge_to_the_in_memory_inversion(tmp_path: Path, compiled: bool, presence: bool, partitioned: str) -> None:
+    """Runs of chunk-like keys (below 2^32, one of them of 32 bits, values all 1 or not) kept
+    as partitions of their keys and merged by ranges of whole partitions (here of at most 50
+    postings: hundreds of ranges), or (``some``) beside runs sorted by key, which the merge then
+    takes all by key: the bytes of the in-memory inversion either way."""
+    rng = np.random.default_rng(8)
+    per_doc = []
+    for d in range(3000):
+        keys = np.unique(rng.integers(0, 2**32 - 1, int(rng.integers(0, 9)), dtype=np.uint64, endpoint=True))
+        if d == 1500:
+            keys = np.append(keys[keys < 2**32 - 1], np.uint64(2**32 - 1))
+        vals = np.ones(len(keys), np.int32) if presence else rng.integers(1, 70_000, len(keys)).astype(np.int32)
+        per_doc.append((keys, vals))
+    kinds = [True, True, True] if partitioned == "all" else [True, False, True]
+    with _loops(compiled):
+        segments = _run_segments(per_doc, [1000, 2000], tmp_path, kinds)
+        assert segments[0].parts is not None and segments[0].shift == 20 and (segments[1].parts is not None) == kinds[1]
+        writer.merge_segments(segments, tmp_path / "out", 50)
+    _same_files_as_in_memory(per_doc, tmp_path, tmp_path / "out")
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith("-by-key")]  # the sorted copies removed
+
+
+def test_a_run_without_postings_beside_partitioned_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run whose documents have no postings of the store is a sorted segment of nothing: the
+    others are still merged by partitions (none is sorted first), with the in-memory bytes."""
+    rng = np.random.default_rng(10)
+    per_doc = [(np.unique(rng.integers(0, 2**32 - 1, 4, dtype=np.uint64)), np.ones(4, np.int32)) for _ in range(100)]
+    per_doc[40:60] = [(np.empty(0, np.uint64), np.empty(0, np.int32))] * 20
+    segments = _run_segments(per_doc, [40, 60], tmp_path, [True, False, True])
+    assert segments[1].n_postings == 0
+    monkeypatch.setattr(writer, "_sorted", lambda segment: pytest.fail("a partitioned run was sorted"))
+    writer.merge_segments(segments, tmp_path / "out", 30)
+    _same_files_as_in_memory(per_doc, tmp_path, tmp_path / "out")
+
+
+def test_partitioned_runs_of_different_widths_merge_by_the_widest(tmp_path: Path) -> None:
+    """A run whose keys all lie below 4,096 (shift 0: a partition per key) and runs of 32-bit
+    keys (shift 20): the merge's units are the widest run's partitions."""
+    rng = np.random.default_rng(9)
+    narrow = [(np.unique(rng.integers(0, 4095, 5, dtype=np.uint64)), np.ones(5, np.int32)) for _ in range(200)]
+    wide = [(np.unique(rng.integers(0, 2**32 - 1, 5, dtype=np.uint64)), np.ones(5, np.int32)) for _ in range(200)]
+    per_doc = [(k, np.ones(len(k), np.int32)) for k, _ in wide[:100] + narrow + wide[100:]]
+    segments = _run_segments(per_doc, [100, 300], tmp_path, [True, True, True])
+    assert [s.shift for s in segments] == [20, 0, 20]
+    writer.merge_segments(segments, tmp_path / "out", 30)
+    _same_files_as_in_memory(per_doc, tmp_path, tmp_path / "out")
+
+
 def _generation_bytes(root: Path) -> dict[str, bytes]:
     """Every file of an index's generation but the manifest (which has the creation time)."""
     generation = max(root.glob("gen-*"))
@@ -177,7 +247,8 @@ def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(
     given in id order (their run numbers are not 0, 1, …) fall back to the range sorts, with the
     same bytes; when the order breaks late (``late``), the runs already sorted get their forward
     files back from their segments. Segments kept in memory (``held``) or written to scratch
-    files give the same bytes."""
+    files give the same bytes. The chunk store's runs are partitioned by key
+    (:mod:`~coderiv.index.key_partition`), the terms store's sorted."""
     if not held:
         monkeypatch.setattr("coderiv.index.writer.HELD_SEGMENT_BYTES", 0)
     saved = writer._save_segment
@@ -188,7 +259,15 @@ def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(
         kept.append((segment, segment.held is not None))
         return segment
 
+    saved_partitioned = writer._save_partitioned
+
+    def saving_partitioned(*args: object, **kwargs: object) -> writer.Segment:
+        segment = saved_partitioned(*args, **kwargs)  # type: ignore[arg-type]
+        kept.append((segment, segment.held is not None))
+        return segment
+
     monkeypatch.setattr(writer, "_save_segment", saving_segment)
+    monkeypatch.setattr(writer, "_save_partitioned", saving_partitioned)
     rng = np.random.default_rng(5)
     words = [f"w{i}" for i in range(40)]
     docs = [RawDocument(f"doc{i:04d}.txt", " ".join(rng.choice(words, int(rng.integers(1, 60)))).encode()) for i in range(300)]
@@ -200,6 +279,7 @@ def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(
     stores = [StoreSpec.create("chunks", n=4)]
     monkeypatch.setattr("coderiv.index.writer.RUN_POSTINGS", 500)  # many runs
     monkeypatch.setattr("coderiv.index.writer.RANGE_POSTINGS", 700)
+    monkeypatch.setattr("coderiv.index.analysis_workers.BATCH_DOCS", 50)  # runs presorted before the order breaks late
     ranged, forward = [], []
     invert_ranges, save_forward = writer._invert_ranges, writer._save_forward
 
@@ -216,7 +296,8 @@ def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(
     Index.update_from(docs, tmp_path / "presorted", stores=stores, workers=1)
     assert ranged == ([] if order == "ids" else ["terms", "chunks:bits=32,n=4"])
     assert (len(forward) == 0) == (order == "ids")
-    assert any(in_memory for _, in_memory in kept) == (held and order == "ids")  # out of order: no run presorted here
+    assert any(in_memory for _, in_memory in kept) == (held and order != "shuffled")  # shuffled: no run presorted
+    assert any(segment.parts is not None for segment, _ in kept) == (order != "shuffled")  # the chunk store's runs partitioned
     assert all(segment.held is None for segment, _ in kept)  # freed once merged (or once forward files are back)
     monkeypatch.setattr("coderiv.index.writer._presorted_segments", lambda sources, name: None)
     Index.update_from(docs, tmp_path / "ranged", stores=stores, workers=2)

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from coderiv.index.compiled_writer import MergeBuffers
 from coderiv.jit import LazyKernels
 from coderiv.keys import compiled_terms
 
@@ -53,7 +54,7 @@ def sort_packed(keys: np.ndarray, docs: np.ndarray, vals: np.ndarray, runs: bool
     if value_bits:
         packed |= vals
     packed.sort()
-    if _KERNELS.loaded() or (compiled_terms.loaded() and _KERNELS.load()):
+    if _loaded():
         result: Sorted = _KERNELS["unpack"](packed, below, value_bits, lowest, runs)
         return result
     return _numpy_unpack(packed, below, value_bits, lowest, runs)
@@ -130,12 +131,90 @@ def _unpack(packed: np.ndarray, below: int, value_bits: int, lowest: int, runs: 
     return unique[: k + 1], counts[: k + 1], docs, vals, maxima[: k + 1], run_at[:r], run_high[:r]
 
 
+def _pack_into(out: np.ndarray, keys: np.ndarray, docs: np.ndarray, doc_base: int, below: int) -> None:
+    """``out[i] = keys[i] << below | (docs[i] + doc_base)`` (the loop the kernels compile)."""
+    shift = np.uint64(below)
+    base = np.uint64(doc_base)
+    for i in range(keys.shape[0]):
+        out[i] = (np.uint64(keys[i]) << shift) | (np.uint64(docs[i]) + base)
+
+
+def _group_into(packed: np.ndarray, below: int, unique: np.ndarray, counts: np.ndarray, docs: np.ndarray) -> int:
+    """Sorted ``key << below | document`` integers split into the distinct keys, the postings
+    of each and the documents (the loop the kernels compile); the number of keys."""
+    doc_mask = (np.uint64(1) << np.uint64(below)) - np.uint64(1)
+    k = -1
+    previous = np.uint64(0)
+    for i in range(packed.shape[0]):
+        x = packed[i]
+        key = x >> np.uint64(below)
+        if i == 0 or key != previous:
+            k += 1
+            unique[k] = key
+            counts[k] = 0
+            previous = key
+        counts[k] += 1
+        docs[i] = np.uint32(x & doc_mask)
+    return k + 1
+
+
 def _warm_up(kernels: dict[str, Any]) -> None:
-    """Compile (or load from the cache) the loop for the arrays it gets."""
+    """Compile (or load from the cache) the loops for the arrays they get."""
     kernels["unpack"](np.array([5, 9], np.uint64), 2, 1, 1, True)
+    out = np.empty(2, np.uint64)
+    for doc_type in (np.uint16, np.uint32):
+        kernels["pack_into"](out, np.array([1, 2], np.uint32), np.array([0, 1], doc_type), 0, 2)
+    kernels["group_into"](out, 2, np.empty(2, np.uint32), np.empty(2, np.uint32), np.empty(2, np.uint32))
 
 
-_KERNELS = LazyKernels({"unpack": _unpack}, _warm_up)
+_KERNELS = LazyKernels({"unpack": _unpack, "pack_into": _pack_into, "group_into": _group_into}, _warm_up)
+
+
+def _loaded() -> bool:
+    """Whether the compiled loops are ready (loaded now if the job loaded numba)."""
+    return _KERNELS.loaded() or (compiled_terms.loaded() and _KERNELS.load())
+
+
+#: A piece of narrow postings: keys (uint32), documents (uint16 or uint32) less a base, the base.
+Piece = tuple[np.ndarray, np.ndarray, int]
+
+
+def sort_pieces(pieces: list[Piece], top_doc: int, value: int, buffers: MergeBuffers) -> Sorted | None:
+    """Postings of one value (a presence store's 1), no (key, document) twice, given as pieces
+    (:data:`Piece`, documents at most ``top_doc``), sorted by (key, document) with one sort of
+    packed integers, as :func:`sort_packed` gives them (without runs) but in ``buffers``,
+    reused from one call to the next: a merge's key ranges take no fresh memory; the keys in
+    uint32. None when a document needs more than 32 bits."""
+    below = max(1, int(top_doc).bit_length())
+    if below > 32 or not pieces:
+        return None
+    total = sum(len(keys) for keys, _, _ in pieces)
+    packed = buffers.get("packed", total, np.uint64)
+    compiled = _loaded()
+    at = 0
+    for keys, docs, base in pieces:
+        out = packed[at : at + len(keys)]
+        if compiled:
+            _KERNELS["pack_into"](out, keys, docs, base, below)
+        else:
+            np.left_shift(keys, np.uint64(below), out=out, dtype=np.uint64)
+            out |= docs.astype(np.uint64) + np.uint64(base)
+        at += len(keys)
+    packed.sort()
+    unique, counts = buffers.get("unique", total, np.uint32), buffers.get("counts", total, np.uint32)  # keys of 32 bits
+    docs = buffers.get("docs", total, np.uint32)
+    if compiled:
+        n_keys = _KERNELS["group_into"](packed, below, unique, counts, docs)
+        unique, counts = unique[:n_keys], counts[:n_keys]
+    else:
+        keys_of = packed >> np.uint64(below)
+        starts = np.flatnonzero(np.concatenate(([True], keys_of[1:] != keys_of[:-1])))
+        unique, counts = keys_of[starts].astype(np.uint32), np.diff(np.append(starts, total)).astype(np.uint32)
+        np.bitwise_and(packed, np.uint64((1 << below) - 1), out=docs, casting="unsafe")
+    vals = buffers.get("vals", total, np.uint32)
+    vals.fill(value)
+    return unique, counts, docs, vals, np.full(len(unique), value, np.uint32), np.empty(0, np.int64), np.empty(0, np.uint16)
+
 
 
 def group_narrow_run(

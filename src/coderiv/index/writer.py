@@ -4,7 +4,9 @@
    (flat forward arrays: per-document counts, keys, values), so no more than one run is held.
    In a fresh build whose documents come in id order, each run is instead grouped by key into
    a segment (step 3's form) in a thread while analysis goes on (:class:`Presort`), and steps
-   2–3 have nothing left to do.
+   2–3 have nothing left to do; a run whose keys fit in 32 bits (chunk ids) is only split by
+   the top bits of its keys (:mod:`~coderiv.index.key_partition`), the merge sorting each key
+   range once.
 2. **Number.** Once every id is known, documents are numbered in sorted id order, which makes
    the result independent of input order: an update equals a full rebuild, array for array.
 3. **Invert by range.** Document numbers are cut into ranges of about ``range_postings``
@@ -12,7 +14,8 @@
    ones from the previous generation's inverted arrays — sorts them by (key, document) and is
    written as a segment: raw files of keys, counts and maxima per key, documents and values.
 4. **Merge by key range.** The segments are read a block at a time and merged one key range
-   at a time (:func:`_key_ranges`, at most ``range_postings / 8`` segment keys and postings);
+   at a time (:func:`_key_ranges`, at most ``range_postings / 8`` segment keys and postings;
+   partitioned runs by ranges of whole partitions, :func:`_partition_ranges`);
    ranges are in document order, so each key's documents come out ascending. Each output
    ``.npy`` is appended to as the key ranges go (:class:`NpyWriter`). Document numbers are
    written as their low 16 bits, and the runs of high bits are found segment by segment on
@@ -37,18 +40,19 @@ import multiprocessing
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.lib.format import dtype_to_descr, write_array_header_1_0
 
-from coderiv.index import compiled_writer
+from coderiv.index import compiled_writer, key_partition
 from coderiv.index.analysis_workers import AnalyzedBatch, default_workers
 from coderiv.index.child_processes import stop_pool, worker_pool
-from coderiv.index.combined_sort import group_narrow_run, sort_packed
+from coderiv.index.combined_sort import group_narrow_run, sort_packed, sort_pieces
 from coderiv.index.compiled_writer import group_run
 from coderiv.index.counts import ESCAPE, OVER_AT_FILE, OVER_VAL_FILE
 from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, key_dtype, narrow, offsets_dtype
@@ -181,12 +185,18 @@ class Presort(threading.Thread):
     def run(self) -> None:
         try:
             for name in self.names:
+                folder = self.folder / f"{_safe(name)}-sorted"
+                pieces = [batch.stores[name] for batch in self.batches]
+                doc_type = np.uint16 if sum(len(counts) for counts, _, _ in pieces) <= 1 << 16 else np.uint32
+                split = key_partition.partition_pieces(pieces, doc_type)  # the batches as they are, not joined
+                if split is not None:  # narrow keys (chunk ids): the merge sorts them, by key range
+                    self.segments[name] = _save_partitioned(folder, split, self.first, self.hold)
+                    continue
                 counts, keys, vals = _concatenated(self.batches, name)
-                grouped = group_narrow_run(keys, counts, self.first, vals) or group_run(keys, counts, self.first, vals)
                 n_docs = len(counts)
+                grouped = group_narrow_run(keys, counts, self.first, vals) or group_run(keys, counts, self.first, vals)
                 del counts, keys, vals
-                segment = _save_segment(self.folder / f"{_safe(name)}-sorted", *grouped, self.first, n_docs, self.hold)
-                self.segments[name] = segment
+                self.segments[name] = _save_segment(folder, *grouped, self.first, n_docs, self.hold)
         except BaseException as exc:  # re-raised by result() in the writing thread
             self.error = exc
         finally:
@@ -204,7 +214,10 @@ class Presort(threading.Thread):
         ascending order with their values, as the analysis gave them."""
         stores = {}
         for name, segment in self.result().items():
-            keys = np.repeat(segment.read("keys", 0, segment.n_keys), segment.read("counts", 0, segment.n_keys))
+            if segment.parts is not None:  # partitioned: a key per posting
+                keys = segment.read("keys", 0, segment.n_postings)
+            else:
+                keys = np.repeat(segment.read("keys", 0, segment.n_keys), segment.read("counts", 0, segment.n_keys))
             docs = segment.read("docs", 0, segment.n_postings).astype(np.int64) - self.first
             order = np.argsort(docs, kind="stable")
             counts = np.bincount(docs, minlength=self.n_docs)
@@ -319,6 +332,15 @@ class Segment:
     constant: bool = False
     #: the files' arrays, when kept in memory instead (:data:`HELD_SEGMENT_BYTES`)
     held: dict[str, np.ndarray] | None = None
+    #: a partitioned run (:mod:`~coderiv.index.key_partition`): postings before each partition
+    #: of keys ``key >> shift``; then ``keys`` has one key a posting (``n_keys`` of them, the
+    #: postings), unsorted within a partition, no ``counts`` nor ``max``, and ``top_key`` is the
+    #: largest key
+    parts: np.ndarray | None = None
+    shift: int = 0
+    top_key: int = 0
+    #: the largest document number a partitioned segment can hold
+    top_doc: int = 0
 
     def _stored(self, name: str) -> np.dtype:
         if name == "keys":
@@ -335,6 +357,17 @@ class Segment:
         out = np.empty(count, np.uint64 if name == "keys" else np.uint32)
         self.read_into(name, start, out)
         return out
+
+    def raw(self, name: str, start: int, count: int) -> np.ndarray:
+        """``count`` entries of file ``name`` from entry ``start`` as they are stored (narrow
+        types, documents less ``doc_base``): a view when held in memory, else read."""
+        if self.held is not None:
+            part = self.held[name][start : start + count]
+        else:
+            part = np.fromfile(self.folder / f"{name}.bin", self._stored(name), count, offset=start * self._stored(name).itemsize)
+        if len(part) != count:
+            raise OSError(f"segment {self.folder.name} has fewer {name} than asked")
+        return part
 
     def read_into(self, name: str, start: int, out: np.ndarray) -> None:
         """:meth:`read` into ``out`` (contiguous, uint64 for keys, else uint32), as many entries as it holds."""
@@ -405,6 +438,29 @@ def _save_segment(
         "keys": keys, "counts": counts, "max": maxima, "docs": docs, "vals": vals,
     }
     stored = {label: array.astype(segment._stored(label), copy=False) for label, array in arrays.items()}
+    size = sum(array.nbytes for array in stored.values())
+    if hold is not None and size <= hold[0]:
+        hold[0] -= size
+        segment.held = stored
+        return segment
+    folder.mkdir(parents=True)
+    for label, array in stored.items():
+        array.tofile(folder / f"{label}.bin")
+    return segment
+
+
+def _save_partitioned(folder: Path, split: key_partition.Partitioned, doc_base: int, hold: list[int] | None) -> Segment:
+    """A run's postings by partition (:func:`~coderiv.index.key_partition.partition_run`,
+    documents relative to ``doc_base``) as a segment, kept in memory when ``hold`` allows (as
+    :func:`_save_segment`)."""
+    narrow_docs = split.docs.dtype == np.uint16
+    segment = Segment(
+        folder, len(split.keys), len(split.keys), split.top_val, doc_base, narrow_docs, split.top_val < 1 << 16, True, False,
+        split.vals is None, parts=split.parts, shift=split.shift, top_key=split.top_key, top_doc=doc_base + split.n_docs - 1,
+    )
+    stored = {"keys": split.keys, "docs": split.docs}
+    if split.vals is not None:
+        stored["vals"] = split.vals.astype(segment._stored("vals"), copy=False)
     size = sum(array.nbytes for array in stored.values())
     if hold is not None and size <= hold[0]:
         hold[0] -= size
@@ -513,6 +569,9 @@ def merge_segments(segments: list[Segment], out: Path, budget: int, stop: thread
     """Merge sorted segments (in document order) into a store's ``.npy`` files, one key range at
     a time (:func:`_key_ranges`): each range's keys are unique-merged, its postings placed by
     key and written in order, so memory holds one key range, whatever the number of keys.
+    Partitioned segments (a chunk store's runs, :mod:`~coderiv.index.key_partition`) are merged
+    by ranges of whole partitions (:func:`_partition_ranges`), each sorted once; if only some
+    are partitioned, those are sorted first.
     Values are written as :mod:`~coderiv.index.counts` stores them (one byte a posting, the
     values of 255 and more aside when any exceeds 255) on the way, with no pass afterwards."""
     n_postings = sum(s.n_postings for s in segments)
@@ -528,10 +587,20 @@ def merge_segments(segments: list[Segment], out: Path, budget: int, stop: thread
         "doc_run_high": NpyWriter(out / "doc_run_high.npy", np.dtype(np.uint16)),
     }
     over: tuple[list[np.ndarray], list[np.ndarray]] | None = ([], []) if top > ESCAPE else None
+    ranges: Iterator[list[_Block]] | Iterator[list[_Slice]]
+    merge: Callable[[Any, compiled_writer.MergeBuffers], _Merged]
+    temporary: list[Segment] = []
     try:
+        filled = [segment for segment in segments if segment.n_postings]  # a run without postings is any kind
+        if filled and all(segment.parts is not None for segment in filled):
+            ranges, merge = _partition_ranges(filled, budget), _merge_slices
+        else:
+            converted = [_sorted(segment) for segment in segments]
+            temporary = [s for s, o in zip(converted, segments) if s is not o]
+            ranges, merge = _key_ranges(converted, budget), _merge_blocks
         files["ptr"].append(np.zeros(1, np.int64))
         written, high = 0, -1
-        for merged in _merged_ranges(segments, budget):
+        for merged in _merged_ranges(ranges, merge):
             if stop is not None and stop.is_set():
                 raise WriteStopped(f"writing {out.name} stopped")
             written, high = _append_key_range(*merged, written, high, files, over)
@@ -539,6 +608,8 @@ def merge_segments(segments: list[Segment], out: Path, budget: int, stop: thread
     finally:
         for writer in files.values():
             writer.close()
+        for segment in temporary:
+            shutil.rmtree(segment.folder, ignore_errors=True)
     over_at, over_val = over or ([], [])
     np.save(out / OVER_AT_FILE, narrow(np.concatenate([np.empty(0, np.int64), *over_at])), allow_pickle=False)
     np.save(out / OVER_VAL_FILE, narrow(np.concatenate([np.empty(0, np.uint32), *over_val])), allow_pickle=False)
@@ -593,16 +664,76 @@ def _key_ranges(segments: list[Segment], budget: int) -> Iterator[list[_Block]]:
 _Merged = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-def _merged_ranges(segments: list[Segment], budget: int) -> Iterator[_Merged]:
-    """Every key range of :func:`_key_ranges`, merged (:func:`_merge_blocks`) in a thread one
-    range ahead of the one being written, so that a second core merges (sorts, compiled loops:
-    the GIL released) while this one writes. Two sets of buffers for the compiled loop, used in
-    turn: a range's are reused two ranges later, after it has been written."""
+#: postings ``start:stop`` of a partitioned segment
+_Slice = tuple[Segment, int, int]
+
+
+def _partition_ranges(segments: list[Segment], budget: int) -> Iterator[list[_Slice]]:
+    """Consecutive key ranges of partitioned segments, each as the slice of every segment that
+    holds its postings: units of keys ``[u << S, (u + 1) << S)`` (S the widest shift, so a unit
+    is whole partitions of every segment) gathered into ranges of about ``budget`` postings
+    (:func:`_ranges`; a unit is never cut)."""
+    unit_shift = max(segment.shift for segment in segments)
+    n_units = max(segment.top_key >> unit_shift for segment in segments) + 1
+    bounds = []
+    for segment in segments:
+        assert segment.parts is not None
+        bounds.append(key_partition.unit_bounds(segment.parts, segment.shift, unit_shift, n_units))
+    weights = np.sum([np.diff(b) for b in bounds], axis=0)
+    for lo, hi in _ranges(weights, budget):
+        slices = [(segment, int(b[lo]), int(b[hi])) for segment, b in zip(segments, bounds) if b[hi] > b[lo]]
+        if slices:  # (units without keys make a range of nothing)
+            yield slices
+
+
+def _merge_slices(slices: list[_Slice], buffers: compiled_writer.MergeBuffers) -> _Merged:
+    """Merge one key range of partitioned segments: their postings sorted by (key, document),
+    by one sort of packed integers when they fit in 64 bits (values all equal: in ``buffers``,
+    from the stored arrays as they are, :func:`~coderiv.index.combined_sort.sort_pieces`),
+    else a lexicographic sort; returned as :func:`_merge_blocks` does."""
+    values = {segment.max_val for segment, _, _ in slices}
+    grouped = None
+    if all(segment.constant for segment, _, _ in slices) and len(values) == 1:
+        pieces = [(segment.raw("keys", a, b - a), segment.raw("docs", a, b - a), segment.doc_base) for segment, a, b in slices]
+        grouped = sort_pieces(pieces, max(segment.top_doc for segment, _, _ in slices), values.pop(), buffers)
+    if grouped is not None:
+        unique, counts, docs, vals, maxima = grouped[:5]
+    else:
+        keys = np.concatenate([np.empty(0, np.uint64), *(segment.read("keys", a, b - a) for segment, a, b in slices)])
+        docs = np.concatenate([np.empty(0, np.uint32), *(segment.read("docs", a, b - a) for segment, a, b in slices)])
+        vals = np.concatenate([np.empty(0, np.uint32), *(segment.read("vals", a, b - a) for segment, a, b in slices)])
+        packed = sort_packed(keys, docs, vals)
+        unique, counts, docs, vals, maxima = group_by_key(keys, docs, vals) if packed is None else packed[:5]
+    high = docs.astype(np.int64) >> 16  # the range's runs: where the high bits change (the writer joins ranges)
+    run_at = np.flatnonzero(np.diff(high, prepend=-1) != 0)
+    return unique, counts.astype(np.int64), maxima, docs.astype(np.uint16), vals, run_at, high[run_at].astype(np.uint16)
+
+
+def _sorted(segment: Segment) -> Segment:
+    """A partitioned segment sorted by (key, document), as a run's segment usually is (its
+    store's other runs have wide keys: the merge takes them all by key); others as they are."""
+    if segment.parts is None:
+        return segment
+    keys = segment.read("keys", 0, segment.n_postings)
+    docs = segment.read("docs", 0, segment.n_postings)
+    vals = segment.read("vals", 0, segment.n_postings)
+    packed = sort_packed(keys, docs, vals)
+    grouped = group_by_key(keys, docs, vals) if packed is None else packed[:5]
+    shutil.rmtree(segment.folder, ignore_errors=True)
+    return _save_segment(segment.folder.with_name(segment.folder.name + "-by-key"), *grouped)
+
+
+def _merged_ranges(ranges: Iterator[Any], merge: Callable[[Any, compiled_writer.MergeBuffers], _Merged]) -> Iterator[_Merged]:
+    """Every key range (of :func:`_key_ranges` or :func:`_partition_ranges`), merged (by
+    ``merge``) in a thread one range ahead of the one being written, so that a second core
+    merges (sorts, compiled loops: the GIL released) while this one writes. Two sets of buffers
+    for the compiled loop, used in turn: a range's are reused two ranges later, after it has
+    been written."""
     buffers = [compiled_writer.MergeBuffers(), compiled_writer.MergeBuffers()]
     with ThreadPoolExecutor(1, thread_name_prefix="coderiv-merge") as ahead:
         pending: Future[_Merged] | None = None
-        for number, blocks in enumerate(_key_ranges(segments, budget)):
-            merging = ahead.submit(_merge_blocks, blocks, buffers[number % 2])
+        for number, blocks in enumerate(ranges):
+            merging = ahead.submit(merge, blocks, buffers[number % 2])
             if pending is not None:
                 yield pending.result()
             pending = merging
