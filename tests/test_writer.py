@@ -173,7 +173,7 @@ def _run_segments(
         split = key_partition.partition_run(keys, counts, vals, np.uint16 if b - a <= 1 << 16 else np.uint32)
         if partitioned[number]:
             assert split is not None
-            segments.append(writer._save_partitioned(folder / f"run{number}", split, a, None))
+            segments.append(writer._save_partitioned(folder / f"run{number}", split, a))
         else:
             grouped = compiled_writer.group_run(keys, counts, a, vals)
             segments.append(writer._save_segment(folder / f"run{number}", *grouped, a, b - a))
@@ -237,33 +237,27 @@ def _generation_bytes(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(generation)): p.read_bytes() for p in files}
 
 
-@pytest.mark.parametrize("held", [True, False])
 @pytest.mark.parametrize("order", ["ids", "shuffled", "late"])
-def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: str, held: bool,
-) -> None:
+def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: str) -> None:
     """A fresh build whose runs are sorted while analysis goes on writes the bytes of the build
     sorted by document range afterwards, and writes no forward files for its runs. Documents not
     given in id order (their run numbers are not 0, 1, …) fall back to the range sorts, with the
     same bytes; when the order breaks late (``late``), the runs already sorted get their forward
-    files back from their segments. Segments kept in memory (``held``) or written to scratch
-    files give the same bytes. The chunk store's runs are partitioned by key
+    files back from their segments. The chunk store's runs are partitioned by key
     (:mod:`~coderiv.index.key_partition`), the terms store's sorted."""
-    if not held:
-        monkeypatch.setattr("coderiv.index.writer.HELD_SEGMENT_BYTES", 0)
     saved = writer._save_segment
-    kept: list[tuple[writer.Segment, bool]] = []  # every segment, and whether it was kept in memory
+    kept: list[writer.Segment] = []  # every presorted segment
 
     def saving_segment(*args: object, **kwargs: object) -> writer.Segment:
         segment = saved(*args, **kwargs)  # type: ignore[arg-type]
-        kept.append((segment, segment.held is not None))
+        kept.append(segment)
         return segment
 
     saved_partitioned = writer._save_partitioned
 
     def saving_partitioned(*args: object, **kwargs: object) -> writer.Segment:
         segment = saved_partitioned(*args, **kwargs)  # type: ignore[arg-type]
-        kept.append((segment, segment.held is not None))
+        kept.append(segment)
         return segment
 
     monkeypatch.setattr(writer, "_save_segment", saving_segment)
@@ -296,9 +290,7 @@ def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(
     Index.update_from(docs, tmp_path / "presorted", stores=stores, workers=1)
     assert ranged == ([] if order == "ids" else ["terms", "chunks:bits=32,n=4"])
     assert (len(forward) == 0) == (order == "ids")
-    assert any(in_memory for _, in_memory in kept) == (held and order != "shuffled")  # shuffled: no run presorted
-    assert any(segment.parts is not None for segment, _ in kept) == (order != "shuffled")  # the chunk store's runs partitioned
-    assert all(segment.held is None for segment, _ in kept)  # freed once merged (or once forward files are back)
+    assert any(segment.parts is not None for segment in kept) == (order != "shuffled")  # the chunk store's runs partitioned
     monkeypatch.setattr("coderiv.index.writer._presorted_segments", lambda sources, name: None)
     Index.update_from(docs, tmp_path / "ranged", stores=stores, workers=2)
     assert _generation_bytes(tmp_path / "presorted") == _generation_bytes(tmp_path / "ranged")
@@ -386,3 +378,11 @@ def test_a_failing_terms_store_fails_a_report_ready_build_cleanly(tmp_path: Path
     with pytest.raises(RuntimeError, match="statistics failed"):
         Index.update_from(source, tmp_path / "index", stores=[StoreSpec.create("chunks", n=5)], workers=1)
     assert not list((tmp_path / "index").glob("gen-*")) and not list((tmp_path / "index").glob("tmp-*"))
+
+
+def test_a_merged_range_s_runs_start_where_the_high_bits_change() -> None:
+    docs = np.array([3, 70_000, 70_001, 140_000, 5, 65_535, 65_536], np.uint32)
+    run_at, run_high = writer._range_runs(docs)
+    assert run_at.tolist() == [0, 1, 3, 4, 6] and run_high.tolist() == [0, 1, 2, 0, 1]
+    assert [a.tolist() for a in writer._range_runs(np.array([7, 0, 65_535], np.uint32))] == [[0], [0]]
+    assert [len(a) for a in writer._range_runs(np.zeros(0, np.uint32))] == [0, 0]
