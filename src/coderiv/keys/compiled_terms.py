@@ -71,18 +71,24 @@ def _word_keys(
     return starts[:count], lengths[:count], keys[:count]
 
 
-def _ngram_ids(keys: np.ndarray, lengths: np.ndarray, n: int, shift: np.uint64, multiplier: np.uint64) -> np.ndarray:
-    """The chunk ids of documents whose term keys are concatenated in ``keys``, as
-    :func:`coderiv.keys.batch_chunks.numpy_ngram_ids` gives them: for each window of n terms
-    inside a document (or a shorter document's all), the Horner sum of its keys, mixed by
-    splitmix64's finalizer and shifted right by ``shift`` (the loop :func:`load` compiles)."""
+def _window_count(lengths: np.ndarray, n: int) -> int:
+    """The chunk ids of documents of ``lengths`` terms: a document of n terms or more has one a
+    window, a shorter one (not empty) one for all its terms (a helper the loops call)."""
     total = 0
     for d in range(lengths.shape[0]):
         if lengths[d] >= n:
             total += lengths[d] - n + 1
         elif lengths[d] > 0:
             total += 1
-    out = np.empty(total, np.uint64)
+    return total
+
+
+def _ngram_ids(keys: np.ndarray, lengths: np.ndarray, n: int, shift: np.uint64, multiplier: np.uint64) -> np.ndarray:
+    """The chunk ids of documents whose term keys are concatenated in ``keys``, as
+    :func:`coderiv.keys.batch_chunks.numpy_ngram_ids` gives them: for each window of n terms
+    inside a document (or a shorter document's all), the Horner sum of its keys, mixed by
+    splitmix64's finalizer and shifted right by ``shift`` (the loop :func:`load` compiles)."""
+    out = np.empty(_window_count(lengths, n), np.uint64)
     at = 0
     start = 0
     for d in range(lengths.shape[0]):
@@ -107,13 +113,7 @@ def _tagged_ngram_ids(keys: np.ndarray, lengths: np.ndarray, n: int, shift: np.u
     it, ``document << 32 | id``, so that one sort orders them by (document, id). The window's
     Horner sum is rolled from one window to the next, ``h' = (h − k_i·M^(n−1))·M + k_(i+n)``,
     which wrapping uint64 arithmetic keeps exact (the loop the kernels compile)."""
-    total = 0
-    for d in range(lengths.shape[0]):
-        if lengths[d] >= n:
-            total += lengths[d] - n + 1
-        elif lengths[d] > 0:
-            total += 1
-    out = np.empty(total, np.uint64)
+    out = np.empty(_window_count(lengths, n), np.uint64)
     top = np.uint64(1)  # M^(n−1)
     for _ in range(n - 1):
         top *= multiplier
@@ -169,6 +169,7 @@ _KERNELS = LazyKernels({"word_keys": _word_keys}, _warm_up)
 #: the chunk ids' loops, loaded only by jobs that compute chunk ids (:func:`load_chunks`)
 _CHUNK_KERNELS = LazyKernels(
     {"ngram_ids": _ngram_ids, "tagged_ngram_ids": _tagged_ngram_ids, "split_tagged": _split_tagged}, _warm_up_chunks,
+    helpers=(globals(), ("_window_count",)),  # the loops call it, compiled
 )
 
 
