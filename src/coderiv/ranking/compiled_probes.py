@@ -100,30 +100,43 @@ def _accumulate(
     touched: np.ndarray,
 ) -> None:
     """partial[d] += table[offsets[i] + f_dt] for every posting (d, f_dt) of ``starts[i]:ends[i]``,
-    and touched[d] = True unless ``touched`` is empty."""
-    escapes, mark = over_at.shape[0] > 0, touched.shape[0] > 0
+    in store order, and touched[d] = True unless ``touched`` is empty.
+
+    Each run of a key is cut at its escaped counts (ascending with the postings, so a cursor
+    into the side table: one search per key), so the loop over the stretches between them tests
+    nothing but its bound (on 8,000-word documents a read of every posting took a third less
+    time than with a test for the escape and for ``touched`` at each posting)."""
+    n_over, mark = over_at.shape[0], touched.shape[0] > 0
     for i in range(starts.shape[0]):
         position, end, offset = int(starts[i]), int(ends[i]), int(offsets[i])
         if position >= end:
             continue
         run = _run_of(run_at, position)
-        # the key's escaped counts ascend with its postings: one search for the first, then a
-        # cursor (a thesis-length query has thousands of counts past 254: one search each cost
-        # a sixth of the whole read on 8,000-word documents)
-        escape = _first_escape(over_at, position) if escapes else 0
+        escape = _first_escape(over_at, position) if n_over else 0
         while position < end:
             stop = min(int(run_at[run + 1]), end)
             high = int(run_high[run]) << 16
-            for p in range(position, stop):
-                value = int(vals[p])
-                if value == 255 and escapes:
-                    while int(over_at[escape]) < p:
-                        escape += 1
-                    value = int(over_val[escape])
-                doc = high | int(low[p])
-                partial[doc] += table[offset + value]
+            while position < stop:
+                cut = int(over_at[escape]) if escape < n_over and int(over_at[escape]) < stop else stop
+                # the stretch up to the next escape: unsigned indexes, so that numba drops the
+                # test for negative ones each access would otherwise pay (a third of the loop's time)
+                base, shift = np.uintp(high), np.uintp(offset)
+                if mark:
+                    for p in range(np.uintp(position), np.uintp(cut)):
+                        doc = base | np.uintp(low[p])
+                        partial[doc] += table[shift + np.uintp(vals[p])]
+                        touched[doc] = True
+                else:
+                    for p in range(np.uintp(position), np.uintp(cut)):
+                        partial[base | np.uintp(low[p])] += table[shift + np.uintp(vals[p])]
+                if cut == stop:
+                    break
+                doc = high | int(low[cut])  # the escaped posting: its f_dt from the side table
+                partial[doc] += table[offset + int(over_val[escape])]
                 if mark:
                     touched[doc] = True
+                escape += 1
+                position = cut + 1
             position = stop
             run += 1
 
