@@ -26,7 +26,7 @@ import numpy as np
 from coderiv.index.index import Index
 from coderiv.index.postings import Postings
 from coderiv.ranking import compiled_probes
-from coderiv.ranking.cosine_pruning import norm_class_top_k
+from coderiv.ranking.cosine_pruning import document_factor, full_pass_top_k, norm_class_top_k, scans_at_once
 from coderiv.ranking.kernel import PreparedQuery, all_scores, contribution_table, term_contributions, top_k
 from coderiv.ranking.measures import Measure
 
@@ -55,22 +55,27 @@ def pruned_top_k(
     A floor — "everything above 10%" — is the strongest pruning there is: θ starts at it.
     """
     n = index.n_docs
-    store = index.terms
-    f_t = prepared.f_t.astype(np.float64)
-    f_qt = prepared.f_qt.astype(np.float64)
-    maxvals = store.maxvals_at(prepared.positions).astype(np.float64)
-    max_unit = np.asarray(index.term_max_unit[prepared.positions], np.float64)
-    bounds = measure.final_bound(f_qt, f_t, float(n), maxvals, max_unit) if len(prepared.positions) else None
     classes = getattr(index, "cosine_classes", None)
-    by_class = bounds is not None and measure.norm_classes and classes is not None
-    if bounds is None or (k is None and floor <= 0):
+    by_class = measure.norm_classes and classes is not None
+    bounds = None
+    if len(prepared.positions) and not (by_class and scans_at_once(k, floor, prepared.f_t)):
+        # (a query that takes the full pass at once needs no bounds)
+        maxvals = index.terms.maxvals_at(prepared.positions).astype(np.float64)
+        max_unit = np.asarray(index.term_max_unit[prepared.positions], np.float64)
+        f_t, f_qt = prepared.f_t.astype(np.float64), prepared.f_qt.astype(np.float64)
+        bounds = measure.final_bound(f_qt, f_t, float(n), maxvals, max_unit)
+        if bounds is None:
+            by_class = False
+    if not len(prepared.positions) or (k is None and floor <= 0) or (bounds is None and not by_class):
         scores = all_scores(index, prepared, measure)
         scores[scores < floor] = 0.0
         ranked = top_k(scores, k)
         return ranked, scores[ranked]
     passes = _passes(index, prepared, measure)
     start = time.process_time()
-    if by_class:
+    if bounds is None:
+        found = full_pass_top_k(passes, document_factor(passes), k, floor)
+    elif by_class:
         assert classes is not None
         found = norm_class_top_k(passes, k, floor, bounds, classes)
     else:
@@ -235,6 +240,13 @@ class _NumpyPasses:
         if touched is not None:
             touched[docs] = True
 
+    def sums(self, terms: np.ndarray) -> np.ndarray:
+        """Every document's sum of the contributions of query terms ``terms``, from zero, added
+        in the order of the terms (the bits :meth:`read` gives into zeros)."""
+        docs, contributions = term_contributions(self.index, self.prepared, self.measure, terms)
+        sums: np.ndarray = np.bincount(docs, weights=contributions, minlength=self.index.n_docs)
+        return sums
+
     def probe(self, docs: np.ndarray, terms: np.ndarray) -> np.ndarray:
         """Σ over query terms ``terms`` of each document's contribution (``docs`` ascending)."""
         return _probe_sums(self.index, self.prepared, self.measure, docs, terms)
@@ -294,6 +306,14 @@ class _CompiledPasses(_NumpyPasses):
         self.store.check_ranges(self.starts[terms], self.ends[terms])
         compiled_probes.accumulate(*self.arrays, self.starts[terms], self.ends[terms], self.offsets[terms], self.table, sums, mark)
         partial += sums
+
+    def sums(self, terms: np.ndarray) -> np.ndarray:
+        sums = np.zeros(self.index.n_docs)
+        self.store.check_ranges(self.starts[terms], self.ends[terms])
+        compiled_probes.accumulate(
+            *self.arrays, self.starts[terms], self.ends[terms], self.offsets[terms], self.table, sums, np.zeros(0, bool)
+        )
+        return sums
 
     def probe(self, docs: np.ndarray, terms: np.ndarray) -> np.ndarray:
         sums = np.zeros(len(docs))
