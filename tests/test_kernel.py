@@ -5,11 +5,16 @@ term part at that (f_dt, f_qt, f_t) to the bit."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from coderiv.ranking import compiled_probes
 from coderiv.ranking.kernel import contribution_table
 from coderiv.ranking.measures import MEASURES, get_measure
+from coderiv.ranking.sharded import with_collection_size
+
+terms_strategy = st.lists(st.tuples(st.integers(0, 300), st.integers(1, 400), st.integers(1, 50)), min_size=1, max_size=40)
 
 
 class MaxValues:
@@ -37,15 +42,28 @@ def test_no_terms_no_table() -> None:
     assert (table.tolist(), offsets.tolist()) == ([], [])
 
 
+def test_cosine_is_a_product() -> None:
+    """Cosine's table is multiplied out from its parts (one logarithm per count and per term)."""
+    assert get_measure("cosine").product_parts() is not None
+    assert get_measure("identity5").product_parts() is None
+
+
+def test_a_measure_whose_term_part_is_replaced_is_no_product() -> None:
+    """A sharded index replaces cosine's term part to fix N to the collection's size: its stale
+    product must not build the table (the entries then come from the replaced term part)."""
+    fixed = with_collection_size(get_measure("cosine"), 1000)
+    assert fixed.product_parts() is None
+    table, _ = contribution_table(MaxValues([2]), np.array([0]), np.array([1]), np.array([10]), 7, fixed)
+    expected = get_measure("cosine").term(np.array([1.0, 1.0, 2.0]), np.full(3, 1.0), np.full(3, 10.0), 1000.0)
+    assert table.tobytes() == expected.tobytes()
+
+
 @settings(max_examples=60, deadline=None)
-@given(
-    terms=st.lists(st.tuples(st.integers(0, 300), st.integers(1, 400), st.integers(1, 50)), min_size=1, max_size=40),
-    name=st.sampled_from(sorted(MEASURES.names())),
-    extra=st.integers(0, 1000),
-)
+@given(terms=terms_strategy, name=st.sampled_from(sorted(MEASURES.names())), extra=st.integers(0, 1000))
 def test_every_entry_is_the_term_part_at_its_counts(terms: list[tuple[int, int, int]], name: str, extra: int) -> None:
     """Against the measure evaluated on the entries laid out one by one (as the table was first
-    built: np.repeat per row): the same offsets and the same bits, for every measure."""
+    built: np.repeat per row): the same offsets and the same bits, for every measure (cosine's
+    multiplied out from its product parts, the others evaluated entry by entry)."""
     maxvals = [top for top, _, _ in terms]
     f_qt = np.array([q for _, _, q in terms], np.int64)
     f_t = np.array([ft for _, ft, _ in terms], np.int64)
@@ -58,3 +76,32 @@ def test_every_entry_is_the_term_part_at_its_counts(terms: list[tuple[int, int, 
     f_dt = np.concatenate([np.maximum(np.arange(w), 1) for w in widths]).astype(np.float64)
     expected = measure.term(f_dt, f_qt[row].astype(np.float64), f_t[row].astype(np.float64), float(n_docs))
     assert table.tobytes() == np.asarray(expected, np.float64).tobytes()
+
+
+@settings(max_examples=40, deadline=None)
+@given(terms=terms_strategy, extra=st.integers(0, 1000))
+def test_the_compiled_fill_gives_numpys_bits(terms: list[tuple[int, int, int]], extra: int) -> None:
+    """compiled_probes.fill_products (compiled, and as plain Python) multiplies cosine's table out
+    to the same bits as numpy's kernel.fill_products."""
+    maxvals = [top for top, _, _ in terms]
+    f_qt = np.array([q for _, _, q in terms], np.int64)
+    f_t = np.array([ft for _, ft, _ in terms], np.int64)
+    args = (MaxValues(maxvals), np.arange(len(terms)), f_qt, f_t, int(f_t.max()) + extra, get_measure("cosine"))
+    table, offsets = contribution_table(*args)
+    fills = [compiled_probes._fill_products]
+    if compiled_probes.available() and compiled_probes.load():
+        fills.append(compiled_probes.fill_products)
+    for fill in fills:
+        other, other_offsets = contribution_table(*args, fill)
+        assert other_offsets.tolist() == offsets.tolist()
+        assert other.tobytes() == table.tobytes()
+
+
+@pytest.mark.compiled
+def test_the_compiled_fill_loads() -> None:
+    pytest.importorskip("numba")
+    assert compiled_probes.load()
+    table = np.zeros(5)
+    compiled_probes.fill_products(np.array([1.0, 1.0, 2.0]), np.array([3.0, 0.5]), np.array([2.0, 4.0]),
+                                  np.array([0, 3]), np.array([3, 2]), table)
+    assert table.tolist() == [6.0, 6.0, 12.0, 2.0, 2.0]  # (per_count[v] · weight) · query

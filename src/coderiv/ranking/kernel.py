@@ -11,6 +11,7 @@ postings of its terms, evaluates the measure's term part on each posting, sums p
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,27 +78,61 @@ def store_contributions(
     return docs, table[np.repeat(offsets, lengths) + vals]
 
 
+#: Fills a product measure's table: ``table[offsets[i] + v] = (per_count[v] · weight[i]) ·
+#: query[i]`` for v < widths[i] (:func:`fill_products`, or its compiled twin).
+ProductFill = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]
+
+
 def contribution_table(
-    store: Postings, positions: np.ndarray, f_qt: np.ndarray, f_t: np.ndarray, n_docs: int, measure: Measure
+    store: Postings, positions: np.ndarray, f_qt: np.ndarray, f_t: np.ndarray, n_docs: int, measure: Measure,
+    fill: ProductFill | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(table, offsets): the term part of query term i with a document's count f_dt is
-    ``table[offsets[i] + f_dt]``, for every f_dt up to the key's largest (``maxvals``)."""
+    ``table[offsets[i] + f_dt]``, for every f_dt up to the key's largest (``maxvals``; the entry
+    of f_dt = 0, never read, holds the value at 1).
+
+    A measure whose term part is a product (``Measure.product_parts``: cosine) has its parts evaluated
+    once per count and once per term, and the entries multiplied out by ``fill`` (numpy's
+    :func:`fill_products` unless a compiled one is given); any other is evaluated entry by entry.
+    The bits are the term part's either way.
+    """
     widths = store.maxvals_at(positions).astype(np.int64) + 1
     ends = np.cumsum(widths)
     offsets: np.ndarray = ends - widths
     if not len(widths):
         return np.zeros(0), offsets
-    # each entry's term (``row``) by a cumulative sum of the rows' starts: an ``np.repeat`` with
-    # per-row counts costs twice as much at a thesis-length query's ~20,000 entries
+    f_qt, f_t = np.asarray(f_qt, np.float64), np.asarray(f_t, np.float64)
+    product = measure.product_parts()
+    if product is not None:
+        count, weight, query = product
+        per_count = np.asarray(count(np.maximum(np.arange(int(widths.max()), dtype=np.float64), 1.0)), np.float64)
+        table = np.empty(int(ends[-1]))
+        weights = np.asarray(weight(f_t, float(n_docs)), np.float64)
+        (fill or fill_products)(per_count, weights, np.asarray(query(f_qt, f_t, float(n_docs)), np.float64), offsets, widths, table)
+        return table, offsets
+    row = _rows(ends)
+    f_dt = np.arange(len(row), dtype=np.float64) - offsets.astype(np.float64)[row]
+    f_dt[offsets] = 1.0  # f_dt = 0 is never read: the value at 1 keeps every formula finite
+    table = measure.term(f_dt, f_qt[row], f_t[row], float(n_docs))
+    return table, offsets
+
+
+def _rows(ends: np.ndarray) -> np.ndarray:
+    """The row of every entry of rows ending at ``ends`` (ascending, each row non-empty), by a
+    cumulative sum of the rows' starts: an ``np.repeat`` with per-row counts costs twice as much
+    at a thesis-length query's ~20,000 entries."""
     row = np.zeros(int(ends[-1]), np.intp)
     row[ends[:-1]] = 1
     np.cumsum(row, out=row)
-    f_dt = np.arange(len(row), dtype=np.float64) - offsets.astype(np.float64)[row]
-    f_dt[offsets] = 1.0  # f_dt = 0 is never read: the value at 1 keeps every formula finite
-    table: np.ndarray = measure.term(
-        f_dt, np.asarray(f_qt, np.float64)[row], np.asarray(f_t, np.float64)[row], float(n_docs)
-    )
-    return table, offsets
+    return row
+
+
+def fill_products(
+    per_count: np.ndarray, weight: np.ndarray, query: np.ndarray, offsets: np.ndarray, widths: np.ndarray, table: np.ndarray
+) -> None:
+    """table[offsets[i] + v] = (per_count[v] · weight[i]) · query[i] for every v < widths[i]."""
+    row = _rows(offsets + widths)
+    table[:] = (per_count[np.arange(len(row)) - offsets[row]] * weight[row]) * query[row]
 
 
 def all_scores(index: Index, prepared: PreparedQuery, measure: Measure) -> np.ndarray:

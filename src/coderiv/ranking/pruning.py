@@ -286,7 +286,9 @@ class _CompiledPasses(_NumpyPasses):
         store = self.store = index.terms
         starts, ends = store.pointers(prepared.positions)
         self.starts, self.ends = starts.astype(np.int64), ends.astype(np.int64)
-        self.table, self.offsets = contribution_table(store, prepared.positions, prepared.f_qt, prepared.f_t, index.n_docs, measure)
+        self.table, self.offsets = contribution_table(
+            store, prepared.positions, prepared.f_qt, prepared.f_t, index.n_docs, measure, compiled_probes.fill_products
+        )
         values = store.vals
         # the loops read postings unchecked: read() and probe() check the blocks of their terms first
         low, run_at, run_high, vals = store.unchecked_arrays()
