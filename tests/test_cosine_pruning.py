@@ -113,21 +113,25 @@ def test_a_thesis_length_query_on_a_small_collection_takes_the_full_pass() -> No
     with built(texts) as index:
         prepared = Searcher(index).prepare(" ".join(VOCABULARY))
         postings = int(prepared.f_t.sum())
-        assert 10 * len(prepared.positions) * cosine_pruning.RESCORE_VS_SCAN >= cosine_pruning.RESCORE_SHARE * postings
+        assert 10 * len(prepared.positions) * cosine_pruning.RESCORE_VS_SCAN >= pruning._SCAN_SHARE * postings
         with mock.patch.object(pruning, "_passes", pruning._NumpyPasses), \
                 mock.patch.object(pruning._NumpyPasses, "probe", side_effect=AssertionError("probed")):
             ranked, scores = pruning.pruned_top_k(index, prepared, COSINE, 10)
         assert (ranked.tolist(), scores.tolist()) == exhaustive(index, prepared, 10, 0.0)
 
 
-def test_scans_at_once_when_rescoring_would_cost_half_a_read() -> None:
-    """k · terms · RESCORE_VS_SCAN (128) against RESCORE_SHARE (½) of the query's postings."""
-    assert (cosine_pruning.RESCORE_VS_SCAN, cosine_pruning.RESCORE_SHARE) == (128.0, 0.5)
-    assert cosine_pruning.scans_at_once(2, 0.0, np.array([100, 156]))  # 2·2·128 = 512 ≥ 128
-    assert not cosine_pruning.scans_at_once(1, 0.0, np.array([300]))  # 128 < 150
-    assert cosine_pruning.scans_at_once(1, 0.0, np.array([256]))  # 128 ≥ 128
-    assert cosine_pruning.scans_at_once(None, 0.0, np.array([10**9]))  # every document wanted
-    assert not cosine_pruning.scans_at_once(None, 0.3, np.array([1]))  # a floor prunes
+def test_scans_at_once_when_rescoring_would_cost_a_share_of_a_read() -> None:
+    """k · terms · RESCORE_VS_SCAN (128) against a share of the query's postings: ½ for numpy's
+    passes, 1/16 for the compiled ones (whose read is ~16 times cheaper)."""
+    assert cosine_pruning.RESCORE_VS_SCAN == 128.0
+    assert (pruning._SCAN_SHARE, pruning._COMPILED_SCAN_SHARE) == (0.5, 1 / 16)
+    assert cosine_pruning.scans_at_once(2, 0.0, np.array([3000, 5192]), 1 / 16)  # 2·2·128 = 512 ≥ 8192/16
+    assert not cosine_pruning.scans_at_once(2, 0.0, np.array([3000, 5192]), 0.5)  # 512 < 4096
+    assert not cosine_pruning.scans_at_once(1, 0.0, np.array([2049]), 1 / 16)  # 128 < 2049/16
+    assert cosine_pruning.scans_at_once(1, 0.0, np.array([2048]), 1 / 16)  # 128 ≥ 2048/16
+    assert cosine_pruning.scans_at_once(1, 0.0, np.array([256]), 0.5)  # 128 ≥ 256/2
+    assert cosine_pruning.scans_at_once(None, 0.0, np.array([10**9]), 1 / 16)  # every document wanted
+    assert not cosine_pruning.scans_at_once(None, 0.3, np.array([1]), 1 / 16)  # a floor prunes
 
 
 def test_a_query_that_scans_at_once_computes_no_bounds() -> None:

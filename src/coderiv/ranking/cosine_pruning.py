@@ -50,9 +50,6 @@ SPREAD = 4096
 #: documents the full pass took 1.7 and 4.2 ms of CPU a query, pruning 3.0 and 12.0 ms). Speed
 #: only, never the answer.
 RESCORE_VS_SCAN = 128.0
-#: Take the full pass at once when rescoring k documents would cost this share of reading every
-#: posting: pruning must first read the rare terms and probe, so it cannot win by less.
-RESCORE_SHARE = 0.5
 
 
 class Passes(Protocol):
@@ -64,6 +61,9 @@ class Passes(Protocol):
 
     @property
     def probe_cost(self) -> float: ...
+
+    @property
+    def scan_share(self) -> float: ...
 
     def read(self, terms: np.ndarray, partial: np.ndarray, touched: np.ndarray | None = None) -> None: ...
 
@@ -92,7 +92,7 @@ def norm_class_top_k(
     f_t = prepared.f_t.astype(np.float64)
     factor = document_factor(passes)
     total = float(f_t.sum())
-    if scans_at_once(k, floor, prepared.f_t):
+    if scans_at_once(k, floor, prepared.f_t, passes.scan_share):
         return full_pass_top_k(passes, factor, k, floor)
     table, limits = classes
     f_qt = prepared.f_qt.astype(np.float64)
@@ -146,13 +146,15 @@ def norm_class_top_k(
     return rescored_top_k(passes, factor, _near_top(must, approximate, k, floor), k, floor, total)
 
 
-def scans_at_once(k: int | None, floor: float, f_t: np.ndarray) -> bool:
+def scans_at_once(k: int | None, floor: float, f_t: np.ndarray, share: float) -> bool:
     """Whether the query takes the full pass at once: every document is wanted (no k, no
-    floor), or rescoring k documents in every term would cost at least :data:`RESCORE_SHARE`
-    of reading every posting (a thesis-length query: thousands of terms)."""
+    floor), or rescoring k documents in every term would cost at least ``share`` of reading
+    every posting (the passes' ``scan_share``: pruning must first read the rare terms and probe,
+    so it cannot win by less; a thesis-length query of thousands of terms takes the full pass,
+    and with the compiled loops a whole-document query up to ~100K short documents)."""
     if k is None:
         return floor <= 0
-    return k * len(f_t) * RESCORE_VS_SCAN >= RESCORE_SHARE * float(np.sum(f_t, dtype=np.float64))
+    return k * len(f_t) * RESCORE_VS_SCAN >= share * float(np.sum(f_t, dtype=np.float64))
 
 
 def document_factor(passes: Passes) -> np.ndarray:
