@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coderiv.ranking import compiled_probes
-from coderiv.ranking.kernel import contribution_table
+from coderiv.ranking.kernel import contribution_table, top_k
 from coderiv.ranking.measures import MEASURES, get_measure
 from coderiv.ranking.sharded import with_collection_size
 
@@ -105,3 +105,47 @@ def test_the_compiled_fill_loads() -> None:
     compiled_probes.fill_products(np.array([1.0, 1.0, 2.0]), np.array([3.0, 0.5]), np.array([2.0, 4.0]),
                                   np.array([0, 3]), np.array([3, 2]), table)
     assert table.tolist() == [6.0, 6.0, 12.0, 2.0, 2.0]  # (per_count[v] · weight) · query
+
+
+def reference_top_k(scores: np.ndarray, k: int | None) -> np.ndarray:
+    """top_k as first written: every positive score's 12-digit key, then the k best keys."""
+    candidates = np.flatnonzero(scores > 0)
+    if not len(candidates):
+        return candidates
+    values = scores[candidates]
+    key = np.round(values / values.max() * 1e12)
+    if k is not None and len(candidates) > k:
+        kth = np.partition(key, len(key) - k)[len(key) - k]
+        keep = key >= kth
+        candidates, key = candidates[keep], key[keep]
+    ranked = candidates[np.lexsort((candidates, -key))]
+    return ranked if k is None else ranked[:k]
+
+
+def test_top_k_ties_scores_equal_to_12_digits_and_breaks_them_by_number() -> None:
+    """0.5 and 0.5·(1 + 1e-13) tie (kept by number: 1 before 3); 0.5·(1 − 1e-11) does not."""
+    scores = np.array([0.0, 0.5, 0.9, 0.5 * (1 + 1e-13), 0.5 * (1 - 1e-11), -1.0, 0.2])
+    assert top_k(scores, 2).tolist() == [2, 1]
+    assert top_k(scores, 3).tolist() == [2, 1, 3]
+    assert top_k(scores, None).tolist() == [2, 1, 3, 4, 6]
+    assert top_k(np.zeros(4), 2).tolist() == []
+
+
+near_ties = st.lists(
+    st.one_of(
+        st.sampled_from([0.0, -1.0, float("nan"), 1.0, 0.5]),
+        st.floats(0.0, 1.0),
+        st.integers(0, 20).map(lambda i: 0.5 * (1 + i * 1e-13)),  # within 12 digits of 0.5, and past them
+        st.integers(0, 20).map(lambda i: 1.0 - i * 1e-12),
+    ),
+    max_size=80,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(scores=near_ties, k=st.one_of(st.none(), st.integers(1, 90)))
+def test_top_k_is_the_reference_ranking(scores: list[float], k: int | None) -> None:
+    """The values near the k-th best are picked before the keys are computed: the same ranking
+    as computing every key, ties within 12 digits included."""
+    array = np.array(scores, np.float64)
+    assert top_k(array, k).tolist() == reference_top_k(array, k).tolist()
