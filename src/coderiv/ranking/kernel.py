@@ -158,14 +158,19 @@ def document_scores(
     return scores
 
 
-def _near_kth(scores: np.ndarray, k: int | None) -> np.ndarray | None:
+def _near_kth(scores: np.ndarray, positive: np.ndarray, k: int | None) -> np.ndarray | None:
     """The positive scores that may tie with the k-th best (within 1e-11 of the best below it:
     a 12-digit key rounds by at most 1e-12 of the best), or None to take every positive score
-    (no k, at most k of them, or a score that is not finite). At 100K documents, where nearly
-    every document shares a term with a whole-document query, keys for all of them cost a
-    ninth of the query's CPU (and the page faults of three temporaries of every document)."""
+    (no k, at most k of them, fewer than a quarter of the scores, or one not finite). At 100K
+    documents, where nearly every document shares a term with a whole-document query, keys for
+    all of them cost a ninth of the query's CPU (and the page faults of three temporaries the
+    size of the collection); with few positive scores (pruning's candidates) taking them all is
+    cheaper than a partition of every score."""
     n = len(scores)
     if k is None or not 0 < k < n:
+        return None
+    count = int(np.count_nonzero(positive))
+    if count <= k or count * 4 < n:
         return None
     top = scores.max()  # (NaN if any is)
     if not (np.isfinite(top) and top > 0):
@@ -184,9 +189,10 @@ def top_k(scores: np.ndarray, k: int | None) -> np.ndarray:
     Scores equal to 12 significant digits count as tied: summing the same contributions in
     another order (pruned or full pass, another machine) must not reorder equal documents.
     """
-    candidates = _near_kth(scores, k)
+    positive = scores > 0
+    candidates = _near_kth(scores, positive, k)
     if candidates is None:
-        candidates = np.flatnonzero(scores > 0)
+        candidates = np.flatnonzero(positive)
     if not len(candidates):
         return candidates
     values = scores[candidates]

@@ -156,7 +156,8 @@ def _term_bound_top_k(passes: _NumpyPasses, k: int | None, floor: float, bounds:
 #: 100K synthetic benchmarks. It changes speed only, never the answer.
 _PROBE_VS_SCAN = 16.0
 #: The same for the compiled loops (:mod:`coderiv.ranking.compiled_probes`): a galloping search
-#: against a read of ~1.6 ns a posting.
+#: against a read of ~1.6 ns a posting when it was set (the read now takes ~0.6 ns on long
+#: documents, so a probe costs relatively more; not measured again).
 _COMPILED_PROBE_VS_SCAN = 16.0
 #: Cosine takes the full pass at once when rescoring k documents in every term would cost this
 #: share of reading every posting: pruning must first read the rare terms (a third of the
