@@ -113,8 +113,64 @@ def test_a_thesis_length_query_on_a_small_collection_takes_the_full_pass() -> No
     with built(texts) as index:
         prepared = Searcher(index).prepare(" ".join(VOCABULARY))
         postings = int(prepared.f_t.sum())
-        assert 10 * len(prepared.positions) * cosine_pruning.RESCORE_VS_SCAN >= cosine_pruning.RESCORE_SHARE * postings
+        assert 10 * len(prepared.positions) * cosine_pruning.RESCORE_VS_SCAN >= pruning._SCAN_SHARE * postings
         with mock.patch.object(pruning, "_passes", pruning._NumpyPasses), \
                 mock.patch.object(pruning._NumpyPasses, "probe", side_effect=AssertionError("probed")):
             ranked, scores = pruning.pruned_top_k(index, prepared, COSINE, 10)
         assert (ranked.tolist(), scores.tolist()) == exhaustive(index, prepared, 10, 0.0)
+
+
+def test_scans_at_once_when_rescoring_would_cost_a_share_of_a_read() -> None:
+    """k · terms · RESCORE_VS_SCAN (128) against a share of the query's postings: ½ for numpy's
+    passes, 1/16 for the compiled ones (whose read is ~16 times cheaper)."""
+    assert cosine_pruning.RESCORE_VS_SCAN == 128.0
+    assert (pruning._SCAN_SHARE, pruning._COMPILED_SCAN_SHARE) == (0.5, 1 / 16)
+    assert cosine_pruning.scans_at_once(2, 0.0, np.array([3000, 5192]), 1 / 16)  # 2·2·128 = 512 ≥ 8192/16
+    assert not cosine_pruning.scans_at_once(2, 0.0, np.array([3000, 5192]), 0.5)  # 512 < 4096
+    assert not cosine_pruning.scans_at_once(1, 0.0, np.array([2049]), 1 / 16)  # 128 < 2049/16
+    assert cosine_pruning.scans_at_once(1, 0.0, np.array([2048]), 1 / 16)  # 128 ≥ 2048/16
+    assert cosine_pruning.scans_at_once(1, 0.0, np.array([256]), 0.5)  # 128 ≥ 256/2
+    assert cosine_pruning.scans_at_once(None, 0.0, np.array([10**9]), 1 / 16)  # every document wanted
+    assert not cosine_pruning.scans_at_once(None, 0.3, np.array([1]), 1 / 16)  # a floor prunes
+
+
+def test_a_query_that_scans_at_once_computes_no_bounds() -> None:
+    """The full pass at once needs neither the per-term bounds nor a probe."""
+    texts = [" ".join(VOCABULARY[(i + j) % 80] for j in range(40)) for i in range(30)]
+    with built(texts) as index:
+        prepared = Searcher(index).prepare(" ".join(VOCABULARY))
+        for kind in passes_kinds():
+            with mock.patch.object(pruning, "_passes", kind), mock.patch.object(kind, "probe", side_effect=AssertionError("probed")), \
+                    mock.patch.object(type(COSINE), "final_bound", side_effect=AssertionError("bounded")):
+                ranked, scores = pruning.pruned_top_k(index, prepared, COSINE, 10)
+            assert (ranked.tolist(), scores.tolist()) == exhaustive(index, prepared, 10, 0.0), kind.__name__
+
+
+def passes_kinds() -> list[type[pruning._NumpyPasses]]:
+    """The numpy passes, and the compiled ones where numba is installed."""
+    kinds: list[type[pruning._NumpyPasses]] = [pruning._NumpyPasses]
+    if compiled_probes.available() and compiled_probes.load():
+        kinds.append(pruning._CompiledPasses)
+    return kinds
+
+
+@PROPERTY
+@given(texts=st.lists(document, min_size=2, max_size=20), query=document, picks=st.data())
+def test_sums_are_a_read_into_zeros_bit_for_bit(texts: list[str], query: str, picks: st.DataObject) -> None:
+    """Passes.sums(terms) (the full pass's sums) equals reading the same terms into zeros, for
+    any subset of the query's terms, through numpy's passes and the compiled ones alike."""
+    with built(texts) as index:
+        prepared = Searcher(index).prepare(query)
+        n_terms = len(prepared.positions)
+        if not n_terms:
+            return
+        terms = np.array(sorted(picks.draw(st.sets(st.integers(0, n_terms - 1), min_size=1))), np.int64)
+        answers = []
+        for kind in passes_kinds():
+            passes = kind(index, prepared, COSINE)
+            read = np.zeros(index.n_docs)
+            passes.read(terms, read)
+            sums = passes.sums(terms)
+            assert sums.tobytes() == read.tobytes(), kind.__name__
+            answers.append(sums.tobytes())
+        assert len(set(answers)) == 1  # the compiled loops' bits are numpy's

@@ -50,9 +50,6 @@ SPREAD = 4096
 #: documents the full pass took 1.7 and 4.2 ms of CPU a query, pruning 3.0 and 12.0 ms). Speed
 #: only, never the answer.
 RESCORE_VS_SCAN = 128.0
-#: Take the full pass at once when rescoring k documents would cost this share of reading every
-#: posting: pruning must first read the rare terms and probe, so it cannot win by less.
-RESCORE_SHARE = 0.5
 
 
 class Passes(Protocol):
@@ -65,7 +62,12 @@ class Passes(Protocol):
     @property
     def probe_cost(self) -> float: ...
 
+    @property
+    def scan_share(self) -> float: ...
+
     def read(self, terms: np.ndarray, partial: np.ndarray, touched: np.ndarray | None = None) -> None: ...
+
+    def sums(self, terms: np.ndarray) -> np.ndarray: ...
 
     def probe(self, docs: np.ndarray, terms: np.ndarray) -> np.ndarray: ...
 
@@ -88,9 +90,9 @@ def norm_class_top_k(
     index, prepared, measure = passes.index, passes.prepared, passes.measure
     n = index.n_docs
     f_t = prepared.f_t.astype(np.float64)
-    factor = measure.doc(np.asarray(index.doc_lengths, np.float64), float(prepared.f_q), np.asarray(index.doc_norms))
+    factor = document_factor(passes)
     total = float(f_t.sum())
-    if k is None and floor <= 0 or k is not None and k * len(f_t) * RESCORE_VS_SCAN >= RESCORE_SHARE * total:
+    if scans_at_once(k, floor, prepared.f_t, passes.scan_share):
         return full_pass_top_k(passes, factor, k, floor)
     table, limits = classes
     f_qt = prepared.f_qt.astype(np.float64)
@@ -144,6 +146,26 @@ def norm_class_top_k(
     return rescored_top_k(passes, factor, _near_top(must, approximate, k, floor), k, floor, total)
 
 
+def scans_at_once(k: int | None, floor: float, f_t: np.ndarray, share: float) -> bool:
+    """Whether the query takes the full pass at once: every document is wanted (no k, no
+    floor), or rescoring k documents in every term would cost at least ``share`` of reading
+    every posting (the passes' ``scan_share``: pruning must first read the rare terms and probe,
+    so it cannot win by less; a thesis-length query of thousands of terms takes the full pass,
+    and with the compiled loops a whole-document query up to ~100K short documents)."""
+    if k is None:
+        return floor <= 0
+    return k * len(f_t) * RESCORE_VS_SCAN >= share * float(np.sum(f_t, dtype=np.float64))
+
+
+def document_factor(passes: Passes) -> np.ndarray:
+    """Every document's factor (cosine: 1/W_d) for the query of ``passes``."""
+    index = passes.index
+    factor: np.ndarray = passes.measure.doc(
+        np.asarray(index.doc_lengths, np.float64), float(passes.prepared.f_q), np.asarray(index.doc_norms)
+    )
+    return factor
+
+
 def _near_top(docs: np.ndarray, scores: np.ndarray, k: int | None, floor: float) -> np.ndarray:
     """The documents of ``docs`` (ascending) whose ``scores`` (exact up to rounding) may put
     them in the top k above ``floor``: within :data:`SLACK` of the k-th best or of the floor."""
@@ -169,13 +191,14 @@ def rescored_top_k(
 def full_pass_top_k(passes: Passes, factor: np.ndarray, k: int | None, floor: float) -> tuple[np.ndarray, np.ndarray]:
     """The full pass (:func:`coderiv.ranking.kernel.all_scores`) through ``passes``: every query
     term read in position order into sums from zero, times the document factor."""
-    sums = np.zeros(passes.index.n_docs)
-    passes.read(np.arange(len(passes.prepared.positions)), sums)
-    return _ranked(sums * factor, k, floor)
+    scores = passes.sums(np.arange(len(passes.prepared.positions)))
+    scores *= factor
+    return _ranked(scores, k, floor)
 
 
 def _ranked(scores: np.ndarray, k: int | None, floor: float) -> tuple[np.ndarray, np.ndarray]:
-    scores[scores < floor] = 0.0
+    if floor > 0:
+        scores[scores < floor] = 0.0
     ranked = top_k(scores, k)
     return ranked, scores[ranked]
 

@@ -24,6 +24,10 @@ from coderiv.weights import cosine_weight, idf_weight, tf_weight
 Array = np.ndarray
 TermPart = Callable[[Array, Array, Array, float], Array]
 DocPart = Callable[[Array, float, Array], Array]
+#: A term part that is a product: (count(f_dt) · weight(f_t, N)) · query(f_qt, f_t, N).
+ProductParts = tuple[Callable[[Array], Array], Callable[[Array, float], Array], Callable[[Array, Array, float], Array]]
+#: A term part and its product parts (``Measure.product``).
+FactoredTerm = tuple[TermPart, Callable[[Array], Array], Callable[[Array, float], Array], Callable[[Array, Array, float], Array]]
 
 #: Where the measures come from (cited by every formula below).
 HOAD_ZOBEL = "Hoad & Zobel, Methods for identifying versioned and plagiarized documents, JASIST 54(3), 2003"
@@ -149,12 +153,25 @@ class Measure:
     #: term = x_qt · x_dt and doc = 1/W_d (cosine): Cauchy–Schwarz over the index's per-document
     #: norm classes bounds it per document (:mod:`coderiv.index.cosine_bounds`)
     norm_classes: bool = False
+    #: (term part, count, weight, query) when the term part is the product (count(f_dt) ·
+    #: weight(f_t, N)) · query(f_qt, f_t, N), the same operations in the same order, so the same
+    #: bits (tests/test_kernel.py checks them): the contribution table then evaluates each part
+    #: once per count or per term, not the whole formula once per (term, count)
+    #: (:func:`coderiv.ranking.kernel.contribution_table`). See :meth:`product_parts`.
+    product: FactoredTerm | None = None
 
     @property
     def description(self) -> str:
         """S(q,d) written out, from the formulas of the two parts' docstrings."""
         factor = formula(self.doc)
         return f"Σ {formula(self.term)}" if factor == "1" else f"{factor} · Σ {formula(self.term)}"
+
+    def product_parts(self) -> ProductParts | None:
+        """(count, weight, query) of ``product`` while it factors this measure's own term part:
+        none once ``term`` is replaced (``dataclasses.replace``, as a sharded index fixes N)."""
+        if self.product is None or self.product[0] is not self.term:
+            return None
+        return self.product[1:]
 
     def final_bound(self, f_qt: Array, f_t: Array, n_docs: float, max_f_dt: Array, max_unit: Array) -> Array | None:
         """Upper bound of each query term's contribution to any document's final score, or
@@ -201,6 +218,7 @@ register(Measure(
     doc_bound=None,
     unit_bound=lambda f_qt, f_t, n, max_unit: cosine_weight(f_qt, f_t, n) * max_unit,
     norm_classes=True,
+    product=(cosine_term, tf_weight, idf_weight, cosine_weight),  # x_dt · x_qt = ((1 + ln f_dt) · w_t) · x_qt
 ))
 register(Measure("identity1", identity_term, length_difference, ideal=True, bound=_identity_bound))
 register(Measure("identity2", identity_term, identity_length, ideal=True, bound=_identity_bound))

@@ -26,7 +26,7 @@ import numpy as np
 from coderiv.index.index import Index
 from coderiv.index.postings import Postings
 from coderiv.ranking import compiled_probes
-from coderiv.ranking.cosine_pruning import norm_class_top_k
+from coderiv.ranking.cosine_pruning import document_factor, full_pass_top_k, norm_class_top_k, scans_at_once
 from coderiv.ranking.kernel import PreparedQuery, all_scores, contribution_table, term_contributions, top_k
 from coderiv.ranking.measures import Measure
 
@@ -55,29 +55,35 @@ def pruned_top_k(
     A floor — "everything above 10%" — is the strongest pruning there is: θ starts at it.
     """
     n = index.n_docs
-    store = index.terms
-    f_t = prepared.f_t.astype(np.float64)
-    f_qt = prepared.f_qt.astype(np.float64)
-    maxvals = store.maxvals_at(prepared.positions).astype(np.float64)
-    max_unit = np.asarray(index.term_max_unit[prepared.positions], np.float64)
-    bounds = measure.final_bound(f_qt, f_t, float(n), maxvals, max_unit) if len(prepared.positions) else None
+    if not len(prepared.positions) or (k is None and floor <= 0):
+        return _full_pass(index, prepared, measure, k, floor)
     classes = getattr(index, "cosine_classes", None)
-    by_class = bounds is not None and measure.norm_classes and classes is not None
-    if bounds is None or (k is None and floor <= 0):
-        scores = all_scores(index, prepared, measure)
-        scores[scores < floor] = 0.0
-        ranked = top_k(scores, k)
-        return ranked, scores[ranked]
     passes = _passes(index, prepared, measure)
     start = time.process_time()
-    if by_class:
-        assert classes is not None
-        found = norm_class_top_k(passes, k, floor, bounds, classes)
+    if measure.norm_classes and classes is not None and scans_at_once(k, floor, prepared.f_t, passes.scan_share):
+        found = full_pass_top_k(passes, document_factor(passes), k, floor)  # (no bounds needed)
     else:
-        found = _term_bound_top_k(passes, k, floor, bounds)
+        maxvals = index.terms.maxvals_at(prepared.positions).astype(np.float64)
+        max_unit = np.asarray(index.term_max_unit[prepared.positions], np.float64)
+        f_t, f_qt = prepared.f_t.astype(np.float64), prepared.f_qt.astype(np.float64)
+        bounds = measure.final_bound(f_qt, f_t, float(n), maxvals, max_unit)
+        if bounds is None:
+            return _full_pass(index, prepared, measure, k, floor)
+        if measure.norm_classes and classes is not None:
+            found = norm_class_top_k(passes, k, floor, bounds, classes)
+        else:
+            found = _term_bound_top_k(passes, k, floor, bounds)
     if not isinstance(passes, _CompiledPasses):
         compiled_probes.note_numpy_work(time.process_time() - start)
     return found
+
+
+def _full_pass(index: Index, prepared: PreparedQuery, measure: Measure, k: int | None, floor: float) -> tuple[np.ndarray, np.ndarray]:
+    """The top k above ``floor`` by numpy's full pass (:func:`coderiv.ranking.kernel.all_scores`)."""
+    scores = all_scores(index, prepared, measure)
+    scores[scores < floor] = 0.0
+    ranked = top_k(scores, k)
+    return ranked, scores[ranked]
 
 
 def _term_bound_top_k(passes: _NumpyPasses, k: int | None, floor: float, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -150,8 +156,20 @@ def _term_bound_top_k(passes: _NumpyPasses, k: int | None, floor: float, bounds:
 #: 100K synthetic benchmarks. It changes speed only, never the answer.
 _PROBE_VS_SCAN = 16.0
 #: The same for the compiled loops (:mod:`coderiv.ranking.compiled_probes`): a galloping search
-#: against a read of ~1.6 ns a posting.
+#: against a read of ~1.6 ns a posting when it was set (the read now takes ~0.6 ns on long
+#: documents, so a probe costs relatively more; not measured again).
 _COMPILED_PROBE_VS_SCAN = 16.0
+#: Cosine takes the full pass at once when rescoring k documents in every term would cost this
+#: share of reading every posting: pruning must first read the rare terms (a third of the
+#: postings or more on whole-document queries) and probe, so it cannot win by less. numpy's
+#: full pass costs ~10 ns a posting: at 100K synthetic documents pruning a whole-document top 20
+#: took 35 ms of CPU a query against 65 ms for the full pass (26 Nov 2026).
+_SCAN_SHARE = 0.5
+#: The same with the compiled loops, whose read takes ~0.6 ns a posting: there the full pass
+#: stopped losing at 100K synthetic documents, where rescoring a whole-document query's top 20
+#: would cost 1/13–1/6.5 of its read: 8.0–8.3 ms of CPU a query against 9.6–10.7 ms pruned (top
+#: 10: 7.8–8.1 against 8.2–8.4; at 20K 1.19–1.23 against 1.31; runs A B A B, 26 Nov 2026).
+_COMPILED_SCAN_SHARE = 1 / 16
 #: From this many documents on, probes loop over terms with compiled searches (a fixed cost per
 #: term, less per document) instead of one vectorized binary search over every pair.
 _LOOP_FROM = 100
@@ -224,6 +242,12 @@ class _NumpyPasses:
         """What a probe costs, in postings read."""
         return _PROBE_VS_SCAN
 
+    @property
+    def scan_share(self) -> float:
+        """Cosine takes the full pass at once when rescoring k documents would cost this share
+        of reading every posting (:func:`coderiv.ranking.cosine_pruning.scans_at_once`)."""
+        return _SCAN_SHARE
+
     def __init__(self, index: Index, prepared: PreparedQuery, measure: Measure) -> None:
         self.index, self.prepared, self.measure = index, prepared, measure
 
@@ -234,6 +258,13 @@ class _NumpyPasses:
         partial += np.bincount(docs, weights=contributions, minlength=len(partial))
         if touched is not None:
             touched[docs] = True
+
+    def sums(self, terms: np.ndarray) -> np.ndarray:
+        """Every document's sum of the contributions of query terms ``terms``, from zero, added
+        in the order of the terms (the bits :meth:`read` gives into zeros)."""
+        docs, contributions = term_contributions(self.index, self.prepared, self.measure, terms)
+        sums: np.ndarray = np.bincount(docs, weights=contributions, minlength=self.index.n_docs)
+        return sums
 
     def probe(self, docs: np.ndarray, terms: np.ndarray) -> np.ndarray:
         """Σ over query terms ``terms`` of each document's contribution (``docs`` ascending)."""
@@ -269,12 +300,18 @@ class _CompiledPasses(_NumpyPasses):
     def probe_cost(self) -> float:
         return _COMPILED_PROBE_VS_SCAN
 
+    @property
+    def scan_share(self) -> float:
+        return _COMPILED_SCAN_SHARE
+
     def __init__(self, index: Index, prepared: PreparedQuery, measure: Measure) -> None:
         super().__init__(index, prepared, measure)
         store = self.store = index.terms
         starts, ends = store.pointers(prepared.positions)
         self.starts, self.ends = starts.astype(np.int64), ends.astype(np.int64)
-        self.table, self.offsets = contribution_table(store, prepared.positions, prepared.f_qt, prepared.f_t, index.n_docs, measure)
+        self.table, self.offsets = contribution_table(
+            store, prepared.positions, prepared.f_qt, prepared.f_t, index.n_docs, measure, compiled_probes.fill_products
+        )
         values = store.vals
         # the loops read postings unchecked: read() and probe() check the blocks of their terms first
         low, run_at, run_high, vals = store.unchecked_arrays()
@@ -294,6 +331,14 @@ class _CompiledPasses(_NumpyPasses):
         self.store.check_ranges(self.starts[terms], self.ends[terms])
         compiled_probes.accumulate(*self.arrays, self.starts[terms], self.ends[terms], self.offsets[terms], self.table, sums, mark)
         partial += sums
+
+    def sums(self, terms: np.ndarray) -> np.ndarray:
+        sums = np.zeros(self.index.n_docs)
+        self.store.check_ranges(self.starts[terms], self.ends[terms])
+        compiled_probes.accumulate(
+            *self.arrays, self.starts[terms], self.ends[terms], self.offsets[terms], self.table, sums, np.zeros(0, bool)
+        )
+        return sums
 
     def probe(self, docs: np.ndarray, terms: np.ndarray) -> np.ndarray:
         sums = np.zeros(len(docs))
