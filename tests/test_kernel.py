@@ -4,6 +4,8 @@ term part at that (f_dt, f_qt, f_t) to the bit."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -49,12 +51,26 @@ def test_cosine_is_a_product() -> None:
 
 
 def test_a_measure_whose_term_part_is_replaced_is_no_product() -> None:
-    """A sharded index replaces cosine's term part to fix N to the collection's size: its stale
-    product must not build the table (the entries then come from the replaced term part)."""
+    """A term part replaced after the fact (``dataclasses.replace``): its stale product must not
+    build the table, whose entries then come from the replaced term part."""
+    cosine = get_measure("cosine")
+    halved = dataclasses.replace(cosine, term=lambda f_dt, f_qt, f_t, n: cosine.term(f_dt, f_qt, f_t, n) / 2)
+    assert halved.product_parts() is None
+    table, _ = contribution_table(MaxValues([2]), np.array([0]), np.array([1]), np.array([10]), 7, halved)
+    expected = cosine.term(np.array([1.0, 1.0, 2.0]), np.full(3, 1.0), np.full(3, 10.0), 7.0) / 2
+    assert table.tobytes() == expected.tobytes()
+
+
+def test_a_sharded_index_s_cosine_is_a_product_with_the_collection_s_n() -> None:
+    """A sharded index fixes N to the collection's size (1,000) whatever a shard passes (7): the
+    product parts are fixed the same way, so the table is still multiplied out, to the bits of
+    the formula at N = 1,000."""
     fixed = with_collection_size(get_measure("cosine"), 1000)
-    assert fixed.product_parts() is None
-    table, _ = contribution_table(MaxValues([2]), np.array([0]), np.array([1]), np.array([10]), 7, fixed)
-    expected = get_measure("cosine").term(np.array([1.0, 1.0, 2.0]), np.full(3, 1.0), np.full(3, 10.0), 1000.0)
+    assert fixed.product_parts() is not None
+    table, _ = contribution_table(MaxValues([2, 3]), np.array([0, 1]), np.array([1, 2]), np.array([10, 400]), 7, fixed)
+    f_dt = np.array([1.0, 1.0, 2.0, 1.0, 1.0, 2.0, 3.0])
+    f_qt, f_t = np.array([1.0] * 3 + [2.0] * 4), np.array([10.0] * 3 + [400.0] * 4)
+    expected = get_measure("cosine").term(f_dt, f_qt, f_t, 1000.0)
     assert table.tobytes() == expected.tobytes()
 
 

@@ -33,14 +33,26 @@ from coderiv.text.analysis import AnalysisSettings
 
 
 def with_collection_size(measure: Measure, n_docs: int) -> Measure:
-    """``measure`` with N fixed to the collection's size, whatever the shard passes as N."""
+    """``measure`` with N fixed to the collection's size, whatever the shard passes as N; its
+    product parts (cosine's, :attr:`Measure.product`) fixed the same way, so that a shard's
+    contribution table is multiplied out as a single index's is."""
     n = float(n_docs)
     unit = measure.unit_bound
+    parts = measure.product_parts()
+
+    def term(f_dt: np.ndarray, f_qt: np.ndarray, f_t: np.ndarray, _n: float) -> np.ndarray:
+        return measure.term(f_dt, f_qt, f_t, n)
+
+    product = None
+    if parts is not None:
+        count, weight, query = parts
+        product = (term, count, lambda f_t, _n: weight(f_t, n), lambda f_qt, f_t, _n: query(f_qt, f_t, n))
     return dataclasses.replace(
         measure,
-        term=lambda f_dt, f_qt, f_t, _n: measure.term(f_dt, f_qt, f_t, n),
+        term=term,
         bound=lambda f_qt, f_t, _n, mx: measure.bound(f_qt, f_t, n, mx),
         unit_bound=None if unit is None else (lambda f_qt, f_t, _n, mu: unit(f_qt, f_t, n, mu)),
+        product=product,
     )
 
 
