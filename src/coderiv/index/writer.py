@@ -382,11 +382,17 @@ def _invert_range(sources: Sources, name: str, lo: int, hi: int, folder: Path) -
 
 
 def _write_segment(folder: Path, keys: np.ndarray, docs: np.ndarray, vals: np.ndarray) -> Segment:
-    """Postings in any order sorted by (key, document) and written as a segment: by one sort of
-    packed postings when they fit in 64 bits (:func:`~coderiv.index.combined_sort.sort_packed`,
-    chunk ids), else by a lexicographic sort."""
+    """Postings in any order sorted by (key, document) (:func:`_grouped`) and written as a segment."""
+    return _save_segment(folder, *_grouped(keys, docs, vals))
+
+
+def _grouped(keys: np.ndarray, docs: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Postings in any order sorted by (key, document): (distinct keys, postings per key,
+    documents, values, largest value per key), by one sort of packed postings when they fit in
+    64 bits (:func:`~coderiv.index.combined_sort.sort_packed`, chunk ids), else by a
+    lexicographic sort (:func:`~coderiv.index.postings.group_by_key`)."""
     packed = sort_packed(keys, docs, vals)
-    return _save_segment(folder, *(group_by_key(keys, docs, vals) if packed is None else packed[:5]))
+    return group_by_key(keys, docs, vals) if packed is None else packed[:5]
 
 
 def _save_segment(
@@ -667,8 +673,7 @@ def _merge_slices(slices: list[_Slice], buffers: compiled_writer.MergeBuffers) -
         keys = np.concatenate([np.empty(0, np.uint64), *(segment.read("keys", a, b - a) for segment, a, b in slices)])
         docs = np.concatenate([np.empty(0, np.uint32), *(segment.read("docs", a, b - a) for segment, a, b in slices)])
         vals = np.concatenate([np.empty(0, np.uint32), *(segment.read("vals", a, b - a) for segment, a, b in slices)])
-        packed = sort_packed(keys, docs, vals)
-        unique, counts, docs, vals, maxima = group_by_key(keys, docs, vals) if packed is None else packed[:5]
+        unique, counts, docs, vals, maxima = _grouped(keys, docs, vals)
     run_at, run_high = _range_runs(docs)
     return unique, counts.astype(np.int64), maxima, docs.astype(np.uint16), vals, run_at, run_high
 
@@ -694,8 +699,7 @@ def _sorted(segment: Segment) -> Segment:
     keys = segment.read("keys", 0, segment.n_postings)
     docs = segment.read("docs", 0, segment.n_postings)
     vals = segment.read("vals", 0, segment.n_postings)
-    packed = sort_packed(keys, docs, vals)
-    grouped = group_by_key(keys, docs, vals) if packed is None else packed[:5]
+    grouped = _grouped(keys, docs, vals)
     shutil.rmtree(segment.folder, ignore_errors=True)
     return _save_segment(segment.folder.with_name(segment.folder.name + "-by-key"), *grouped)
 
