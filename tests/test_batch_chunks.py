@@ -12,14 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coderiv.index import analysis_workers
-from coderiv.index.analysis_workers import AnalyzedEntry, _Worker
+from coderiv.index.analysis_workers import _Worker
 from coderiv.index.index import Index
 from coderiv.keys import batch_chunks, compiled_terms
 from coderiv.keys.batch_terms import StopTable, ascii_term_sequences
 from coderiv.keys.chunks import ngram_ids
 from coderiv.keys.kinds import TERMS, StoreSpec, mix64, presence_keys, term_keys
 from coderiv.text.analysis import AnalysisSettings, Analyzer, default_stoplist
-from coderiv.text.collection import RawDocument
+from tests.support.batches import assert_batch_equals_one_by_one
 
 STOPS = StopTable(default_stoplist())
 #: documents as lists of terms: empty, shorter than n, long; repeated chunks within one
@@ -109,18 +109,7 @@ def test_worker_batch_equals_one_by_one(texts: list[str], piece_chars: int) -> N
     worker = _Worker(Analyzer(), READY)
     assert worker.batch_terms
     worker.piece_chars = piece_chars
-    docs = [RawDocument(f"d{i}.txt", t.encode("utf-8", "surrogatepass")) for i, t in enumerate(texts)]
-    for batched, alone in zip(worker.run_batch(docs), [worker.run(d) for d in docs], strict=True):
-        assert type(batched) is type(alone)
-        if isinstance(batched, AnalyzedEntry):
-            assert isinstance(alone, AnalyzedEntry)
-            assert batched.length == alone.length
-            assert batched.stores.keys() == alone.stores.keys()
-            for name, (keys, values) in alone.stores.items():
-                assert batched.stores[name][0].tolist() == keys.tolist()
-                assert batched.stores[name][1].tolist() == values.tolist()
-        else:
-            assert batched == alone
+    assert_batch_equals_one_by_one(worker, texts)
 
 
 def test_stemming_keeps_the_per_document_path() -> None:

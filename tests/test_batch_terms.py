@@ -17,6 +17,7 @@ from coderiv.keys.batch_terms import StopTable, _inverse, ascii_term_counts
 from coderiv.keys.kinds import TERMS, counted_keys, term_key, term_keys
 from coderiv.text.analysis import AnalysisSettings, Analyzer, default_stoplist
 from coderiv.text.collection import RawDocument
+from tests.support.batches import assert_batch_equals_one_by_one
 
 STOPS = StopTable(default_stoplist())
 #: ASCII built from words, stopwords in every case, separators, underscores and digits
@@ -79,17 +80,7 @@ def test_worker_batch_equals_one_by_one_on_any_unicode(texts: list[str], piece_c
     the exact per-word path; a batch gives what analysing each document alone gives."""
     worker = _Worker(Analyzer(), [TERMS])
     worker.piece_chars = piece_chars
-    docs = [RawDocument(f"d{i}.txt", t.encode("utf-8", "surrogatepass")) for i, t in enumerate(texts)]
-    for batched, alone in zip(worker.run_batch(docs), [worker.run(d) for d in docs], strict=True):
-        assert type(batched) is type(alone)
-        if isinstance(batched, AnalyzedEntry):
-            assert isinstance(alone, AnalyzedEntry)
-            assert batched.length == alone.length
-            for name, (keys, counts) in alone.stores.items():
-                assert batched.stores[name][0].tolist() == keys.tolist()
-                assert batched.stores[name][1].tolist() == counts.tolist()
-        else:
-            assert batched == alone
+    assert_batch_equals_one_by_one(worker, texts)
 
 
 def _arrays(folder: Path) -> dict[str, bytes]:
