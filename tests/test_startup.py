@@ -84,3 +84,33 @@ def test_a_query_and_a_report_import_nothing_of_the_build(tmp_path) -> None:
     assert "coderiv.report.build" in report and "coderiv.pairs.table" in report
     assert report & BUILD_MODULES == set()
     assert {"coderiv.pairs.run", "coderiv.pairs.lineage"} & report == set()
+
+
+def _blas_threads_after_command_start(env_value: str | None) -> int:
+    """Threads of a fresh interpreter after the command line's start-up settings and the import
+    of numpy (Linux: one entry a thread in /proc/self/task); OPENBLAS_NUM_THREADS as given."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if env_value is not None:
+        env["OPENBLAS_NUM_THREADS"] = env_value
+    code = (
+        "import os\nfrom coderiv.__main__ import single_threaded_blas\nsingle_threaded_blas()\n"
+        "import numpy\nprint(len(os.listdir('/proc/self/task')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True, env=env)
+    return int(done.stdout)
+
+
+def test_the_command_line_keeps_blas_to_one_thread_unless_told() -> None:
+    """OpenBLAS would start a spinning thread per core at numpy's import (2 on this machine's 2
+    cores); the command line asks for one, and a user's own setting wins."""
+    import os
+
+    if not os.path.isdir("/proc/self/task"):
+        import pytest
+
+        pytest.skip("needs Linux's /proc")
+    assert _blas_threads_after_command_start(None) == 1
+    if (os.cpu_count() or 1) >= 2:  # (OpenBLAS starts no more threads than cores)
+        assert _blas_threads_after_command_start("2") == 2
