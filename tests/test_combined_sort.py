@@ -146,3 +146,80 @@ def test_pieces_sort_as_the_packed_sort(pairs: set[tuple[int, int]], cuts: list[
         for a, b in zip(got[:5], want[:5], strict=True):
             assert a.tolist() == b.tolist()
         assert got[0].dtype == np.uint32 and got[2].dtype == np.uint32
+
+
+def _unit_slices(
+    pairs: set[tuple[int, int]], n_slices: int, unit_shift: int, wide: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """The postings as partitioned segments' slices would hold them: documents cut into
+    ``n_slices`` ascending ranges, each slice's postings by unit (``key >> unit_shift``) then
+    document, keys unsorted within a unit; (keys, documents less each slice's base, bases,
+    where, first unit)."""
+    docs_sorted = sorted({d for _, d in pairs})
+    cuts = [docs_sorted[len(docs_sorted) * i // n_slices] for i in range(1, n_slices)] + [1 << 40]
+    unit_lo = min(k for k, _ in pairs) >> unit_shift
+    n_units = (max(k for k, _ in pairs) >> unit_shift) - unit_lo + 1
+    keys, docs, bases, where = [], [], [], []
+    lower = 0
+    for upper in cuts:
+        part = [(k, d) for k, d in pairs if lower <= d < upper]
+        base = min((d for _, d in part), default=0)
+        part.sort(key=lambda kd: (kd[0] >> unit_shift, kd[1], (kd[0] * 7919) % 1009))  # by unit, then document
+        starts = [len(keys) + sum(1 for k, _ in part if (k >> unit_shift) - unit_lo < u) for u in range(n_units + 1)]
+        keys += [k for k, _ in part]
+        docs += [d - base for _, d in part]
+        bases.append(base)
+        where.append(starts)
+        lower = upper
+    doc_type = np.uint32 if wide else np.uint16
+    return np.array(keys, np.uint32), np.array(docs, doc_type), np.array(bases, np.int64), np.array(where, np.int64), unit_lo
+
+
+def test_units_by_hand() -> None:
+    """Units of 2^4 keys: slice 0 (documents 3, 5) holds keys 17, 18 (unit 1) and 33 (unit 2),
+    slice 1 (document 9) key 17 (unit 1): sorted 17 (3, 9), 18 (5), 33 (3)."""
+    assert compiled_terms.load()
+    keys = np.array([18, 17, 33, 17], np.uint32)
+    docs = np.array([2, 0, 0, 0], np.uint16)  # less the slices' bases 3 and 9
+    where = np.array([[0, 2, 3], [3, 4, 4]], np.int64)
+    got = combined_sort.sort_units(keys, docs, np.array([3, 9]), where, 4, 1, 9, 1, MergeBuffers())
+    assert got is not None
+    unique, counts, out_docs, vals, maxima, _, _ = got
+    assert unique.tolist() == [17, 18, 33] and counts.tolist() == [2, 1, 1]
+    assert out_docs.tolist() == [3, 9, 5, 3] and vals.tolist() == [1, 1, 1, 1] and maxima.tolist() == [1, 1, 1]
+
+
+@pytest.mark.compiled
+@settings(max_examples=200, deadline=None)
+@given(POSTINGS.filter(bool), st.integers(1, 3), st.sampled_from([0, 3, 20]), st.booleans(), st.sampled_from([1, 3]))
+def test_units_sort_as_the_packed_sort(pairs: set[tuple[int, int]], n_slices: int, unit_shift: int, wide: bool, value: int) -> None:
+    """:func:`~coderiv.index.combined_sort.sort_units` (radix passes, or insertion for a few)
+    gives :func:`~coderiv.index.combined_sort.sort_packed`'s arrays, in buffers reused from a
+    bigger call; units of 1, 8 or 2^20 keys."""
+    pytest.importorskip("numba")
+    assert compiled_terms.load()
+    pairs = {(k, d) for k, d in pairs if (k >> unit_shift) - (min(k for k, _ in pairs) >> unit_shift) < 5000}  # a few units
+    keys, docs, bases, where, unit_lo = _unit_slices(pairs, n_slices, unit_shift, wide or max(d for _, d in pairs) >= 1 << 16)
+    per_slice = where[:, -1] - where[:, 0]
+    whole_docs = docs.astype(np.uint32) + np.repeat(bases, per_slice).astype(np.uint32)
+    want = sort_packed(keys.astype(np.uint64), whole_docs, np.full(len(keys), value, np.uint32))
+    assert want is not None
+    buffers = MergeBuffers()
+    many = np.arange(300, dtype=np.uint32)
+    combined_sort.sort_units(many, many, np.zeros(1, np.int64), np.array([[0, 300]], np.int64), 20, 0, 299, value, buffers)
+    got = combined_sort.sort_units(keys, docs, bases, where, unit_shift, unit_lo, max(d for _, d in pairs), value, buffers)
+    assert got is not None
+    for a, b in zip(got[:5], want[:5], strict=True):
+        assert a.tolist() == b.tolist()
+
+
+@pytest.mark.compiled
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(60, 3000), st.integers(1, 4), st.sampled_from([3, 11, 20]))
+def test_units_of_many_postings_sort_as_the_packed_sort(seed: int, size: int, n_slices: int, unit_shift: int) -> None:
+    """Units past :data:`~coderiv.index.combined_sort.INSERTION_SORT_BELOW` postings take the
+    radix passes (one, two or two of :data:`~coderiv.index.combined_sort.DIGIT_BITS` bits)."""
+    rng = np.random.default_rng(seed)
+    top = (3 << unit_shift) - 1  # three units
+    pairs = set(zip(rng.integers(0, top + 1, size).tolist(), rng.integers(0, 70_000, size).tolist()))
+    test_units_sort_as_the_packed_sort.hypothesis.inner_test(pairs, n_slices, unit_shift, True, 1)  # type: ignore[attr-defined]

@@ -52,7 +52,8 @@ from numpy.lib.format import dtype_to_descr, write_array_header_1_0
 from coderiv.index import compiled_writer, key_partition
 from coderiv.index.analysis_workers import AnalyzedBatch, default_workers
 from coderiv.index.child_processes import stop_pool, worker_pool
-from coderiv.index.combined_sort import group_narrow_run, sort_packed, sort_pieces
+from coderiv.index.combined_sort import Sorted, group_narrow_run, sort_packed, sort_pieces, sort_units
+from coderiv.index.combined_sort import loaded as combined_sort_loaded
 from coderiv.index.compiled_writer import group_run
 from coderiv.index.counts import ESCAPE, OVER_AT_FILE, OVER_VAL_FILE
 from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, key_dtype, narrow, offsets_dtype
@@ -353,8 +354,9 @@ class Segment:
             raise OSError(f"segment {self.folder.name} has fewer {name} than asked")
         return part
 
-    def read_into(self, name: str, start: int, out: np.ndarray) -> None:
-        """:meth:`read` into ``out`` (contiguous, uint64 for keys, else uint32), as many entries as it holds."""
+    def read_into(self, name: str, start: int, out: np.ndarray, rebase: bool = True) -> None:
+        """:meth:`read` into ``out`` (contiguous; uint64 for keys, else uint32, or the stored
+        type), as many entries as it holds; documents less ``doc_base`` unless ``rebase``."""
         if self.constant and name in ("vals", "max"):
             out[:] = self.max_val
             return
@@ -366,7 +368,7 @@ class Segment:
                 raise OSError(f"{self.folder / name}.bin is shorter than expected")
         if raw is not out:
             out[:] = raw
-        if name == "docs" and self.doc_base:
+        if name == "docs" and self.doc_base and rebase:
             out += np.uint32(self.doc_base)
 
 
@@ -558,7 +560,7 @@ def merge_segments(segments: list[Segment], out: Path, budget: int, stop: thread
         "doc_run_high": NpyWriter(out / "doc_run_high.npy", np.dtype(np.uint16)),
     }
     over: tuple[list[np.ndarray], list[np.ndarray]] | None = ([], []) if top > ESCAPE else None
-    ranges: Iterator[list[_Block]] | Iterator[list[_Slice]]
+    ranges: Iterator[list[_Block]] | Iterator[_Units]
     merge: Callable[[Any, compiled_writer.MergeBuffers], _Merged]
     temporary: list[Segment] = []
     try:
@@ -639,7 +641,20 @@ _Merged = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.n
 _Slice = tuple[Segment, int, int]
 
 
-def _partition_ranges(segments: list[Segment], budget: int) -> Iterator[list[_Slice]]:
+@dataclass
+class _Units:
+    """One key range of partitioned segments: the slice of every segment that holds its
+    postings, and where each of its units (keys ``[u << unit_shift, (u + 1) << unit_shift)``,
+    ``u = unit_lo, …``) starts in each slice (``bounds[s, u - unit_lo]``, relative to slice
+    ``s``; one column more than units)."""
+
+    slices: list[_Slice]
+    bounds: np.ndarray
+    unit_shift: int
+    unit_lo: int
+
+
+def _partition_ranges(segments: list[Segment], budget: int) -> Iterator[_Units]:
     """Consecutive key ranges of partitioned segments, each as the slice of every segment that
     holds its postings: units of keys ``[u << S, (u + 1) << S)`` (S the widest shift, so a unit
     is whole partitions of every segment) gathered into ranges of about ``budget`` postings
@@ -652,21 +667,28 @@ def _partition_ranges(segments: list[Segment], budget: int) -> Iterator[list[_Sl
         bounds.append(key_partition.unit_bounds(segment.parts, segment.shift, unit_shift, n_units))
     weights = np.sum([np.diff(b) for b in bounds], axis=0)
     for lo, hi in _ranges(weights, budget):
-        slices = [(segment, int(b[lo]), int(b[hi])) for segment, b in zip(segments, bounds) if b[hi] > b[lo]]
-        if slices:  # (units without keys make a range of nothing)
-            yield slices
+        held = [(segment, b) for segment, b in zip(segments, bounds) if b[hi] > b[lo]]
+        if held:  # (units without keys make a range of nothing)
+            slices = [(segment, int(b[lo]), int(b[hi])) for segment, b in held]
+            relative = np.array([b[lo : hi + 1] - b[lo] for _, b in held], np.int64)
+            yield _Units(slices, relative, unit_shift, lo)
 
 
-def _merge_slices(slices: list[_Slice], buffers: compiled_writer.MergeBuffers) -> _Merged:
-    """Merge one key range of partitioned segments: their postings sorted by (key, document),
-    by one sort of packed integers when they fit in 64 bits (values all equal: in ``buffers``,
-    from the stored arrays as they are, :func:`~coderiv.index.combined_sort.sort_pieces`),
-    else a lexicographic sort; returned as :func:`_merge_blocks` does."""
+def _merge_slices(units: _Units, buffers: compiled_writer.MergeBuffers) -> _Merged:
+    """Merge one key range of partitioned segments: their postings sorted by (key, document).
+    Values all equal (a presence store's): from the stored arrays as they are, in ``buffers``,
+    unit by unit with the compiled loops (:func:`~coderiv.index.combined_sort.sort_units`),
+    else by one sort of packed integers (:func:`~coderiv.index.combined_sort.sort_pieces`);
+    otherwise a lexicographic sort. Returned as :func:`_merge_blocks` does."""
+    slices = units.slices
     values = {segment.max_val for segment, _, _ in slices}
     grouped = None
     if all(segment.constant for segment, _, _ in slices) and len(values) == 1:
-        pieces = [(segment.raw("keys", a, b - a), segment.raw("docs", a, b - a), segment.doc_base) for segment, a, b in slices]
-        grouped = sort_pieces(pieces, max(segment.top_doc for segment, _, _ in slices), values.pop(), buffers)
+        value, top_doc = values.pop(), max(segment.top_doc for segment, _, _ in slices)
+        grouped = _sorted_units(units, top_doc, value, buffers)
+        if grouped is None:
+            pieces = [(segment.raw("keys", a, b - a), segment.raw("docs", a, b - a), segment.doc_base) for segment, a, b in slices]
+            grouped = sort_pieces(pieces, top_doc, value, buffers)
     if grouped is not None:
         unique, counts, docs, vals, maxima = grouped[:5]
     else:
@@ -676,6 +698,28 @@ def _merge_slices(slices: list[_Slice], buffers: compiled_writer.MergeBuffers) -
         unique, counts, docs, vals, maxima = _grouped(keys, docs, vals)
     run_at, run_high = _range_runs(docs)
     return unique, counts.astype(np.int64), maxima, docs.astype(np.uint16), vals, run_at, run_high
+
+
+def _sorted_units(units: _Units, top_doc: int, value: int, buffers: compiled_writer.MergeBuffers) -> Sorted | None:
+    """:func:`~coderiv.index.combined_sort.sort_units` of a key range's slices, read as they are
+    stored into reused buffers (None: not loaded, see there)."""
+    if not combined_sort_loaded():
+        return None
+    slices = units.slices
+    total = sum(b - a for _, a, b in slices)
+    narrow_docs = all(segment.narrow_docs for segment, _, _ in slices)
+    keys = buffers.get("unit_keys", total, np.uint32)
+    docs = buffers.get("unit_narrow_docs", total, np.uint16) if narrow_docs else buffers.get("unit_docs", total, np.uint32)
+    offsets = np.zeros(len(slices), np.int64)
+    at = 0
+    for number, (segment, a, b) in enumerate(slices):
+        segment.read_into("keys", a, keys[at : at + b - a], rebase=False)
+        segment.read_into("docs", a, docs[at : at + b - a], rebase=False)
+        offsets[number] = at
+        at += b - a
+    bases = np.array([segment.doc_base for segment, _, _ in slices], np.int64)
+    where = np.ascontiguousarray(units.bounds + offsets[:, None])
+    return sort_units(keys, docs, bases, where, units.unit_shift, units.unit_lo, top_doc, value, buffers)
 
 
 def _range_runs(docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
