@@ -42,7 +42,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,7 @@ from coderiv.index.combined_sort import loaded as combined_sort_loaded
 from coderiv.index.compiled_writer import group_run
 from coderiv.index.counts import ESCAPE, OVER_AT_FILE, OVER_VAL_FILE
 from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, key_dtype, narrow, offsets_dtype
+from coderiv.index.scratch_pages import release_prefix
 from coderiv.keys.kinds import distinct
 
 RANGE_POSTINGS = 16_000_000
@@ -329,6 +330,8 @@ class Segment:
     top_key: int = 0
     #: the largest document number a partitioned segment can hold
     top_doc: int = 0
+    #: bytes of each file already read by the merge and given back (:meth:`release`)
+    released: dict[str, int] = field(default_factory=dict)
 
     def _stored(self, name: str) -> np.dtype:
         if name == "keys":
@@ -338,6 +341,13 @@ class Segment:
             or (name == "counts" and self.narrow_counts)
         )
         return np.dtype(np.uint16 if narrow else np.uint32)
+
+    def release(self, names: tuple[str, ...], upto: int) -> None:
+        """Give back the pages of files ``names`` before entry ``upto``: the merge has read them
+        and reads on from there (:mod:`~coderiv.index.scratch_pages`)."""
+        for name in names:
+            path = self.folder / f"{name}.bin"
+            self.released[name] = release_prefix(path, self.released.get(name, 0), upto * self._stored(name).itemsize)
 
     def read(self, name: str, start: int, count: int) -> np.ndarray:
         """``count`` entries of file ``name`` from entry ``start``, read (not mapped, so they
@@ -573,10 +583,11 @@ def merge_segments(segments: list[Segment], out: Path, budget: int, stop: thread
             ranges, merge = _key_ranges(converted, budget), _merge_blocks
         files["ptr"].append(np.zeros(1, np.int64))
         written, high = 0, -1
-        for merged in _merged_ranges(ranges, merge):
+        for done, merged in _merged_ranges(ranges, merge):
             if stop is not None and stop.is_set():
                 raise WriteStopped(f"writing {out.name} stopped")
             written, high = _append_key_range(*merged, written, high, files, over)
+            _release_read(done)
         files["doc_run_at"].append(np.array([n_postings]))
     finally:
         for writer in files.values():
@@ -748,22 +759,33 @@ def _sorted(segment: Segment) -> Segment:
     return _save_segment(segment.folder.with_name(segment.folder.name + "-by-key"), *grouped)
 
 
-def _merged_ranges(ranges: Iterator[Any], merge: Callable[[Any, compiled_writer.MergeBuffers], _Merged]) -> Iterator[_Merged]:
-    """Every key range (of :func:`_key_ranges` or :func:`_partition_ranges`), merged (by
-    ``merge``) in a thread one range ahead of the one being written, so that a second core
-    merges (sorts, compiled loops: the GIL released) while this one writes. Two sets of buffers
-    for the compiled loop, used in turn: a range's are reused two ranges later, after it has
-    been written."""
+def _merged_ranges(ranges: Iterator[Any], merge: Callable[[Any, compiled_writer.MergeBuffers], _Merged]) -> Iterator[tuple[Any, _Merged]]:
+    """Every key range (of :func:`_key_ranges` or :func:`_partition_ranges`) with its merge (by
+    ``merge``), merged in a thread one range ahead of the one being written, so that a second
+    core merges (sorts, compiled loops: the GIL released) while this one writes. Two sets of
+    buffers for the compiled loop, used in turn: a range's are reused two ranges later, after
+    it has been written."""
     buffers = [compiled_writer.MergeBuffers(), compiled_writer.MergeBuffers()]
     with ThreadPoolExecutor(1, thread_name_prefix="coderiv-merge") as ahead:
-        pending: Future[_Merged] | None = None
+        pending: tuple[Any, Future[_Merged]] | None = None
         for number, blocks in enumerate(ranges):
             merging = ahead.submit(merge, blocks, buffers[number % 2])
             if pending is not None:
-                yield pending.result()
-            pending = merging
+                yield pending[0], pending[1].result()
+            pending = blocks, merging
         if pending is not None:
-            yield pending.result()
+            yield pending[0], pending[1].result()
+
+
+def _release_read(done: list[_Block] | _Units) -> None:
+    """Give back the scratch pages of a written key range's postings (the segments are read in
+    key order: nothing before them is read again; :meth:`Segment.release`)."""
+    if isinstance(done, _Units):
+        for segment, _, stop in done.slices:
+            segment.release(("keys", "docs", "vals"), stop)
+    else:
+        for block in done:
+            block.segment.release(("docs", "vals"), block.posting_at + int(block.counts.sum(dtype=np.int64)))
 
 
 def _merge_blocks(blocks: list[_Block], buffers: compiled_writer.MergeBuffers) -> _Merged:

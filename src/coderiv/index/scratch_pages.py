@@ -1,0 +1,61 @@
+"""Giving back the memory of a scratch file's part that a merge has read.
+
+A build writes its runs' segments to scratch files and reads each back once, in order, while it
+writes the store they merge into. Until the scratch folder is removed at the end, their page
+cache stays allocated, so the store's own writes take as many pages again; on a virtual machine
+whose host reclaims the memory a guest frees, a page the guest has not used lately costs a
+host fault on first touch (here: writing 256 MB to a new file took 0.6 s of system time with
+such pages, 0.05 s with pages freed a moment before, 26 Nov 2026). Punching out a scratch
+file's part once it has been read (``fallocate(FALLOC_FL_PUNCH_HOLE)``, Linux) frees its
+pages at once, and the store's writes reuse them. The file keeps its size; the hole reads as
+zeros, and nothing reads it again.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import sys
+from pathlib import Path
+
+#: fallocate(2) modes: keep the size, free the range.
+FALLOC_FL_KEEP_SIZE = 0x01
+FALLOC_FL_PUNCH_HOLE = 0x02
+#: Ranges are freed in whole pages of this many bytes.
+PAGE = 4096
+
+
+def _fallocate() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).fallocate64
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64)
+    function.restype = ctypes.c_int
+    return function
+
+
+_FALLOCATE = _fallocate()
+
+
+def release_prefix(path: Path, done: int, upto: int) -> int:
+    """Free the pages of bytes ``[done, upto)`` of ``path`` (rounded inwards to whole pages),
+    already read and never read again; gives the new ``done`` (unchanged where nothing could be
+    freed: another system, a file system without holes)."""
+    lo = -(-done // PAGE) * PAGE
+    hi = upto // PAGE * PAGE
+    if _FALLOCATE is None or hi <= lo:
+        return done
+    try:
+        fd = os.open(path, os.O_WRONLY)
+    except OSError:
+        return done
+    try:
+        if _FALLOCATE(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, lo, hi - lo) != 0:
+            return done
+    finally:
+        os.close(fd)
+    return hi
