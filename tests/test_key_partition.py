@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coderiv.index import key_partition
+from coderiv.index.compiled_writer import MergeBuffers
 from coderiv.index.key_partition import partition_run, shift_of, unit_bounds
 from coderiv.keys import compiled_terms
 
@@ -103,8 +104,8 @@ def test_the_partition_is_a_stable_sort_by_the_top_bits(loops: str, sizes: list[
 )
 def test_pieces_partition_as_their_concatenation(loops: str, batches: list[list[int]], varied: bool, seed: int) -> None:
     """A run's batches given as they are (documents without postings, batches without any, keys
-    in 4 or 8 bytes, values in 1 byte): the partition of the batches joined, the documents
-    numbered on from batch to batch."""
+    in 4 or 8 bytes, values in 1 byte), into buffers that held a bigger run: the partition of
+    the batches joined, the documents numbered on from batch to batch."""
     rng = np.random.default_rng(seed)
     pieces = []
     for number, sizes in enumerate(batches):
@@ -112,7 +113,10 @@ def test_pieces_partition_as_their_concatenation(loops: str, batches: list[list[
         vals = rng.integers(1, 4, len(keys)) if varied else np.ones(len(keys))
         pieces.append((np.array(sizes, np.int64), keys.astype(np.uint64 if number % 2 else np.uint32), vals.astype(np.uint8)))
     joined = partition_run(*(np.concatenate([p[i] for p in pieces]) for i in (1, 0, 2)), np.uint16)
-    got = key_partition.partition_pieces(pieces, np.uint16)
+    buffers = MergeBuffers()  # reused: a bigger run was partitioned in them before
+    bigger = (np.array([40]), rng.integers(0, 2**32, 40, dtype=np.uint64), rng.integers(1, 4, 40))
+    key_partition.partition_pieces([bigger], np.uint16, buffers)
+    got = key_partition.partition_pieces(pieces, np.uint16, buffers)
     if joined is None:
         assert got is None and not sum(map(sum, batches))
         return

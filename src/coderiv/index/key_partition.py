@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from coderiv.index.compiled_writer import MergeBuffers
 from coderiv.jit import LazyKernels
 from coderiv.keys import compiled_terms
 
@@ -63,9 +64,12 @@ def partition_run(keys: np.ndarray, doc_counts: np.ndarray, vals: np.ndarray, do
     return partition_pieces([(doc_counts, keys, vals)], doc_type)
 
 
-def partition_pieces(pieces: Sequence[Piece], doc_type: type) -> Partitioned | None:
+def partition_pieces(pieces: Sequence[Piece], doc_type: type, buffers: MergeBuffers | None = None) -> Partitioned | None:
     """:func:`partition_run` of the pieces' documents one after the other (a run's batches),
-    without joining them first."""
+    without joining them first. With ``buffers`` (the compiled pass), the partitioned arrays are
+    views of them, valid until the next call: a build partitions one run at a time, and reusing
+    the memory spares the pages a fresh allocation would fault in for every run (see
+    :mod:`~coderiv.index.scratch_pages`)."""
     filled = [piece for piece in pieces if len(piece[1])]
     if not filled:
         return None
@@ -82,8 +86,9 @@ def partition_pieces(pieces: Sequence[Piece], doc_type: type) -> Partitioned | N
     lowest = min(int(np.min(vals)) for _, _, vals in filled)
     top_val = max(int(np.max(vals)) for _, _, vals in filled)
     total = sum(len(keys) for _, keys, _ in pieces)
-    docs: np.ndarray = np.empty(total, doc_type)
-    out_vals = np.empty(total if lowest != top_val else 0, np.uint32)
+    buffers = buffers or MergeBuffers()
+    docs: np.ndarray = buffers.get(f"partition_docs_{np.dtype(doc_type).name}", total, doc_type)
+    out_vals = buffers.get("partition_vals", total if lowest != top_val else 0, np.uint32)
     if not (_KERNELS.loaded() or (compiled_terms.loaded() and _KERNELS.load())):
         keys = np.concatenate([np.asarray(keys, np.uint32) for _, keys, _ in pieces])
         counts = np.concatenate([np.asarray(counts, np.int64) for counts, _, _ in pieces])
@@ -96,7 +101,7 @@ def partition_pieces(pieces: Sequence[Piece], doc_type: type) -> Partitioned | N
         _KERNELS["count"](keys, shift, parts)
     np.cumsum(parts, out=parts)
     place = parts[:-1].copy()
-    out_keys = np.empty(total, np.uint32)
+    out_keys = buffers.get("partition_keys", total, np.uint32)
     for keys, (counts, _, vals), start in zip(loop_keys, pieces, starts):
         varied = np.ascontiguousarray(vals, np.uint32) if len(out_vals) else out_vals
         _KERNELS["scatter"](keys, np.ascontiguousarray(counts, np.int64), varied, shift, place, start, out_keys, docs, out_vals)

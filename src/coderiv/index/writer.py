@@ -104,6 +104,8 @@ class Spill:
         self._pending: list[AnalyzedBatch] = []
         self._size = 0
         self._last_id: str | None = None
+        #: the partitioned arrays of the run being sorted, reused by the next (one at a time)
+        self.buffers = compiled_writer.MergeBuffers()
 
     def add(self, batch: AnalyzedBatch) -> None:
         if not batch.ids:
@@ -131,7 +133,7 @@ class Spill:
             self.runs[-1].presort.join()  # one run sorted at a time: bounded memory
         if self.presort:
             first = sum(len(run.ids) for run in self.runs)
-            self.runs.append(Run(ids, presort=Presort(self._pending, self.names, first, folder)))
+            self.runs.append(Run(ids, presort=Presort(self._pending, self.names, first, folder, self.buffers)))
         else:
             stores = {}
             for name in self.names:
@@ -166,9 +168,13 @@ class Presort(threading.Thread):
     when they arrive in id order and nothing is kept from a previous index — as in a fresh
     build of a folder or tar. :func:`write_store` checks that before using them."""
 
-    def __init__(self, batches: list[AnalyzedBatch], names: list[str], first: int, folder: Path) -> None:
+    def __init__(
+        self, batches: list[AnalyzedBatch], names: list[str], first: int, folder: Path,
+        buffers: compiled_writer.MergeBuffers | None = None,
+    ) -> None:
         super().__init__(daemon=True)
         self.batches, self.names, self.first, self.folder = batches, names, first, folder
+        self.buffers = buffers
         self.segments: dict[str, Segment] = {}
         self.n_docs = sum(len(b.ids) for b in batches)
         self.error: BaseException | None = None
@@ -180,7 +186,7 @@ class Presort(threading.Thread):
                 folder = self.folder / f"{_safe(name)}-sorted"
                 pieces = [batch.stores[name] for batch in self.batches]
                 doc_type = np.uint16 if sum(len(counts) for counts, _, _ in pieces) <= 1 << 16 else np.uint32
-                split = key_partition.partition_pieces(pieces, doc_type)  # the batches as they are, not joined
+                split = key_partition.partition_pieces(pieces, doc_type, self.buffers)  # the batches as they are, not joined
                 if split is not None:  # narrow keys (chunk ids): the merge sorts them, by key range
                     self.segments[name] = _save_partitioned(folder, split, self.first)
                     continue
