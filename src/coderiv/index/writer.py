@@ -946,6 +946,8 @@ class NpyWriter:
         self.path, self.dtype, self.length = path, np.dtype(dtype), 0
         self.file = open(path, "wb")  # noqa: SIM115 - closed by close()
         self.header_size = self._header()
+        #: where a piece of another type is converted, reused from piece to piece (no fresh pages)
+        self._converted = np.empty(0, self.dtype)
 
     def _header(self) -> int:
         header = {"descr": dtype_to_descr(self.dtype), "fortran_order": False, "shape": (self.length,)}
@@ -953,7 +955,14 @@ class NpyWriter:
         return self.file.tell()
 
     def append(self, array: np.ndarray) -> None:
-        np.ascontiguousarray(array, dtype=self.dtype).tofile(self.file)
+        array = np.asarray(array)
+        if array.dtype != self.dtype or not array.flags.c_contiguous:
+            if len(self._converted) < len(array):
+                self._converted = np.empty(len(array), self.dtype)
+            converted = self._converted[: len(array)]
+            np.copyto(converted, array, casting="unsafe")
+            array = converted
+        array.tofile(self.file)
         self.length += len(array)
 
     def close(self) -> None:
