@@ -26,6 +26,7 @@ import io
 import mmap
 import os
 import threading
+import tokenize
 import zlib
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -310,8 +311,25 @@ _PREMAPPED: ContextVar[dict[Path, Mapped] | None] = ContextVar("premapped", defa
 
 
 def _header(stream: io.BufferedIOBase | io.BytesIO) -> tuple[tuple[int, ...], bool, np.dtype[Any], int]:
-    """(shape, Fortran order, dtype, data offset) of the ``.npy`` header ``stream`` starts with:
-    numpy's format, parsed here (never pickled objects)."""
+    """(shape, Fortran order, dtype, data offset) of the ``.npy`` header ``stream`` starts with,
+    read by numpy's own reader (never pickled objects), a second time after a SystemError.
+
+    numpy parses the header with ``ast.literal_eval``, and CPython before 3.11.8 and 3.12.2
+    (gh-106905) kept the AST constructor's recursion depth in state every thread shares: when
+    the collector runs Python code (a finaliser) in the middle of one construction and another
+    builds an AST meanwhile (another thread's header, numba parsing a loop's source as it
+    compiles), the first fails with ``SystemError: AST constructor recursion depth mismatch``.
+    Nothing about the bytes, and rare: parsed again, it succeeds (tests/test_npy_header_race.py)."""
+    start = stream.tell()
+    try:
+        return _numpy_header(stream)
+    except SystemError:
+        stream.seek(start)
+        return _numpy_header(stream)
+
+
+def _numpy_header(stream: io.BufferedIOBase | io.BytesIO) -> tuple[tuple[int, ...], bool, np.dtype[Any], int]:
+    """:func:`_header`, parsed once."""
     version = npy_format.read_magic(stream)
     read_header = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
     shape, fortran, dtype = read_header(stream)
@@ -341,7 +359,7 @@ def premapped(files: dict[Path, Mapped]) -> Iterator[None]:
         _PREMAPPED.reset(token)
 
 
-def npy_array(data: Mapped, header: tuple[tuple[int, ...], bool, np.dtype[Any], int] | None = None) -> np.ndarray:
+def npy_array(data: Mapped | bytearray, header: tuple[tuple[int, ...], bool, np.dtype[Any], int] | None = None) -> np.ndarray:
     """The array of a ``.npy`` file's bytes ``data``, a view of them (nothing copied, no page
     touched but the header's, and not that one when ``header`` was parsed from the file)."""
     shape, fortran, dtype, offset = header or _header(io.BytesIO(data[: min(len(data), 1 << 16)]))
@@ -363,15 +381,31 @@ def _load_mapped(path: Path) -> np.ndarray:
     return npy_array(data, header)
 
 
+def _load_read(path: Path) -> np.ndarray:
+    """:func:`npy_array` of ``path`` read into memory (a writable array)."""
+    with open(path, "rb") as handle:
+        header = _header(handle)
+        data = bytearray(os.fstat(handle.fileno()).st_size)
+        handle.seek(0)
+        handle.readinto(data)
+    return npy_array(data, header)
+
+
+#: What a damaged ``.npy`` header or a file cut short makes :func:`load_npy`'s reading raise:
+#: ValueError (numpy's answer to most damage, a header that does not parse included, and
+#: ``frombuffer``'s to a shape larger than the file), SyntaxError and tokenize's TokenError (a
+#: Python 2 header's filter), OverflowError (a shape beyond int64). Anything else (SystemError,
+#: MemoryError, RecursionError, an OSError...) says nothing about the file's bytes: it propagates
+#: as what it is, never as a false "index damaged — rebuild".
+HEADER_DAMAGE: tuple[type[Exception], ...] = (ValueError, SyntaxError, tokenize.TokenError, OverflowError)
+
+
 def load_npy(path: Path, mmap: bool = True) -> np.ndarray:
     """An index array: memory-mapped (:func:`npy_array` of :func:`map_file`, or of the map made
     when the generation was opened, see :func:`premapped`) or read into memory, never pickled;
-    any failure to parse it (a damaged header can raise ValueError, SyntaxError, tokenize's
-    TokenError…) is one line."""
+    damage to its header (:data:`HEADER_DAMAGE`) is one line."""
     try:
-        if mmap:
-            return _load_mapped(path)
-        return np.asarray(np.load(path, allow_pickle=False))
-    except Exception as exc:  # whatever the header's damage makes numpy raise
+        return _load_mapped(path) if mmap else _load_read(path)
+    except HEADER_DAMAGE as exc:
         where = f"{path.parent.name}/{path.name}"
         raise CorruptIndexError(f"index damaged: {where} cannot be read ({type(exc).__name__}); rebuild with coderiv index") from None
