@@ -213,7 +213,7 @@ def test_verify_finds_flipped_bytes_that_keep_the_size(tmp_path):
     data[-4] ^= 0x01  # the last posting names another document, still in range: only checksums see it
     path.write_bytes(bytes(data))
     generation = tmp_path / "i" / "gen-000001"
-    assert verify_files(generation, read_manifest(generation), full=True) == ["store-0/docs.npy: checksum mismatch"]
+    assert verify_files(generation, read_manifest(generation), full=True) == ["store-0/docs.npy: checksum mismatch in block 0"]
     index = Index.open(tmp_path / "i")  # reads no store
     with pytest.raises(CorruptIndexError, match="index damaged: store-0/docs.npy block 0"):  # one block: checked as the store loads
         index.store("terms")

@@ -82,7 +82,7 @@ def test_a_search_misled_by_damage_elsewhere_is_caught(tmp_path):
     values = np.arange(0, 4096, 2, dtype=np.uint64)
     path = tmp_path / "keys.npy"
     np.save(path, values)
-    _, crcs = integrity.file_digests(path, SMALL_BLOCK)
+    crcs = integrity.block_crcs(path, SMALL_BLOCK)
     damaged = values.copy()
     damaged[1024] = 10**6  # the first probe now sends a search for 2050 to the left half
     np.save(path, damaged)
@@ -117,7 +117,7 @@ def test_threads_checking_the_same_blocks_check_each_once(tmp_path):
     values = np.arange(100_000, dtype=np.int64)
     path = tmp_path / "a.npy"
     np.save(path, values)
-    _, crcs = integrity.file_digests(path, SMALL_BLOCK)
+    crcs = integrity.block_crcs(path, SMALL_BLOCK)
     guard = integrity.FileGuard("a.npy", path, np.load(path, mmap_mode="r"), crcs, SMALL_BLOCK)
     rng = np.random.default_rng(3)
     spans = [np.sort(rng.integers(0, len(values), (2, 50)), axis=0) for _ in range(64)]

@@ -95,7 +95,7 @@ def test_damage_in_a_store_no_query_reads_leaves_the_answer_and_verify_finds_it(
     assert code != 0 and output.strip().splitlines() == [f"Error: index damaged: {rel} block 0; rebuild with coderiv index"]
     checked = CliRunner().invoke(main, ["info", "--index", str(root), "--checksums", "--format", "json"])
     assert checked.exit_code != 0
-    assert checked.output.strip().splitlines() == [f"Error: index at {root} is damaged: {rel}: checksum mismatch"]
+    assert checked.output.strip().splitlines() == [f"Error: index at {root} is damaged: {rel}: checksum mismatch in block 0"]
     assert json.loads((index.generation / "manifest.json").read_text("utf-8"))["files"][rel]["bytes"] == keys.stat().st_size
 
 

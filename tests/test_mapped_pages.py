@@ -78,7 +78,7 @@ def test_a_large_store_file_s_reads_are_counted_and_released(tmp_path, monkeypat
     monkeypatch.setattr(RESIDENCY, "budget", 1 << 19)
     monkeypatch.setattr(RESIDENCY, "resident", 0)
     keys_file = folder / "keys.npy"
-    crcs = integrity.file_digests(keys_file)[1]
+    crcs = integrity.block_crcs(keys_file)
     store = Postings.load(folder, len(docs))
     guard = integrity.FileGuard("keys.npy", keys_file, store._raw_keys, crcs)
     assert guard.large

@@ -147,7 +147,7 @@ def index_command(
 @index_option
 @click.option(
     "--checksums", "--verify", "verify", is_flag=True,
-    help="Check every file's SHA-256 against the manifest (--verify is the older name).",
+    help="Check every byte of every file against its checksums (--verify is the older name).",
 )
 @format_option
 @friendly_errors

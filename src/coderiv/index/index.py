@@ -417,7 +417,8 @@ class Index:
             )
 
     def verify(self) -> list[str]:
-        """Full check of every file against the manifest's SHA-256 checksums."""
+        """Full check of every file: its blocks' CRC-32s against the block table (a SHA-256
+        for the table itself and for files of older generations that recorded one)."""
         return verify_files(self.generation, self.manifest, full=True)
 
     @property

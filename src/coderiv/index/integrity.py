@@ -1,8 +1,11 @@
 """Block checksums: every byte a query reads is checked before its answer can depend on it.
 
 The writer records a CRC-32 of every :data:`BLOCK` bytes of every file of a generation
-(:func:`block_checksums`, stored in :data:`BLOCKS_FILE`, itself covered by the manifest's
-SHA-256 and checked whole at open: 4 bytes per 64 KiB). A reader wraps each memory-mapped array in
+(:func:`block_crcs`, stored in :data:`BLOCKS_FILE`, itself covered by the manifest's
+SHA-256 and checked whole at open: 4 bytes per 64 KiB). They are those files' only checksums
+(no SHA-256 of each file: it cost a report-ready build three times the CRCs' CPU and found no
+damage they miss; neither is a defence against tampering, the manifest being unsigned), and a
+full verify recomputes them (:func:`first_bad_block`). A reader wraps each memory-mapped array in
 a :class:`FileGuard`: a block is checked the first time a read touches it (a bitmap per file,
 so once per process), and a damaged block is a one-line :class:`CorruptIndexError` naming the
 file and block. Opening stays cheap (nothing but the checksum table is read), a query checks only
@@ -19,11 +22,11 @@ CRC-32 (zlib) runs at about 3 GB/s here; a block is checked once per process.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import mmap
 import os
 import threading
+import tokenize
 import zlib
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -48,16 +51,27 @@ WHOLE_BELOW = 4 << 20
 BLOCKS_FILE = "block_crc32.bin"
 
 
-def file_digests(path: Path, block: int = BLOCK) -> tuple[str, np.ndarray]:
-    """(SHA-256 hex, CRC-32 of every ``block`` bytes) of the file at ``path``, in one read."""
-    digest = hashlib.sha256()
+def block_crcs(path: Path, block: int = BLOCK) -> np.ndarray:
+    """CRC-32 of every ``block`` bytes of the file at ``path`` (the last block may be shorter),
+    in one read: what the writer records in :data:`BLOCKS_FILE` and what a full verify
+    recomputes."""
     crcs: list[int] = []
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(block * 16), b""):
-            digest.update(chunk)
-            view = memoryview(chunk)
-            crcs.extend(zlib.crc32(view[a : a + block]) for a in range(0, len(chunk), block))
-    return digest.hexdigest(), np.array(crcs, np.uint32)
+    buffer = memoryview(bytearray(block * 16))  # reused: no new 1 MiB of memory to fault in per read
+    with open(path, "rb") as handle:  # buffered: readinto fills the buffer but at the end of the file
+        while read := handle.readinto(buffer):
+            crcs.extend(zlib.crc32(buffer[a : min(a + block, read)]) for a in range(0, read, block))
+    return np.array(crcs, np.uint32)
+
+
+def first_bad_block(path: Path, recorded: np.ndarray, block: int = BLOCK) -> int | None:
+    """The first block of ``path`` whose CRC-32 differs from ``recorded`` (its slice of the
+    block table), None when every block matches."""
+    crcs = block_crcs(path, block)
+    common = min(len(crcs), len(recorded))
+    differ = np.flatnonzero(crcs[:common] != recorded[:common])
+    if len(differ):
+        return int(differ[0])
+    return common if len(crcs) != len(recorded) else None
 
 
 def damaged(rel: str, block: int) -> CorruptIndexError:
@@ -297,8 +311,25 @@ _PREMAPPED: ContextVar[dict[Path, Mapped] | None] = ContextVar("premapped", defa
 
 
 def _header(stream: io.BufferedIOBase | io.BytesIO) -> tuple[tuple[int, ...], bool, np.dtype[Any], int]:
-    """(shape, Fortran order, dtype, data offset) of the ``.npy`` header ``stream`` starts with:
-    numpy's format, parsed here (never pickled objects)."""
+    """(shape, Fortran order, dtype, data offset) of the ``.npy`` header ``stream`` starts with,
+    read by numpy's own reader (never pickled objects), a second time after a SystemError.
+
+    numpy parses the header with ``ast.literal_eval``, and CPython before 3.11.8 and 3.12.2
+    (gh-106905) kept the AST constructor's recursion depth in state every thread shares: when
+    the collector runs Python code (a finaliser) in the middle of one construction and another
+    builds an AST meanwhile (another thread's header, numba parsing a loop's source as it
+    compiles), the first fails with ``SystemError: AST constructor recursion depth mismatch``.
+    Nothing about the bytes, and rare: parsed again, it succeeds (tests/test_npy_header_race.py)."""
+    start = stream.tell()
+    try:
+        return _numpy_header(stream)
+    except SystemError:
+        stream.seek(start)
+        return _numpy_header(stream)
+
+
+def _numpy_header(stream: io.BufferedIOBase | io.BytesIO) -> tuple[tuple[int, ...], bool, np.dtype[Any], int]:
+    """:func:`_header`, parsed once."""
     version = npy_format.read_magic(stream)
     read_header = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
     shape, fortran, dtype = read_header(stream)
@@ -328,7 +359,7 @@ def premapped(files: dict[Path, Mapped]) -> Iterator[None]:
         _PREMAPPED.reset(token)
 
 
-def npy_array(data: Mapped, header: tuple[tuple[int, ...], bool, np.dtype[Any], int] | None = None) -> np.ndarray:
+def npy_array(data: Mapped | bytearray, header: tuple[tuple[int, ...], bool, np.dtype[Any], int] | None = None) -> np.ndarray:
     """The array of a ``.npy`` file's bytes ``data``, a view of them (nothing copied, no page
     touched but the header's, and not that one when ``header`` was parsed from the file)."""
     shape, fortran, dtype, offset = header or _header(io.BytesIO(data[: min(len(data), 1 << 16)]))
@@ -350,15 +381,31 @@ def _load_mapped(path: Path) -> np.ndarray:
     return npy_array(data, header)
 
 
+def _load_read(path: Path) -> np.ndarray:
+    """:func:`npy_array` of ``path`` read into memory (a writable array)."""
+    with open(path, "rb") as handle:
+        header = _header(handle)
+        data = bytearray(os.fstat(handle.fileno()).st_size)
+        handle.seek(0)
+        handle.readinto(data)
+    return npy_array(data, header)
+
+
+#: What a damaged ``.npy`` header or a file cut short makes :func:`load_npy`'s reading raise:
+#: ValueError (numpy's answer to most damage, a header that does not parse included, and
+#: ``frombuffer``'s to a shape larger than the file), SyntaxError and tokenize's TokenError (a
+#: Python 2 header's filter), OverflowError (a shape beyond int64). Anything else (SystemError,
+#: MemoryError, RecursionError, an OSError...) says nothing about the file's bytes: it propagates
+#: as what it is, never as a false "index damaged — rebuild".
+HEADER_DAMAGE: tuple[type[Exception], ...] = (ValueError, SyntaxError, tokenize.TokenError, OverflowError)
+
+
 def load_npy(path: Path, mmap: bool = True) -> np.ndarray:
     """An index array: memory-mapped (:func:`npy_array` of :func:`map_file`, or of the map made
     when the generation was opened, see :func:`premapped`) or read into memory, never pickled;
-    any failure to parse it (a damaged header can raise ValueError, SyntaxError, tokenize's
-    TokenError…) is one line."""
+    damage to its header (:data:`HEADER_DAMAGE`) is one line."""
     try:
-        if mmap:
-            return _load_mapped(path)
-        return np.asarray(np.load(path, allow_pickle=False))
-    except Exception as exc:  # whatever the header's damage makes numpy raise
+        return _load_mapped(path) if mmap else _load_read(path)
+    except HEADER_DAMAGE as exc:
         where = f"{path.parent.name}/{path.name}"
         raise CorruptIndexError(f"index damaged: {where} cannot be read ({type(exc).__name__}); rebuild with coderiv index") from None

@@ -99,7 +99,7 @@ class IndexReader(Protocol):
         ...
 
     def verify(self) -> list[str]:
-        """Every file checked against its SHA-256 checksum: the problems found."""
+        """Every file checked against its checksums (block CRC-32s, SHA-256 where recorded): the problems found."""
         ...
 
     def pairs_index(self) -> Index:

@@ -657,7 +657,7 @@ class ShardedIndex:
         return ShardedIndex.open(self.root)
 
     def verify(self) -> list[str]:
-        """Full check of every shard's files against its manifest's SHA-256 checksums."""
+        """Full check of every shard's files against the checksums its manifest records."""
         return [f"shard {s}: {problem}" for s, index in self.shards.items() for problem in index.verify()]
 
     def term_frequencies(self, keys: np.ndarray) -> np.ndarray:
