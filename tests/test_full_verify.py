@@ -98,10 +98,11 @@ def test_a_damaged_block_table_is_one_problem(tmp_path, monkeypatch):
 
 
 def test_an_older_generation_with_a_sha256_per_file_still_opens_and_verifies(tmp_path, monkeypatch):
-    """Generations written before this change record a SHA-256 of every file beside its
-    ``first_block``: it is what verify checks them by."""
+    """Format 6 generations record a SHA-256 of every file beside its ``first_block``: such an
+    index opens, and it is what verify checks them by."""
     generation = _build(tmp_path, monkeypatch)
     manifest = read_manifest(generation)
+    manifest["format_version"] = 6
     for rel, meta in manifest["files"].items():
         meta["sha256"] = hashlib.sha256((generation / rel).read_bytes()).hexdigest()
     (generation / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True), "utf-8")

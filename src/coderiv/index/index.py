@@ -55,10 +55,14 @@ if TYPE_CHECKING:  # the build's modules (workers, writer, the collection's read
     from coderiv.text.sources import DocumentTexts
 
 FORMAT = "coderiv-index"
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 #: The formats this coderiv opens: format 6 added the block checksums every read is checked
-#: against (:mod:`.integrity`); an older index is rebuilt by the next ``coderiv index``.
-READABLE_FORMATS = (FORMAT_VERSION,)
+#: against (:mod:`.integrity`); an older index is rebuilt by the next ``coderiv index``. Format
+#: 7 dropped the per-file SHA-256s (the block checksums cover every file) and writes no values
+#: for a presence store; a format 6 index reads as it is (a full verify checks its SHA-256s),
+#: while an older coderiv refuses a format 7 index with its "rebuild" line instead of calling
+#: it damaged.
+READABLE_FORMATS = (6, FORMAT_VERSION)
 DEFAULT_INDEX_DIR = ".coderiv"
 INDEX_ENV = "CODERIV_INDEX"
 MODIFIED_FILE = "doc_modified.npy"
