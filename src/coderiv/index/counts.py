@@ -143,10 +143,11 @@ class CountValues:
             return np.empty(0, self._raw_low.dtype)
         self._guards.get("low", NO_GUARD).spans(starts, ends)
         raw = self._raw_low
-        if len(starts) == 1 and self.is_presence:  # a fresh array, as the file's slice is: never zero-stride
-            low = np.ones(int(ends[0]) - int(starts[0]), np.uint8)
-            low.flags.writeable = False
-        elif len(starts) == 1:
+        if self.is_presence:  # fresh 1s, never zero-stride; read-only as a file's one slice is
+            low = np.ones(int((ends - starts).sum()), np.uint8)
+            low.flags.writeable = len(starts) > 1
+            return low
+        if len(starts) == 1:
             low = np.asarray(raw[int(starts[0]) : int(ends[0])])
         else:
             low = np.concatenate([raw[a:b] for a, b in zip(starts.tolist(), ends.tolist())])
