@@ -179,13 +179,12 @@ def _loaded() -> bool:
 Piece = tuple[np.ndarray, np.ndarray, int]
 
 
-def sort_pieces(pieces: list[Piece], top_doc: int, value: int | None, buffers: MergeBuffers) -> Sorted | None:
+def sort_pieces(pieces: list[Piece], top_doc: int, value: int, buffers: MergeBuffers) -> Sorted | None:
     """Postings of one value (a presence store's 1), no (key, document) twice, given as pieces
     (:data:`Piece`, documents at most ``top_doc``), sorted by (key, document) with one sort of
     packed integers, as :func:`sort_packed` gives them (without runs) but in ``buffers``,
     reused from one call to the next: a merge's key ranges take no fresh memory; the keys in
-    uint32. ``value`` None: values and maxima left empty (a presence store writes neither).
-    None when a document needs more than 32 bits."""
+    uint32. None when a document needs more than 32 bits."""
     below = max(1, int(top_doc).bit_length())
     if below > 32 or not pieces:
         return None
@@ -212,12 +211,9 @@ def sort_pieces(pieces: list[Piece], top_doc: int, value: int | None, buffers: M
         starts = np.flatnonzero(np.concatenate(([True], keys_of[1:] != keys_of[:-1])))
         unique, counts = keys_of[starts].astype(np.uint32), np.diff(np.append(starts, total)).astype(np.uint32)
         np.bitwise_and(packed, np.uint64((1 << below) - 1), out=docs, casting="unsafe")
-    if value is None:
-        vals, maxima = np.empty(0, np.uint32), np.empty(0, np.uint32)
-    else:
-        vals, maxima = buffers.get("vals", total, np.uint32), np.full(len(unique), value, np.uint32)
-        vals.fill(value)
-    return unique, counts, docs, vals, maxima, np.empty(0, np.int64), np.empty(0, np.uint16)
+    vals = buffers.get("vals", total, np.uint32)
+    vals.fill(value)
+    return unique, counts, docs, vals, np.full(len(unique), value, np.uint32), np.empty(0, np.int64), np.empty(0, np.uint16)
 
 
 

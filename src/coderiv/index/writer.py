@@ -36,7 +36,6 @@ keys: no array of the merge holds one entry per key of the store.
 
 from __future__ import annotations
 
-import functools
 import multiprocessing
 import shutil
 import tempfile
@@ -580,7 +579,7 @@ def merge_segments(
     try:
         filled = [segment for segment in segments if segment.n_postings]  # a run without postings is any kind
         if filled and all(segment.parts is not None for segment in filled):
-            ranges, merge = _partition_ranges(filled, budget), functools.partial(_merge_slices, presence=presence)
+            ranges, merge = _partition_ranges(filled, budget), _merge_slices
         else:
             converted = [_sorted(segment) for segment in segments]
             temporary = [s for s, o in zip(converted, segments) if s is not o]
@@ -675,18 +674,16 @@ def _partition_ranges(segments: list[Segment], budget: int) -> Iterator[list[_Sl
             yield slices
 
 
-def _merge_slices(slices: list[_Slice], buffers: compiled_writer.MergeBuffers, presence: bool = False) -> _Merged:
+def _merge_slices(slices: list[_Slice], buffers: compiled_writer.MergeBuffers) -> _Merged:
     """Merge one key range of partitioned segments: their postings sorted by (key, document),
     by one sort of packed integers when they fit in 64 bits (values all equal: in ``buffers``,
-    from the stored arrays as they are, :func:`~coderiv.index.combined_sort.sort_pieces`; a
-    ``presence`` store's values and maxima not even filled in), else a lexicographic sort;
-    returned as :func:`_merge_blocks` does."""
+    from the stored arrays as they are, :func:`~coderiv.index.combined_sort.sort_pieces`),
+    else a lexicographic sort; returned as :func:`_merge_blocks` does."""
     values = {segment.max_val for segment, _, _ in slices}
     grouped = None
     if all(segment.constant for segment, _, _ in slices) and len(values) == 1:
         pieces = [(segment.raw("keys", a, b - a), segment.raw("docs", a, b - a), segment.doc_base) for segment, a, b in slices]
-        value = None if presence else values.pop()
-        grouped = sort_pieces(pieces, max(segment.top_doc for segment, _, _ in slices), value, buffers)
+        grouped = sort_pieces(pieces, max(segment.top_doc for segment, _, _ in slices), values.pop(), buffers)
     if grouped is not None:
         unique, counts, docs, vals, maxima = grouped[:5]
     else:
