@@ -828,9 +828,10 @@ def _append_key_range(
     at each key's first posting (its keys were merged apart); only those where the high bits
     change are kept (:class:`~coderiv.index.postings.DocNumbers`). Returns the postings written
     with it and before it, and the last one's high bits."""
-    ptr = np.cumsum(counts)
+    ptr = np.cumsum(counts, dtype=np.int64)
+    ptr += written  # in place: no second array of the range's keys (a fresh allocation faults its pages in)
     files["keys"].append(keys)
-    files["ptr"].append(ptr + written)
+    files["ptr"].append(ptr)
     files["docs"].append(low)
     if "vals" in files:  # (a presence store has no values files)
         files["maxvals"].append(maxvals)
@@ -844,7 +845,7 @@ def _append_key_range(
     change = highs != np.concatenate(([high], highs[:-1]))
     files["doc_run_at"].append(run_at[change] + written)
     files["doc_run_high"].append(run_high[change])
-    return written + int(ptr[-1]), int(highs[-1]) if len(highs) else high
+    return int(ptr[-1]), int(highs[-1]) if len(highs) else high
 
 
 class _DocRuns:
