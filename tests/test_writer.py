@@ -35,17 +35,27 @@ def _sources(per_doc: list[tuple[np.ndarray, np.ndarray]], numbers: np.ndarray) 
     return Sources([run], [numbers.astype(np.int64)], {}, np.empty(0, np.int64))
 
 
-def _same_files_as_in_memory(per_doc: list[tuple[np.ndarray, np.ndarray]], folder: Path, written: Path) -> None:
+#: The files a presence store (every value 1) does not write.
+VALUE_FILES = ["maxvals.npy", "vals.npy", OVER_AT_FILE, OVER_VAL_FILE]
+
+
+def _same_files_as_in_memory(
+    per_doc: list[tuple[np.ndarray, np.ndarray]], folder: Path, written: Path, presence: bool = False
+) -> None:
     """Every file of the written store has the bytes ``np.save`` gives the in-memory inversion's
     arrays (the side table of large values narrowed even when empty, as the writer has always
-    written it)."""
+    written it); a ``presence`` store (every value 1) has all of them but the values' and
+    largest values' files."""
     expected = from_forward(per_doc)
     expected.save(folder / "expected")
     np.save(folder / "expected" / OVER_AT_FILE, narrow(np.asarray(expected.vals.over_at)))
     np.save(folder / "expected" / OVER_VAL_FILE, narrow(np.asarray(expected.vals.over_val)))
     names = sorted(p.name for p in (folder / "expected").iterdir())
-    assert sorted(p.name for p in written.iterdir()) == names
     assert {f"{name}.npy" for name in ARRAY_NAMES} < set(names)  # the side table of large values too
+    if presence:
+        assert np.unique(np.asarray(expected.vals)).tolist() == [1] and np.unique(expected.maxvals).tolist() == [1]
+        names = [name for name in names if name not in VALUE_FILES]
+    assert sorted(p.name for p in written.iterdir()) == names
     for name in names:
         assert (written / name).read_bytes() == (folder / "expected" / name).read_bytes(), name
 
@@ -105,9 +115,9 @@ def test_narrow_keys_merged_by_packed_sorts(tmp_path: Path, monkeypatch: pytest.
     write_store(_sources(per_doc, np.arange(n)), "terms", n, weights, tmp_path / "out", tmp_path,
                 range_postings=30_000, workers=1, merge_entries=700)
     assert len(sorts) > 10  # the packed merge ran, range by range
-    written = Postings.load(tmp_path / "out", n)
+    written = Postings.load(tmp_path / "out", n, presence=presence)
     assert len(written.docs.run_high) > len(written.keys)  # some keys do have several runs
-    _same_files_as_in_memory(per_doc, tmp_path, tmp_path / "out")
+    _same_files_as_in_memory(per_doc, tmp_path, tmp_path / "out", presence)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -138,9 +148,11 @@ def test_any_range_and_merge_size_gives_the_same_bytes(
     folder = Path(tempfile.mkdtemp())
     try:
         with _loops(compiled):
-            write_store(_sources(per_doc, rng.permutation(n)), "terms", n, weights, folder / "out", folder,
-                        range_postings=range_postings, workers=1, merge_entries=merge_entries)
-        _same_files_as_in_memory(per_doc, folder, folder / "out")
+            written = write_store(_sources(per_doc, rng.permutation(n)), "terms", n, weights, folder / "out", folder,
+                                  range_postings=range_postings, workers=1, merge_entries=merge_entries)
+        presence = top == 1 and written.n_postings > 0
+        assert written.is_presence == presence
+        _same_files_as_in_memory(per_doc, folder, folder / "out", presence)
         assert sorted(p.name for p in folder.iterdir()) == ["expected", "out"]  # no segment left behind
     finally:
         shutil.rmtree(folder)

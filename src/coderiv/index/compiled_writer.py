@@ -226,10 +226,12 @@ def _usual_store(docs: Any, vals: Any) -> bool:
 
 def _store_arrays(docs: Any, vals: Any, ptr: np.ndarray, weights: np.ndarray, tf_table: np.ndarray) -> tuple[np.ndarray, ...]:
     """The arrays the cosine loops read, the narrowed ones (run starts, the side table) widened
-    (they are short) so that one compiled version serves every index."""
+    (they are short) so that one compiled version serves every index: a presence store's 1s
+    contiguous (:meth:`~coderiv.index.counts.CountValues.loop_low`), not a zero-stride view."""
+    low = vals.loop_low() if vals.is_presence else vals.low  # (a plain read checks the whole file)
     return (
         np.asarray(docs.low, np.uint16), np.asarray(docs.run_at, np.int64), np.asarray(docs.run_high, np.uint16),
-        np.asarray(vals.low, np.uint8), np.asarray(vals.over_at, np.int64), np.asarray(vals.over_val, np.int64),
+        np.asarray(low, np.uint8), np.asarray(vals.over_at, np.int64), np.asarray(vals.over_val, np.int64),
         np.asarray(ptr, np.int64), np.asarray(weights, np.float64), np.asarray(tf_table, np.float64),
     )
 

@@ -8,6 +8,10 @@ kept in a small side table sorted by posting position (``over_at``, ``over_val``
 decode to the stored numbers exactly, so answers are unchanged. A store whose values all fit
 in a byte has an empty side table, and then 255 in ``low`` is a plain value; an index written
 before the side table existed (format 4) reads the same way.
+
+A *presence store* (every value 1: a chunk or fingerprint store's keys are present or not)
+writes no values at all (:data:`PRESENCE`, docs/index-format.md): :meth:`CountValues.presence`
+reads them as a zero-stride view of a single 1, which costs no memory and no file.
 """
 
 from __future__ import annotations
@@ -24,6 +28,15 @@ ESCAPE = 255
 ENCODE_CHUNK = 16_000_000
 OVER_AT_FILE = "vals_over_at.npy"
 OVER_VAL_FILE = "vals_over_val.npy"
+#: The ``values`` of a presence store's record in the manifest (every value 1, no values file);
+#: :data:`COUNTS` (or no ``values``, in indexes written before presence stores) has the files.
+PRESENCE = "presence"
+COUNTS = "counts"
+
+
+def ones(length: int) -> np.ndarray:
+    """``length`` values of 1 (uint8) in no memory: a read-only zero-stride view of one byte."""
+    return np.broadcast_to(np.ones(1, np.uint8), (length,))
 
 
 def _narrow_unsigned(values: np.ndarray) -> np.ndarray:
@@ -52,11 +65,36 @@ class CountValues:
         self.over_val = np.empty(0, np.uint16) if over_val is None else over_val
         self.escaped = len(self._raw_over_at) > 0
         self.dtype = np.result_type(low.dtype, self._raw_over_val.dtype) if self.escaped else low.dtype
+        #: every value is 1 and ``low`` is :func:`ones` (no file; :meth:`presence`)
+        self.is_presence = False
+        self._loop_low: np.ndarray | None = None
         self._guards: dict[str, FileGuard] = {}
+
+    @classmethod
+    def presence(cls, length: int) -> CountValues:
+        """The values of a presence store of ``length`` postings: all 1, read from no file."""
+        values = cls(ones(length))
+        values.is_presence = True
+        return values
+
+    def loop_low(self) -> np.ndarray:
+        """``low`` for a compiled loop, contiguous (one numba type for every store): a presence
+        store's 1s made once and kept. Only the terms store reaches the compiled loops (ranking,
+        cosine statistics), and it is a presence store only in a collection where no document
+        repeats a term, so this is never a chunk store's 80 MB."""
+        if not self.is_presence:
+            return self._raw_low
+        if self._loop_low is None:
+            made = np.ones(len(self), np.uint8)
+            made.flags.writeable = False  # as a memory-mapped file's values are
+            self._loop_low = made
+        return self._loop_low
 
     def attach(self, table: BlockTable, folder: str) -> None:
         """Check the side table, read from ``folder`` of a generation, against ``table`` (``low``
-        is attached by its store)."""
+        is attached by its store; a presence store has none)."""
+        if self.is_presence:
+            return
         self._guards["over_at"] = table.guard(f"{folder}/{OVER_AT_FILE}", self._raw_over_at)
         self._guards["over_val"] = table.guard(f"{folder}/{OVER_VAL_FILE}", self._raw_over_val)
 
@@ -105,6 +143,10 @@ class CountValues:
             return np.empty(0, self._raw_low.dtype)
         self._guards.get("low", NO_GUARD).spans(starts, ends)
         raw = self._raw_low
+        if self.is_presence:  # fresh 1s, never zero-stride; read-only as a file's one slice is
+            low = np.ones(int((ends - starts).sum()), np.uint8)
+            low.flags.writeable = len(starts) > 1
+            return low
         if len(starts) == 1:
             low = np.asarray(raw[int(starts[0]) : int(ends[0])])
         else:

@@ -30,6 +30,7 @@ import numpy as np
 from coderiv._version import __version__
 from coderiv.errors import AnalysisMismatchError, CoderivError, CorruptIndexError
 from coderiv.index.cosine_bounds import LIMITS_FILE, NORMS_FILE, load_class_norms
+from coderiv.index.counts import COUNTS, PRESENCE
 from coderiv.index.integrity import BLOCKS_FILE, BlockTable, Checked, FileGuard, Mapped, load_npy, map_file, premapped
 from coderiv.index.postings import Postings
 from coderiv.index.storage import (
@@ -401,8 +402,9 @@ class Index:
     def _load_store(self, name: str) -> Postings:
         """The store ``name`` read from the files mapped at open: its arrays' headers parsed, its
         shapes and the blocks they read checked (:meth:`Postings.load`), nothing else read."""
+        record = self.manifest["stores"][name]
         with premapped(self._store_files[name]):
-            return Postings.load(self.generation / self.manifest["stores"][name]["dir"], self.n_docs, self._mmap, self._table)
+            return Postings.load(self.generation / record["dir"], self.n_docs, self._mmap, self._table, _is_presence(record))
 
     def loaded_stores(self) -> list[str]:
         """The stores read so far (a store is loaded on its first use)."""
@@ -814,13 +816,26 @@ def _write_one_store(
         postings = written.result()
     else:
         postings = write_store(sources, spec.name, n_docs, lengths, staging / folder, scratch, workers=workers)
-    record = {"dir": folder, "spec": spec.to_dict(), "keys": len(postings.keys), "postings": postings.n_postings}
+    record = {
+        "dir": folder, "spec": spec.to_dict(), "keys": len(postings.keys), "postings": postings.n_postings,
+        "values": PRESENCE if postings.is_presence else COUNTS,
+    }
     if spec.name == "terms":
         norms, max_unit = cosine_statistics(postings, n_docs)
         np.save(staging / "doc_norms.npy", norms)
         np.save(staging / "term_max_unit.npy", max_unit)
         save_class_norms(staging, *class_norms(postings, n_docs, norms))
     return record
+
+
+def _is_presence(record: dict[str, Any]) -> bool:
+    """Whether a store's manifest record declares a presence store (every value 1, no values
+    files: :data:`~coderiv.index.counts.PRESENCE`); a record without ``values`` was written
+    before presence stores and has the files."""
+    values = record.get("values", COUNTS)
+    if values not in (PRESENCE, COUNTS):
+        raise CorruptIndexError(f"index store {record.get('dir')} has values {values!r}, which this coderiv cannot read; rebuild it")
+    return bool(values == PRESENCE)
 
 
 def _manifest(

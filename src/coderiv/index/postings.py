@@ -5,7 +5,9 @@ saved as ``.npy`` and memory-mapped on open (never pickle).
 ``keys[i]``, so ``f_t`` of key i is ``ptr[i+1] - ptr[i]``; ``maxvals[i]`` is the largest value in
 those postings (bounds for top-k pruning). Values take one byte a posting plus a side table of
 the rare large ones (:class:`~coderiv.index.counts.CountValues`); document numbers 2 bytes a
-posting plus a few runs (:class:`DocNumbers`). The
+posting plus a few runs (:class:`DocNumbers`). A presence store (every value 1, a chunk
+store's) has no values nor ``maxvals`` files: both read as 1s from no memory
+(:data:`~coderiv.index.counts.PRESENCE`). The
 forward view (document → keys), needed only by incremental runs and by queries naming a
 document of the index, is derived on demand by one stable sort.
 """
@@ -24,6 +26,8 @@ from coderiv.index.counts import CountValues
 from coderiv.index.integrity import NO_GUARD, BlockTable, Checked, FileGuard, NoGuard, checked_insertion, load_npy
 
 ARRAY_NAMES = ("keys", "ptr", "docs", "doc_run_at", "doc_run_high", "vals", "maxvals")
+#: The files a presence store does not have (:data:`~coderiv.index.counts.PRESENCE`).
+VALUE_FILES = ("vals", "maxvals")
 
 #: Postings encoded or scanned at a time when document numbers are split into runs.
 ENCODE_CHUNK = 16_000_000
@@ -300,7 +304,7 @@ class Postings:
         """(low bits, run starts, run high bits, values' low byte) for compiled loops: the run
         starts checked whole (the loops bisect them; one run below 65,536 documents), the others as
         :meth:`check_ranges` is told, which must come before every read."""
-        return self.docs._raw_low, self.docs.run_at, self.docs._raw_run_high, self.vals._raw_low
+        return self.docs._raw_low, self.docs.run_at, self.docs._raw_run_high, self.vals.loop_low()
 
     def maxvals_at(self, positions: np.ndarray) -> np.ndarray:
         """The largest value of each key at ``positions``, its blocks checked."""
@@ -321,9 +325,18 @@ class Postings:
             "doc_run_high": (self.docs, "run_high", self.docs._raw_run_high),
             "vals": (self.vals, "low", self.vals._raw_low),
         }
+        if self.is_presence:  # no files: nothing read from disk to check
+            for file in VALUE_FILES:
+                del arrays[file]
         for file, (owner, attribute, array) in arrays.items():
             owner._guards[attribute] = table.guard(f"{folder}/{file}.npy", array)
         self.vals.attach(table, folder)
+
+    @property
+    def is_presence(self) -> bool:
+        """Every value is 1 and neither values nor ``maxvals`` have a file
+        (:data:`~coderiv.index.counts.PRESENCE`)."""
+        return self.vals.is_presence
 
     @property
     def n_postings(self) -> int:
@@ -390,11 +403,17 @@ class Postings:
         self.vals.save(folder)
 
     @classmethod
-    def load(cls, folder: Path, n_docs: int, mmap: bool = True, table: BlockTable | None = None) -> Postings:
+    def load(
+        cls, folder: Path, n_docs: int, mmap: bool = True, table: BlockTable | None = None, presence: bool = False
+    ) -> Postings:
         """The store saved in ``folder``; with ``table`` (the generation's block checksums), every
-        block is checked as it is first read (:mod:`.integrity`)."""
+        block is checked as it is first read (:mod:`.integrity`). A ``presence`` store (so its
+        manifest record says, :data:`~coderiv.index.counts.PRESENCE`) reads every value as 1
+        without a file; any other store's missing values file is damage."""
         arrays = {}
         for name in ARRAY_NAMES:
+            if presence and name in VALUE_FILES:
+                continue
             path = folder / f"{name}.npy"
             try:
                 # np.asarray drops the memmap subclass (a plain view of the same mapping): slicing a
@@ -403,10 +422,14 @@ class Postings:
             except (OSError, ValueError, EOFError) as exc:
                 raise CorruptIndexError(f"index file {path} is missing or damaged ({exc})") from exc
         docs = DocNumbers(arrays.pop("docs"), arrays.pop("doc_run_at"), arrays.pop("doc_run_high"))
-        try:
-            vals = counts.load(folder, arrays.pop("vals"), mmap)
-        except (OSError, ValueError, EOFError) as exc:
-            raise CorruptIndexError(f"index values in {folder} are missing or damaged ({exc})") from exc
+        if presence:
+            vals = CountValues.presence(len(docs))
+            arrays["maxvals"] = counts.ones(len(arrays["keys"]))
+        else:
+            try:
+                vals = counts.load(folder, arrays.pop("vals"), mmap)
+            except (OSError, ValueError, EOFError) as exc:
+                raise CorruptIndexError(f"index values in {folder} are missing or damaged ({exc})") from exc
         postings = cls(n_docs=n_docs, docs=docs, vals=vals, **arrays)
         if table is not None:
             postings.attach(table, folder.name)

@@ -42,6 +42,7 @@ import numpy as np
 
 from coderiv._version import __version__
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
+from coderiv.index import counts as counts_module
 from coderiv.index.cosine_bounds import load_class_norms
 from coderiv.index.counts import CountValues
 from coderiv.index.index import DocumentFacts, Index, UpdateReport
@@ -671,22 +672,28 @@ class ShardedIndex:
 
 # -- one index's face, for the pairs engine ------------------------------------------------------
 def merged_postings(index: ShardedIndex, name: str) -> Postings:
-    """Store ``name`` of every shard as one store over the collection (global numbers)."""
+    """Store ``name`` of every shard as one store over the collection (global numbers); a
+    presence store when every shard's is (its values read from no memory)."""
+    stores = {s: shard.store(name) for s, shard in index.shards.items()}
+    presence = all(store.is_presence for store in stores.values())
     keys, docs, vals = [], [], []
-    for s, shard in index.shards.items():
-        store = shard.store(name)
+    for s, store in stores.items():
         counts = np.diff(np.asarray(store.ptr))
         keys.append(np.repeat(np.asarray(store.keys, np.uint64), counts))
         docs.append(np.asarray(index.numbers[s], np.int64)[np.asarray(store.docs, np.int64)])
-        vals.append(store.vals[:])
+        vals.append(np.ones(len(keys[-1]), np.uint8) if presence else store.vals[:])  # (group_by_key's 1s: a byte each)
     merged_keys, counts, merged_docs, merged_vals, maxvals = group_by_key(
         np.concatenate(keys), np.concatenate(docs), np.concatenate(vals)
     )
     ptr = np.zeros(len(merged_keys) + 1, np.int64)
     np.cumsum(counts, out=ptr[1:])
+    if presence:
+        values, maxvals = CountValues.presence(len(merged_docs)), counts_module.ones(len(merged_keys))
+    else:
+        values, maxvals = CountValues.encode(merged_vals), narrow(maxvals)
     return Postings(
-        n_docs=index.n_docs, keys=merged_keys, ptr=ptr,
-        docs=DocNumbers.encode(merged_docs.astype(np.uint32)), vals=CountValues.encode(merged_vals), maxvals=narrow(maxvals),
+        n_docs=index.n_docs, keys=merged_keys, ptr=ptr, docs=DocNumbers.encode(merged_docs.astype(np.uint32)), vals=values,
+        maxvals=maxvals,
     )
 
 

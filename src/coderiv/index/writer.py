@@ -512,12 +512,23 @@ def write_store(
         for run in sources.runs:
             run.stores  # noqa: B018 - a presorted run's forward files, made here before range workers fork
         segments = _invert_ranges(sources, name, _ranges(weights, range_postings), scratch, workers)
+    presence = presence_segments(segments)
     try:
-        merge_segments(segments, out, merge_entries or max(1, range_postings // 8), stop)
+        merge_segments(segments, out, merge_entries or max(1, range_postings // 8), stop, presence)
     finally:
         for segment in segments:
             shutil.rmtree(segment.folder, ignore_errors=True)
-    return Postings.load(out, n_docs)
+    return Postings.load(out, n_docs, presence=presence)
+
+
+def presence_segments(segments: list[Segment]) -> bool:
+    """Whether the store merged from ``segments`` is a presence store (every value 1: written
+    without values nor ``maxvals``, :data:`~coderiv.index.counts.PRESENCE`): it has postings and
+    every segment that holds some is ``constant`` with value 1. The segments hold every posting
+    of the store, those kept from a previous index too (:meth:`Sources.range_postings`), so an
+    update keeps a presence store presence exactly when no posting has another value."""
+    filled = [segment for segment in segments if segment.n_postings]
+    return bool(filled) and all(segment.constant and segment.max_val == 1 for segment in filled)
 
 
 def _presorted_segments(sources: Sources, name: str) -> list[Segment] | None:
@@ -554,7 +565,9 @@ def _runs_presorted(sources: Sources) -> bool:
     return True
 
 
-def merge_segments(segments: list[Segment], out: Path, budget: int, stop: threading.Event | None = None) -> None:
+def merge_segments(
+    segments: list[Segment], out: Path, budget: int, stop: threading.Event | None = None, presence: bool = False
+) -> None:
     """Merge sorted segments (in document order) into a store's ``.npy`` files, one key range at
     a time (:func:`_key_ranges`): each range's keys are unique-merged, its postings placed by
     key and written in order, so memory holds one key range, whatever the number of keys.
@@ -562,19 +575,21 @@ def merge_segments(segments: list[Segment], out: Path, budget: int, stop: thread
     by ranges of whole partitions (:func:`_partition_ranges`), each sorted once; if only some
     are partitioned, those are sorted first.
     Values are written as :mod:`~coderiv.index.counts` stores them (one byte a posting, the
-    values of 255 and more aside when any exceeds 255) on the way, with no pass afterwards."""
+    values of 255 and more aside when any exceeds 255) on the way, with no pass afterwards; a
+    ``presence`` store's (:func:`presence_segments`) and its ``maxvals`` not at all."""
     n_postings = sum(s.n_postings for s in segments)
     top = max((s.max_val for s in segments), default=0)
     out.mkdir(parents=True, exist_ok=True)
     files = {
         "keys": NpyWriter(out / "keys.npy", key_dtype(all(s.narrow_keys for s in segments))),
         "ptr": NpyWriter(out / "ptr.npy", offsets_dtype(n_postings)),
-        "maxvals": NpyWriter(out / "maxvals.npy", narrow(np.array([top])).dtype),
         "docs": NpyWriter(out / "docs.npy", np.dtype(np.uint16)),
-        "vals": NpyWriter(out / "vals.npy", np.dtype(np.uint8)),
         "doc_run_at": NpyWriter(out / "doc_run_at.npy", narrow(np.array([n_postings])).dtype),
         "doc_run_high": NpyWriter(out / "doc_run_high.npy", np.dtype(np.uint16)),
     }
+    if not presence:
+        files["maxvals"] = NpyWriter(out / "maxvals.npy", narrow(np.array([top])).dtype)
+        files["vals"] = NpyWriter(out / "vals.npy", np.dtype(np.uint8))
     over: tuple[list[np.ndarray], list[np.ndarray]] | None = ([], []) if top > ESCAPE else None
     ranges: Iterator[list[_Block]] | Iterator[_Units]
     merge: Callable[[Any, compiled_writer.MergeBuffers], _Merged]
@@ -600,6 +615,8 @@ def merge_segments(segments: list[Segment], out: Path, budget: int, stop: thread
             writer.close()
         for segment in temporary:
             shutil.rmtree(segment.folder, ignore_errors=True)
+    if presence:
+        return
     over_at, over_val = over or ([], [])
     np.save(out / OVER_AT_FILE, narrow(np.concatenate([np.empty(0, np.int64), *over_at])), allow_pickle=False)
     np.save(out / OVER_VAL_FILE, narrow(np.concatenate([np.empty(0, np.uint32), *over_val])), allow_pickle=False)
@@ -878,26 +895,29 @@ def _append_key_range(
 ) -> tuple[int, int]:
     """Append one merged key range (:func:`_merge_blocks`) to the store's files; ``written``
     postings precede it, the last of them with high bits ``high`` (−1 before the first); values
-    of ``ESCAPE`` and more go to ``over`` (positions, values) when given. The range's runs start
+    of ``ESCAPE`` and more go to ``over`` (positions, values) when given; values and largest
+    values are not written when ``files`` has no ``vals`` (a presence store). The range's runs start
     at each key's first posting (its keys were merged apart); only those where the high bits
     change are kept (:class:`~coderiv.index.postings.DocNumbers`). Returns the postings written
     with it and before it, and the last one's high bits."""
-    ptr = np.cumsum(counts)
+    ptr = np.cumsum(counts, dtype=np.int64)
+    ptr += written  # in place: no second array of the range's keys (a fresh allocation faults its pages in)
     files["keys"].append(keys)
-    files["ptr"].append(ptr + written)
-    files["maxvals"].append(maxvals)
+    files["ptr"].append(ptr)
     files["docs"].append(low)
-    if over is not None:
-        large = np.flatnonzero(vals >= ESCAPE)
-        over[0].append(large + written)
-        over[1].append(vals[large])
-        np.minimum(vals, ESCAPE, out=vals)
-    files["vals"].append(vals)
+    if "vals" in files:  # (a presence store has no values files)
+        files["maxvals"].append(maxvals)
+        if over is not None:
+            large = np.flatnonzero(vals >= ESCAPE)
+            over[0].append(large + written)
+            over[1].append(vals[large])
+            np.minimum(vals, ESCAPE, out=vals)
+        files["vals"].append(vals)
     highs = run_high.astype(np.int64)
     change = highs != np.concatenate(([high], highs[:-1]))
     files["doc_run_at"].append(run_at[change] + written)
     files["doc_run_high"].append(run_high[change])
-    return written + int(ptr[-1]), int(highs[-1]) if len(highs) else high
+    return int(ptr[-1]), int(highs[-1]) if len(highs) else high
 
 
 class _DocRuns:
