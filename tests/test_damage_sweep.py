@@ -67,7 +67,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[st
     assert {name: code for name, (code, _) in answers.items() if code} == {}, answers
     generation = next(index.glob("gen-*"))
     files = sorted(json.loads((generation / "manifest.json").read_text("utf-8"))["files"])
-    assert len(files) >= 35  # 9 document tables and checksums, 3 stores of 9 arrays
+    assert len(files) >= 28  # 9 document tables and checksums, the terms store's 9 arrays, two presence stores' 5
     return index, query, answers, files
 
 
