@@ -19,7 +19,8 @@ def test_release_frees_whole_pages_before_the_point_and_keeps_the_rest(tmp_path:
     values = np.arange(1 << 18, dtype=np.uint32)  # 1 MiB, 256 pages
     values.tofile(path)
     blocks = os.stat(path).st_blocks
-    done = release_prefix(path, 0, 500_000)  # 122 whole pages and part of the 123rd
+    assert release_prefix(path, 0, 500_000) == 0  # less than RELEASE_BYTES: not yet
+    done = release_prefix(path, 0, 500_000, at_least=PAGE)  # 122 whole pages and part of the 123rd
     if done == 0:
         pytest.skip("this file system keeps no holes")
     assert done == 122 * PAGE
@@ -28,6 +29,6 @@ def test_release_frees_whole_pages_before_the_point_and_keeps_the_rest(tmp_path:
     read = np.fromfile(path, np.uint32)
     assert not read[: done // 4].any()
     assert np.array_equal(read[done // 4 :], values[done // 4 :])
-    assert release_prefix(path, done, done + PAGE - 1) == done  # less than a page more: nothing
-    assert release_prefix(path, done, 600_000) == 146 * PAGE
-    assert release_prefix(tmp_path / "absent.bin", 0, 1 << 20) == 0
+    assert release_prefix(path, done, done + PAGE - 1, at_least=PAGE) == done  # less than a page more: nothing
+    assert release_prefix(path, done, 600_000, at_least=PAGE) == 146 * PAGE
+    assert release_prefix(tmp_path / "absent.bin", 0, 1 << 20, at_least=PAGE) == 0

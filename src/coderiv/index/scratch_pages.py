@@ -24,6 +24,10 @@ FALLOC_FL_KEEP_SIZE = 0x01
 FALLOC_FL_PUNCH_HOLE = 0x02
 #: Ranges are freed in whole pages of this many bytes.
 PAGE = 4096
+#: A file's read part is freed once this much has gathered: each call costs a file system
+#: transaction (~0.1 ms on ext4, 26 Nov 2026), so freeing every key range's few hundred KB of
+#: each of a 10K-document build's 40 runs took 0.46 s of its merge thread.
+RELEASE_BYTES = 8 << 20
 
 
 def _fallocate() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
@@ -41,13 +45,14 @@ def _fallocate() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
 _FALLOCATE = _fallocate()
 
 
-def release_prefix(path: Path, done: int, upto: int) -> int:
+def release_prefix(path: Path, done: int, upto: int, at_least: int = RELEASE_BYTES) -> int:
     """Free the pages of bytes ``[done, upto)`` of ``path`` (rounded inwards to whole pages),
-    already read and never read again; gives the new ``done`` (unchanged where nothing could be
-    freed: another system, a file system without holes)."""
+    already read and never read again, once they are ``at_least`` bytes; gives the new ``done``
+    (unchanged where nothing was freed: too little yet, another system, a file system without
+    holes)."""
     lo = -(-done // PAGE) * PAGE
     hi = upto // PAGE * PAGE
-    if _FALLOCATE is None or hi <= lo:
+    if _FALLOCATE is None or hi <= lo or hi - lo < at_least:
         return done
     try:
         fd = os.open(path, os.O_WRONLY)

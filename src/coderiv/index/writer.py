@@ -352,6 +352,8 @@ class Segment:
         """Give back the pages of files ``names`` before entry ``upto``: the merge has read them
         and reads on from there (:mod:`~coderiv.index.scratch_pages`)."""
         for name in names:
+            if self.constant and name in ("vals", "max"):
+                continue  # (not written)
             path = self.folder / f"{name}.bin"
             self.released[name] = release_prefix(path, self.released.get(name, 0), upto * self._stored(name).itemsize)
 
