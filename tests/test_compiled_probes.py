@@ -155,17 +155,6 @@ def test_above_lists_the_documents_whose_bound_reaches_theta() -> None:
     assert compiled_probes.above(lower, 0.2, table, weights, 5.0, 1).tolist() == []
 
 
-def test_the_loops_load_once_the_numpy_passes_have_cost_as_much() -> None:
-    """Rent or buy: numba is imported only after LOAD_AFTER_SECONDS of CPU in the numpy passes."""
-    with mock.patch.object(compiled_probes, "_KERNELS", compiled_probes._KERNELS.fresh()), \
-            mock.patch.object(compiled_probes, "_SPENT", 0.0), mock.patch.object(compiled_probes, "available", lambda: True), \
-            mock.patch.object(compiled_probes, "load", return_value=True) as load:
-        assert not compiled_probes.note_numpy_work(compiled_probes.LOAD_AFTER_SECONDS * 0.75)
-        load.assert_not_called()
-        assert compiled_probes.note_numpy_work(compiled_probes.LOAD_AFTER_SECONDS * 0.25)
-        load.assert_called_once()
-
-
 @contextmanager
 def fresh_rule() -> Iterator[mock.MagicMock]:
     """The load rule's state as in a new process with numba installed; ``load`` recorded."""
@@ -174,6 +163,16 @@ def fresh_rule() -> Iterator[mock.MagicMock]:
             mock.patch.object(compiled_probes, "_HOLD", 0), mock.patch.object(compiled_probes, "available", lambda: True), \
             mock.patch.object(compiled_probes, "load", return_value=True) as load:
         yield load
+
+
+def test_the_loops_load_once_the_numpy_passes_have_cost_as_much() -> None:
+    """Rent or buy: numba is imported only after LOAD_AFTER_SECONDS of CPU in the numpy passes
+    (no batch planned: the rule's whole state reset, whatever earlier tests left in it)."""
+    with fresh_rule() as load:
+        assert not compiled_probes.note_numpy_work(compiled_probes.LOAD_AFTER_SECONDS * 0.75)
+        load.assert_not_called()
+        assert compiled_probes.note_numpy_work(compiled_probes.LOAD_AFTER_SECONDS * 0.25)
+        load.assert_called_once()
 
 
 def test_a_batch_that_repays_the_load_loads_at_its_first_query() -> None:
