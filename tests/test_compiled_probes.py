@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from coderiv.index.counts import CountValues
 from coderiv.index.index import Index
-from coderiv.index.postings import DocNumbers, Postings, group_by_key, narrow
+from coderiv.index.postings import Postings, SplitNumbers, group_by_key, narrow
 from coderiv.ranking import compiled_probes
 from coderiv.ranking.batch import Limits, query_documents
 from coderiv.ranking.search import MeasureSearcher
@@ -35,7 +35,7 @@ def make_store(n_docs: int, postings: list[list[tuple[int, int]]]) -> Postings:
     vals = np.array([v for plist in postings for _, v in plist], np.int64)
     keys, counts, docs, vals, maxvals = group_by_key(keys, docs, vals)
     ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    return Postings(n_docs, keys, ptr, DocNumbers.encode(docs.astype(np.uint32)), CountValues.encode(vals), narrow(maxvals))
+    return Postings(n_docs, keys, ptr, SplitNumbers.encode(docs.astype(np.uint32)), CountValues.encode(vals), narrow(maxvals))
 
 
 def arrays(store: Postings) -> tuple[np.ndarray, ...]:

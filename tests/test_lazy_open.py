@@ -45,7 +45,7 @@ def test_a_query_of_the_terms_reads_no_page_of_the_chunk_store(tmp_path):
     index = Index.open(root)
     assert index.loaded_stores() == []  # the open loads no store
     chunk_files, term_files = _store_files(index, CHUNKS), _store_files(index, "terms")
-    assert len(chunk_files) == 5 and all(mapped(p) for p in chunk_files)  # a presence store: mapped at open (a snapshot), not read
+    assert len(chunk_files) == 9 and all(mapped(p) for p in chunk_files)  # a presence, split store: mapped at open (a snapshot), not read
     result = Searcher(index).search(query.read_text("utf-8"), top=3)
     assert [m.doc_id for m in result.matches[:2]] == ["d00.txt", "d01.txt"] and round(result.matches[0].percent, 6) == 100.0
     assert index.loaded_stores() == ["terms"]

@@ -19,7 +19,11 @@ pytestmark = pytest.mark.skipif(not HAS_SMAPS, reason="needs Linux's /proc/self/
 
 
 def _saved_store(tmp_path: Path) -> tuple[Path, list]:
-    docs = [(np.arange(i, i + 20_000, dtype=np.uint64) * 7, np.ones(20_000, np.int32)) for i in range(0, 200_000, 5_000)]
+    # keys over 32 bits: a plain keys.npy of 8 bytes a key (keys that fit 32 bits are split)
+    docs = [
+        (np.arange(i, i + 20_000, dtype=np.uint64) * 7 + np.uint64(1 << 32), np.ones(20_000, np.int32))
+        for i in range(0, 200_000, 5_000)
+    ]
     from_forward(docs).save(tmp_path / "s")
     return tmp_path / "s", docs
 
@@ -31,7 +35,7 @@ def test_a_loaded_store_keeps_no_page_of_its_checks_and_a_pass_is_released(tmp_p
     assert resident_kb(keys_file) == 0 and resident_kb(docs_file) == 0  # the open's checks released
     want = np.asarray(store.keys).copy()  # reads every page of keys.npy
     low = np.asarray(store.docs.low).copy()
-    assert resident_kb(keys_file) > 500  # 220,000 keys of 4 bytes: about 0.9 MB
+    assert resident_kb(keys_file) > 500  # 220,000 keys of 8 bytes: about 1.8 MB
     release_pages(store)  # pairs' name for it
     assert resident_kb(keys_file) == 0 and resident_kb(docs_file) == 0
     assert np.array_equal(np.asarray(store.keys), want)  # the data are read again from the file
@@ -86,7 +90,7 @@ def test_a_large_store_file_s_reads_are_counted_and_released(tmp_path, monkeypat
     wanted = np.load(keys_file)[::1000]  # read from the file, not through the map
     size_kb = keys_file.stat().st_size // 1024
     assert resident_kb(str(keys_file)) <= 64  # the header, which the guard read
-    guard.whole()  # every block checked, through the map: 0.9 MB read, the budget passed on the way
+    guard.whole()  # every block checked, through the map: 1.8 MB read, the budget passed on the way
     assert RESIDENCY.releases > before
     assert 0 < resident_kb(str(keys_file)) < size_kb  # without a release, every page would stay
     assert np.array_equal(store.lookup(wanted), np.arange(0, len(store._raw_keys), 1000))

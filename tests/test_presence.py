@@ -30,7 +30,11 @@ from tests.support.files import write_docs
 
 CHUNKS = chunk_store_spec().name  # "chunks:bits=32,n=5": store-1 of a report-ready index
 #: what a presence store's folder holds: no values, no largest values, no side table
-PRESENCE_FILES = ["doc_run_at.npy", "doc_run_high.npy", "docs.npy", "keys.npy", "ptr.npy"]
+#: A chunk store's files: keys and offsets split (format 8), no values.
+PRESENCE_FILES = [
+    "doc_run_at.npy", "doc_run_high.npy", "docs.npy", "key_run_at.npy", "key_run_high.npy", "keys.npy",
+    "ptr.npy", "ptr_run_at.npy", "ptr_run_high.npy",
+]
 VALUE_FILES = ["maxvals.npy", "vals.npy", OVER_AT_FILE, OVER_VAL_FILE]
 
 
@@ -176,7 +180,7 @@ def test_a_missing_values_file_of_a_store_not_declared_presence_is_damage(
         Index.open(files).store(CHUNKS)
     assert "\n" not in str(caught.value)
     with pytest.raises(CorruptIndexError, match=r"store-1/vals\.npy") as caught:
-        Postings.load(folder, 40)  # below the manifest's checks: the store itself
+        Postings.load(folder, 40, split=True)  # below the manifest's checks: the store itself
     assert "\n" not in str(caught.value)
     (tmp_path / "q.txt").write_text(_corpus(1, 40)["d005.txt"], "utf-8")
     result = runner.invoke(main, ["report", str(tmp_path / "q.txt"), "--index", str(files), "-q"])

@@ -41,7 +41,7 @@ def sort_packed(keys: np.ndarray, docs: np.ndarray, vals: np.ndarray, runs: bool
     """Postings (``keys[i]``, ``docs[i]``, ``vals[i]``), no (key, document) twice, sorted by
     (key, document) with one sort of integers packing all three; None when they need more than
     64 bits (or there are none). With ``runs``, also the key range's runs of
-    :class:`~coderiv.index.postings.DocNumbers` (one starts at every key's first posting and
+    :class:`~coderiv.index.postings.SplitNumbers` (one starts at every key's first posting and
     wherever a key's ``document >> 16`` changes; the writer keeps those where the high bits
     change in store order), else those two arrays are empty. The sorted
     integers are unpacked by one compiled pass when the loops are loaded, else numpy passes."""

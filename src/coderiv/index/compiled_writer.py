@@ -240,7 +240,7 @@ def cosine_passes(
     docs: Any, vals: Any, ptr: np.ndarray, weights: np.ndarray, tf_table: np.ndarray, chunk_ends: np.ndarray, n_docs: int,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """(W_d per document, max_d x_dt / W_d per key) of a store's
-    :class:`~coderiv.index.postings.DocNumbers` ``docs`` and
+    :class:`~coderiv.index.postings.SplitNumbers` ``docs`` and
     :class:`~coderiv.index.counts.CountValues` ``vals``; None when the loops are not loaded."""
     if not _usual_store(docs, vals) or not load():
         return None

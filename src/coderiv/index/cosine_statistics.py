@@ -77,7 +77,7 @@ def cosine_statistics(
         return compiled
     components = _cosine_components(store, n_docs, chunk, f_t, collection_size)
     norms = document_norms(((docs, x) for _, _, docs, x in components), n_docs)
-    max_unit = np.zeros(len(store.keys))
+    max_unit = np.zeros(store.n_keys)
     for key, end, docs, x in _cosine_components(store, n_docs, chunk, f_t, collection_size):
         starts = ptr[key:end] - ptr[key]
         max_unit[key:end] = np.maximum.reduceat(x / norms[docs], starts)

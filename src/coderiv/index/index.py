@@ -32,7 +32,7 @@ from coderiv.errors import AnalysisMismatchError, CoderivError, CorruptIndexErro
 from coderiv.index.cosine_bounds import LIMITS_FILE, NORMS_FILE, load_class_norms
 from coderiv.index.counts import COUNTS, PRESENCE
 from coderiv.index.integrity import BLOCKS_FILE, BlockTable, Checked, FileGuard, Mapped, load_npy, map_file, premapped
-from coderiv.index.postings import Postings
+from coderiv.index.postings import PLAIN, SPLIT, Postings
 from coderiv.index.storage import (
     MANIFEST,
     current_generation,
@@ -56,14 +56,15 @@ if TYPE_CHECKING:  # the build's modules (workers, writer, the collection's read
     from coderiv.text.sources import DocumentTexts
 
 FORMAT = "coderiv-index"
-FORMAT_VERSION = 7
+FORMAT_VERSION = 8
 #: The formats this coderiv opens: format 6 added the block checksums every read is checked
 #: against (:mod:`.integrity`); an older index is rebuilt by the next ``coderiv index``. Format
 #: 7 dropped the per-file SHA-256s (the block checksums cover every file) and writes no values
-#: for a presence store; a format 6 index reads as it is (a full verify checks its SHA-256s),
-#: while an older coderiv refuses a format 7 index with its "rebuild" line instead of calling
-#: it damaged.
-READABLE_FORMATS = (6, FORMAT_VERSION)
+#: for a presence store; format 8 splits the keys and offsets of a store whose keys fit 32 bits
+#: (:data:`~coderiv.index.postings.SPLIT`). Formats 6 and 7 read as they are (a full verify
+#: checks a format 6 index's SHA-256s), while an older coderiv refuses a newer index with its
+#: "rebuild" line instead of misreading it (a format 7 reader would take split keys for keys).
+READABLE_FORMATS = (6, 7, FORMAT_VERSION)
 DEFAULT_INDEX_DIR = ".coderiv"
 INDEX_ENV = "CODERIV_INDEX"
 MODIFIED_FILE = "doc_modified.npy"
@@ -404,7 +405,9 @@ class Index:
         shapes and the blocks they read checked (:meth:`Postings.load`), nothing else read."""
         record = self.manifest["stores"][name]
         with premapped(self._store_files[name]):
-            return Postings.load(self.generation / record["dir"], self.n_docs, self._mmap, self._table, _is_presence(record))
+            return Postings.load(
+                self.generation / record["dir"], self.n_docs, self._mmap, self._table, _is_presence(record), _is_split(record)
+            )
 
     def loaded_stores(self) -> list[str]:
         """The stores read so far (a store is loaded on its first use)."""
@@ -446,7 +449,7 @@ class Index:
             "documents": self.n_docs,
             "analysis": self.settings.describe(),
             "markup": self.markup.value,
-            "distinct_terms": len(terms.keys),
+            "distinct_terms": terms.n_keys,
             "term_occurrences": int(np.asarray(self.doc_lengths).sum()),
             "postings": terms.n_postings,
             "source_bytes": self.manifest.get("source_bytes"),
@@ -817,8 +820,8 @@ def _write_one_store(
     else:
         postings = write_store(sources, spec.name, n_docs, lengths, staging / folder, scratch, workers=workers)
     record = {
-        "dir": folder, "spec": spec.to_dict(), "keys": len(postings.keys), "postings": postings.n_postings,
-        "values": PRESENCE if postings.is_presence else COUNTS,
+        "dir": folder, "spec": spec.to_dict(), "keys": postings.n_keys, "postings": postings.n_postings,
+        "values": PRESENCE if postings.is_presence else COUNTS, "layout": SPLIT if postings.is_split else PLAIN,
     }
     if spec.name == "terms":
         norms, max_unit = cosine_statistics(postings, n_docs)
@@ -836,6 +839,16 @@ def _is_presence(record: dict[str, Any]) -> bool:
     if values not in (PRESENCE, COUNTS):
         raise CorruptIndexError(f"index store {record.get('dir')} has values {values!r}, which this coderiv cannot read; rebuild it")
     return bool(values == PRESENCE)
+
+
+def _is_split(record: dict[str, Any]) -> bool:
+    """Whether a store's manifest record declares split keys and offsets
+    (:data:`~coderiv.index.postings.SPLIT`); a record without ``layout`` was written before
+    them and has plain arrays."""
+    layout = record.get("layout", PLAIN)
+    if layout not in (SPLIT, PLAIN):
+        raise CorruptIndexError(f"index store {record.get('dir')} has layout {layout!r}, which this coderiv cannot read; rebuild it")
+    return bool(layout == SPLIT)
 
 
 def _manifest(

@@ -5,7 +5,7 @@ saved as ``.npy`` and memory-mapped on open (never pickle).
 ``keys[i]``, so ``f_t`` of key i is ``ptr[i+1] - ptr[i]``; ``maxvals[i]`` is the largest value in
 those postings (bounds for top-k pruning). Values take one byte a posting plus a side table of
 the rare large ones (:class:`~coderiv.index.counts.CountValues`); document numbers 2 bytes a
-posting plus a few runs (:class:`DocNumbers`). A presence store (every value 1, a chunk
+posting plus a few runs (:class:`SplitNumbers`). A presence store (every value 1, a chunk
 store's) has no values nor ``maxvals`` files: both read as 1s from no memory
 (:data:`~coderiv.index.counts.PRESENCE`). The
 forward view (document → keys), needed only by incremental runs and by queries naming a
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -26,6 +26,11 @@ from coderiv.index.counts import CountValues
 from coderiv.index.integrity import NO_GUARD, BlockTable, Checked, FileGuard, NoGuard, checked_insertion, load_npy
 
 ARRAY_NAMES = ("keys", "ptr", "docs", "doc_run_at", "doc_run_high", "vals", "maxvals")
+#: A store's manifest record says ``"keys": "split"`` when its keys and offsets are
+#: :class:`SplitNumbers` (2 bytes each, a store whose keys fit 32 bits), ``"plain"`` otherwise.
+PLAIN, SPLIT = "plain", "split"
+#: The files of a split store's keys and offsets: low 16 bits, run starts, runs' high bits.
+SPLIT_FILES = {"keys": ("keys", "key_run_at", "key_run_high"), "ptr": ("ptr", "ptr_run_at", "ptr_run_high")}
 #: The files a presence store does not have (:data:`~coderiv.index.counts.PRESENCE`).
 VALUE_FILES = ("vals", "maxvals")
 
@@ -33,12 +38,14 @@ VALUE_FILES = ("vals", "maxvals")
 ENCODE_CHUNK = 16_000_000
 
 
-def search_segments(
-    values: np.ndarray, lo: np.ndarray, hi: np.ndarray, targets: np.ndarray, guard: FileGuard | NoGuard = NO_GUARD
+def insertion_points(
+    values: np.ndarray, lo: np.ndarray, hi: np.ndarray, targets: np.ndarray, side: Literal["left", "right"] = "left",
+    guard: FileGuard | NoGuard = NO_GUARD,
 ) -> np.ndarray:
-    """For each i, the position of ``targets[i]`` in the sorted slice ``values[lo[i]:hi[i]]``, or
-    −1 where it is absent: many binary searches at once, ~log2(longest slice) numpy steps.
-    ``guard`` checks the elements that decide each answer (:func:`.integrity.checked_insertion`)."""
+    """For each i, where ``targets[i]`` goes in the sorted slice ``values[lo[i]:hi[i]]`` (as
+    ``np.searchsorted`` with ``side``, plus ``lo[i]``): many binary searches at once,
+    ~log2(longest slice) numpy steps. ``guard`` checks the elements that decide each answer
+    (:func:`.integrity.checked_insertion`)."""
     lo, hi = np.asarray(lo).astype(np.int64), np.asarray(hi).astype(np.int64)
     start, end = lo.copy(), hi.copy()
     targets = np.asarray(targets).astype(np.int64)
@@ -47,10 +54,21 @@ def search_segments(
         if not len(active):
             break
         mid = (lo[active] + hi[active]) // 2
-        right = values[mid] < targets[active]
+        right = values[mid] < targets[active] if side == "left" else values[mid] <= targets[active]
         lo[active[right]] = mid[right] + 1
         hi[active[~right]] = mid[~right]
-    checked_insertion(guard, values, start, end, targets, lo)
+    checked_insertion(guard, values, start, end, targets, lo, side)
+    return lo
+
+
+def search_segments(
+    values: np.ndarray, lo: np.ndarray, hi: np.ndarray, targets: np.ndarray, guard: FileGuard | NoGuard = NO_GUARD
+) -> np.ndarray:
+    """For each i, the position of ``targets[i]`` in the sorted slice ``values[lo[i]:hi[i]]``, or
+    −1 where it is absent (:func:`insertion_points`)."""
+    end = np.asarray(hi).astype(np.int64)
+    targets = np.asarray(targets).astype(np.int64)
+    lo = insertion_points(values, lo, end, targets, "left", guard)
     found = lo < end
     found[found] = values[lo[found]] == targets[found]
     return np.where(found, lo, -1)
@@ -64,7 +82,7 @@ def _concat_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 
 def doc_runs(docs: np.ndarray, chunk: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(run_at, run_high) of :class:`DocNumbers` for ``docs`` (uint32, in store order): a run
+    """(run_at, run_high) of :class:`SplitNumbers` for ``docs`` (uint32, in store order): a run
     starts at the first posting and wherever ``docs >> 16`` changes, whatever the keys. Reads
     ``docs`` ``chunk`` postings at a time, so it may be a memory map of any size."""
     chunk = chunk or ENCODE_CHUNK
@@ -81,16 +99,19 @@ def doc_runs(docs: np.ndarray, chunk: int | None = None) -> tuple[np.ndarray, np
     return run_at, run_high
 
 
-class DocNumbers:
-    """The document number of every posting, in 2 bytes a posting instead of 4.
+class SplitNumbers:
+    """Numbers below 2³² in 2 bytes each instead of 4: a store's document numbers, and the keys
+    and offsets of a store whose keys fit 32 bits (a chunk store's: :data:`SPLIT`).
 
     ``low`` (uint16) holds each number's low 16 bits; the high bits are stored once per run:
-    postings ``run_at[j] ≤ p < run_at[j+1]`` have high bits ``run_high[j]``. A run starts
-    wherever the high bits change from one posting to the next in store order, keys or not (a
-    run may hold the end of one key and the start of the next): a collection of at most 65,536
-    documents has one run, and since numbers ascend within a key, a key overlaps at most
-    ``1 + N / 65536`` runs. Reads decode to uint32 (the same numbers as a plain array), every
-    array stays memory-mapped, and any posting is reachable directly.
+    numbers ``run_at[j] ≤ p < run_at[j+1]`` have high bits ``run_high[j]``. A run starts
+    wherever the high bits change from one number to the next. Document numbers ascend within a
+    key, so a run may hold the end of one key and the start of the next: a collection of at most
+    65,536 documents has one run, and a key overlaps at most ``1 + N / 65536`` runs. Keys and
+    offsets ascend through the whole array, so they have at most 65,536 runs (a binary search
+    over the runs, then one within a run, finds a key). Reads decode to uint32 (the same
+    numbers as a plain array), every array stays memory-mapped, and any number is reachable
+    directly.
     """
 
     dtype = np.dtype(np.uint32)
@@ -110,7 +131,7 @@ class DocNumbers:
         return self._guards.get(name, NO_GUARD)
 
     @classmethod
-    def encode(cls, docs: np.ndarray) -> DocNumbers:
+    def encode(cls, docs: np.ndarray) -> SplitNumbers:
         """Split in-memory document numbers (in store order)."""
         docs = np.asarray(docs)
         run_at, run_high = doc_runs(docs, max(len(docs), 1))
@@ -193,6 +214,33 @@ class DocNumbers:
         decoded = self[:]
         return decoded if dtype is None else decoded.astype(dtype)
 
+    def search_sorted(self, values: np.ndarray, side: Literal["left", "right"]) -> np.ndarray:
+        """``np.searchsorted`` of ``values`` in the decoded numbers, which must ascend (a split
+        store's keys or offsets): the runs before the one with a value's high bits hold smaller
+        numbers, so the answer is that run's start plus a search of its low bits."""
+        values = np.asarray(values).astype(np.int64)
+        high = values >> 16
+        run_high = self._raw_run_high
+        self._guard("run_high").whole()  # (at most 65,536 runs: 128 KB)
+        run = np.searchsorted(run_high, np.minimum(high, 1 << 16).astype(np.int64), side="left")
+        start = self._run_bounds(np.minimum(run, len(run_high) - 1))[0] if len(run_high) else np.zeros(len(values), np.int64)
+        at = np.where(run < len(run_high), start, len(self))
+        inside = np.flatnonzero(run < len(run_high))
+        inside = inside[run_high[run[inside]] == high[inside]]
+        if len(inside):
+            lo, hi = self._run_bounds(run[inside])
+            at[inside] = insertion_points(self._raw_low, lo, hi, values[inside] & 0xFFFF, side, self._guard("low"))
+        return at
+
+    def shape_agrees(self) -> bool:
+        """The runs cover the numbers: as many starts as high bits plus one, from 0 to the
+        length (two elements read, their blocks checked)."""
+        run_at = self._raw_run_at
+        if len(run_at) != len(self._raw_run_high) + 1:
+            return False
+        self._guard("run_at").elements(np.array([0, len(run_at) - 1]))
+        return int(run_at[0]) == 0 and int(run_at[-1]) == len(self)
+
     def search(
         self, lo: np.ndarray, hi: np.ndarray, targets: np.ndarray, owner: np.ndarray | None = None
     ) -> np.ndarray:
@@ -242,6 +290,17 @@ def stored_keys(keys: np.ndarray) -> np.ndarray:
     return keys.astype(key_dtype(not len(keys) or int(keys[-1]) < 1 << 32))
 
 
+def keys_and_offsets(keys: np.ndarray, ptr: np.ndarray) -> tuple[np.ndarray | SplitNumbers, np.ndarray | SplitNumbers]:
+    """A store's sorted unique ``keys`` and its offsets ``ptr`` as they are stored: split
+    (:data:`SPLIT`, 2 bytes each) when every key fits 32 bits and there are fewer than 2³²
+    postings, as the index writer writes them; else plain, in their narrowest types."""
+    keys = stored_keys(keys)
+    n_postings = int(ptr[-1])
+    if keys.dtype == np.uint32 and n_postings < 1 << 32:
+        return SplitNumbers.encode(keys), SplitNumbers.encode(np.asarray(ptr).astype(np.uint32))
+    return keys, np.asarray(ptr).astype(offsets_dtype(n_postings))
+
+
 def narrow(values: np.ndarray) -> np.ndarray:
     """Values in the smallest unsigned integer type that holds them (counts are mostly 1–3)."""
     top = int(values.max()) if len(values) else 0
@@ -251,25 +310,51 @@ def narrow(values: np.ndarray) -> np.ndarray:
     return values.astype(np.uint64)
 
 
+class KeysOrOffsets(Checked[np.ndarray]):
+    """``keys`` or ``ptr`` of a :class:`Postings`: a plain array (its whole file checked on the
+    first read, as :class:`~coderiv.index.integrity.Checked` does), or a split store's
+    :class:`SplitNumbers`, decoded whole on every read (and not kept: a pass over a store
+    holds one step of it). Code that reads a few keys or a step of them goes through
+    :meth:`Postings.lookup`, :meth:`~Postings.pointers`, :meth:`~Postings.keys_at`,
+    :meth:`~Postings.key_of`, :meth:`~Postings.offsets_between` and
+    :meth:`~Postings.keys_between`, which read only what they touch."""
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> KeysOrOffsets: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> np.ndarray: ...
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        stored = super().__get__(obj, owner)
+        if obj is None or not isinstance(stored, SplitNumbers):
+            return stored
+        return np.asarray(stored)
+
+
 class Postings:
     """Inverted arrays of one store (see the module docstring). A store read from disk checks
     every block before it is used (:mod:`.integrity`): the methods here check only the blocks
     they touch, a plain read of ``keys``, ``ptr`` or ``maxvals`` checks the whole file."""
 
-    keys: Checked[np.ndarray] = Checked()
-    ptr: Checked[np.ndarray] = Checked()
+    keys: KeysOrOffsets = KeysOrOffsets()
+    ptr: KeysOrOffsets = KeysOrOffsets()
     maxvals: Checked[np.ndarray] = Checked()
-    _raw_keys: np.ndarray
-    _raw_ptr: np.ndarray
+    _raw_keys: np.ndarray | SplitNumbers
+    _raw_ptr: np.ndarray | SplitNumbers
     _raw_maxvals: np.ndarray
 
     def __init__(
-        self, n_docs: int, keys: np.ndarray, ptr: np.ndarray, docs: DocNumbers, vals: CountValues | np.ndarray,
-        maxvals: np.ndarray,
+        self, n_docs: int, keys: np.ndarray | SplitNumbers, ptr: np.ndarray | SplitNumbers, docs: SplitNumbers,
+        vals: CountValues | np.ndarray, maxvals: np.ndarray,
     ) -> None:
-        self.n_docs, self.keys, self.ptr, self.docs, self.maxvals = n_docs, keys, ptr, docs, maxvals
+        self.n_docs, self.docs, self.maxvals = n_docs, docs, maxvals
+        self.__dict__["_raw_keys"], self.__dict__["_raw_ptr"] = keys, ptr
         self.vals = vals if isinstance(vals, CountValues) else CountValues.encode(vals)  # plain in-memory values
         self._guards: dict[str, FileGuard] = {}
+
+    @property
+    def is_split(self) -> bool:
+        """Keys and offsets are :class:`SplitNumbers` (:data:`SPLIT`)."""
+        return isinstance(self._raw_keys, SplitNumbers)
 
     def _guard(self, name: str) -> FileGuard | NoGuard:
         return self._guards.get(name, NO_GUARD)
@@ -277,9 +362,40 @@ class Postings:
     def pointers(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(start, end) of the postings of the keys at ``positions``, their blocks checked."""
         positions = np.asarray(positions, np.int64)
-        self._guard("ptr").elements(np.concatenate((positions, positions + 1)))
         ptr = self._raw_ptr
+        if isinstance(ptr, SplitNumbers):
+            return ptr.take(positions).astype(np.int64), ptr.take(positions + 1).astype(np.int64)
+        self._guard("ptr").elements(np.concatenate((positions, positions + 1)))
         return np.asarray(ptr[positions], np.int64), np.asarray(ptr[positions + 1], np.int64)
+
+    def offsets_between(self, a: int, b: int) -> np.ndarray:
+        """``ptr[a:b]`` in its stored type (``b`` up to the number of keys + 1), its blocks
+        checked: one step of a pass over the store."""
+        ptr = self._raw_ptr
+        if isinstance(ptr, SplitNumbers):
+            return ptr.ranges(np.array([a]), np.array([b]))
+        self._guard("ptr").spans(np.array([a]), np.array([b]))
+        return np.asarray(ptr[a:b])
+
+    def keys_between(self, a: int, b: int) -> np.ndarray:
+        """``keys[a:b]`` in their stored type, their blocks checked."""
+        keys = self._raw_keys
+        if isinstance(keys, SplitNumbers):
+            return keys.ranges(np.array([a]), np.array([b]))
+        self._guard("keys").spans(np.array([a]), np.array([b]))
+        return np.asarray(keys[a:b])
+
+    def key_of(self, positions: np.ndarray) -> np.ndarray:
+        """The position of the key that holds each posting at ``positions``."""
+        positions = np.asarray(positions, np.int64)
+        ptr = self._raw_ptr
+        if isinstance(ptr, SplitNumbers):
+            return ptr.search_sorted(positions, "right") - 1
+        targets = positions.astype(ptr.dtype)
+        found = np.searchsorted(ptr, targets, side="right")
+        everywhere = np.zeros(len(found), np.int64), np.full(len(found), len(ptr))
+        checked_insertion(self._guard("ptr"), ptr, *everywhere, targets, found, "right")
+        return found.astype(np.int64) - 1
 
     def doc_freqs_at(self, positions: np.ndarray) -> np.ndarray:
         """f_t of the keys at ``positions``."""
@@ -313,18 +429,28 @@ class Postings:
 
     def keys_at(self, positions: np.ndarray) -> np.ndarray:
         """The keys at ``positions``, their blocks checked."""
+        if isinstance(self._raw_keys, SplitNumbers):
+            return self._raw_keys.take(positions).astype(np.uint64)
         self._guard("keys").elements(positions)
         return np.asarray(self._raw_keys[positions]).astype(np.uint64)
 
     def attach(self, table: BlockTable, folder: str) -> None:
         """Check this store's arrays, read from ``folder`` of a generation, against ``table``."""
-        arrays: dict[str, tuple[Postings | DocNumbers | CountValues, str, np.ndarray]] = {
-            "keys": (self, "keys", self._raw_keys), "ptr": (self, "ptr", self._raw_ptr),
+        arrays: dict[str, tuple[Postings | SplitNumbers | CountValues, str, np.ndarray]] = {
             "maxvals": (self, "maxvals", self._raw_maxvals), "docs": (self.docs, "low", self.docs._raw_low),
             "doc_run_at": (self.docs, "run_at", self.docs._raw_run_at),
             "doc_run_high": (self.docs, "run_high", self.docs._raw_run_high),
             "vals": (self.vals, "low", self.vals._raw_low),
         }
+        for name in ("keys", "ptr"):
+            stored = self.__dict__["_raw_" + name]
+            if isinstance(stored, SplitNumbers):
+                low, run_at, run_high = SPLIT_FILES[name]
+                arrays[low] = (stored, "low", stored._raw_low)
+                arrays[run_at] = (stored, "run_at", stored._raw_run_at)
+                arrays[run_high] = (stored, "run_high", stored._raw_run_high)
+            else:
+                arrays[name] = (self, name, stored)
         if self.is_presence:  # no files: nothing read from disk to check
             for file in VALUE_FILES:
                 del arrays[file]
@@ -339,6 +465,10 @@ class Postings:
         return self.vals.is_presence
 
     @property
+    def n_keys(self) -> int:
+        return len(self._raw_keys)
+
+    @property
     def n_postings(self) -> int:
         return len(self.docs)
 
@@ -351,6 +481,10 @@ class Postings:
         """Position of each key in ``self.keys``, or -1 where the collection lacks it."""
         keys = np.asarray(keys, np.uint64)
         table = self._raw_keys
+        if isinstance(table, SplitNumbers):  # runs of high bits, then low bits (a key over 32 bits is absent)
+            ends = np.full(len(keys), len(table), np.int64)
+            pos = table.search(np.zeros(len(keys), np.int64), ends, np.minimum(keys, np.uint64(1 << 32)).astype(np.int64))
+            return pos
         if table.dtype == keys.dtype:
             return self._search_keys(keys)
         # keys stored in 4 bytes (:func:`key_dtype`): a wider key is absent, the rest searched in
@@ -363,6 +497,7 @@ class Postings:
     def _search_keys(self, keys: np.ndarray) -> np.ndarray:
         """:meth:`lookup` of keys already in the stored type."""
         table = self._raw_keys
+        assert isinstance(table, np.ndarray)
         pos = np.searchsorted(table, keys)
         checked_insertion(self._guard("keys"), table, np.zeros(len(pos), np.int64), np.full(len(pos), len(table)), keys, pos)
         found = pos < len(table)
@@ -372,8 +507,7 @@ class Postings:
     def doc_keys(self, doc: int) -> tuple[np.ndarray, np.ndarray]:
         """Keys (sorted) and values of one document."""
         entries = np.flatnonzero(np.asarray(self.docs) == doc)  # one scan; the index keeps no forward copy
-        key_of = np.searchsorted(self.ptr, entries, side="right") - 1
-        return np.asarray(self.keys[key_of]).astype(np.uint64), self.vals.take(entries).astype(np.int32)
+        return self.keys_at(self.key_of(entries)), self.vals.take(entries).astype(np.int32)
 
     def slices(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Concatenated postings of the keys at ``positions``: (docs, vals, lengths).
@@ -397,21 +531,31 @@ class Postings:
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         arrays = {"docs": self.docs.low, "doc_run_at": self.docs.run_at, "doc_run_high": self.docs.run_high}
+        for name in ("keys", "ptr"):
+            stored = self.__dict__["_raw_" + name]
+            if isinstance(stored, SplitNumbers):
+                arrays.update(zip(SPLIT_FILES[name], (stored.low, stored.run_at, stored.run_high)))
         for name in ARRAY_NAMES:
             if name != "vals":
                 np.save(folder / f"{name}.npy", arrays[name] if name in arrays else getattr(self, name), allow_pickle=False)
+        for name in ("key_run_at", "key_run_high", "ptr_run_at", "ptr_run_high"):
+            if name in arrays:
+                np.save(folder / f"{name}.npy", arrays[name], allow_pickle=False)
         self.vals.save(folder)
 
     @classmethod
     def load(
-        cls, folder: Path, n_docs: int, mmap: bool = True, table: BlockTable | None = None, presence: bool = False
+        cls, folder: Path, n_docs: int, mmap: bool = True, table: BlockTable | None = None, presence: bool = False,
+        split: bool = False,
     ) -> Postings:
         """The store saved in ``folder``; with ``table`` (the generation's block checksums), every
         block is checked as it is first read (:mod:`.integrity`). A ``presence`` store (so its
         manifest record says, :data:`~coderiv.index.counts.PRESENCE`) reads every value as 1
-        without a file; any other store's missing values file is damage."""
-        arrays = {}
-        for name in ARRAY_NAMES:
+        without a file; any other store's missing values file is damage. A ``split`` store's
+        keys and offsets are :class:`SplitNumbers` (:data:`SPLIT`)."""
+        arrays: dict[str, Any] = {}
+        names = ARRAY_NAMES + (SPLIT_FILES["keys"][1:] + SPLIT_FILES["ptr"][1:] if split else ())
+        for name in names:
             if presence and name in VALUE_FILES:
                 continue
             path = folder / f"{name}.npy"
@@ -421,7 +565,10 @@ class Postings:
                 arrays[name] = load_npy(path, mmap)
             except (OSError, ValueError, EOFError) as exc:
                 raise CorruptIndexError(f"index file {path} is missing or damaged ({exc})") from exc
-        docs = DocNumbers(arrays.pop("docs"), arrays.pop("doc_run_at"), arrays.pop("doc_run_high"))
+        docs = SplitNumbers(arrays.pop("docs"), arrays.pop("doc_run_at"), arrays.pop("doc_run_high"))
+        if split:
+            for name, files in SPLIT_FILES.items():
+                arrays[name] = SplitNumbers(*(arrays.pop(file) for file in files))
         if presence:
             vals = CountValues.presence(len(docs))
             arrays["maxvals"] = counts.ones(len(arrays["keys"]))
@@ -441,18 +588,20 @@ class Postings:
         the offsets end where the postings do. Nothing is sampled: every block a query reads is
         checked against its checksum as it is read (:mod:`.integrity`), so an open reads only
         the blocks of these few elements."""
-        docs, vals = self.docs, self.vals
-        run_at, ptr = docs._raw_run_at, self._raw_ptr
+        docs, vals, ptr, keys = self.docs, self.vals, self._raw_ptr, self._raw_keys
         ok = (
-            len(ptr) == len(self._raw_keys) + 1 == len(self._raw_maxvals) + 1
+            len(ptr) == len(keys) + 1 == len(self._raw_maxvals) + 1
             and len(docs) == len(vals)
             and len(vals._raw_over_at) == len(vals._raw_over_val)
-            and len(run_at) == len(docs._raw_run_high) + 1
+            and all(numbers.shape_agrees() for numbers in (docs, ptr, keys) if isinstance(numbers, SplitNumbers))
         )
         if ok:
-            self._guard("ptr").elements(np.array([len(ptr) - 1]))
-            docs._guard("run_at").elements(np.array([0, len(run_at) - 1]))
-            ok = int(ptr[-1]) == len(docs) and int(run_at[0]) == 0 and int(run_at[-1]) == len(docs)
+            last = np.array([len(ptr) - 1])
+            if isinstance(ptr, SplitNumbers):
+                ok = int(ptr.take(last)[0]) == len(docs)
+            else:
+                self._guard("ptr").elements(last)
+                ok = int(ptr[-1]) == len(docs)
         if not ok:
             raise CorruptIndexError("index arrays are inconsistent (lengths, offsets or document numbers); rebuild the index")
 
@@ -481,11 +630,12 @@ def from_forward(per_doc: Sequence[tuple[np.ndarray, np.ndarray]]) -> Postings:
     keys, counts, docs, vals, maxvals = group_by_key(fwd_keys, doc_of, fwd_vals)
     ptr = np.zeros(len(keys) + 1, np.int64)
     np.cumsum(counts, out=ptr[1:])
+    stored, offsets = keys_and_offsets(keys, ptr)
     return Postings(
         n_docs=n_docs,
-        keys=stored_keys(keys),
-        ptr=ptr.astype(offsets_dtype(int(ptr[-1]))),
-        docs=DocNumbers.encode(docs.astype(np.uint32)),
+        keys=stored,
+        ptr=offsets,
+        docs=SplitNumbers.encode(docs.astype(np.uint32)),
         vals=CountValues.encode(vals),
         maxvals=narrow(maxvals),
     )

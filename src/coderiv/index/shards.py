@@ -46,7 +46,7 @@ from coderiv.index import counts as counts_module
 from coderiv.index.cosine_bounds import load_class_norms
 from coderiv.index.counts import CountValues
 from coderiv.index.index import DocumentFacts, Index, UpdateReport
-from coderiv.index.postings import DocNumbers, Postings, group_by_key, narrow
+from coderiv.index.postings import Postings, SplitNumbers, group_by_key, narrow
 from coderiv.index.storage import MANIFEST, fsync_path, newest_readable_manifest, write_lock
 from coderiv.keys.kinds import StoreSpec
 from coderiv.progress import Progress
@@ -692,7 +692,7 @@ def merged_postings(index: ShardedIndex, name: str) -> Postings:
     else:
         values, maxvals = CountValues.encode(merged_vals), narrow(maxvals)
     return Postings(
-        n_docs=index.n_docs, keys=merged_keys, ptr=ptr, docs=DocNumbers.encode(merged_docs.astype(np.uint32)), vals=values,
+        n_docs=index.n_docs, keys=merged_keys, ptr=ptr, docs=SplitNumbers.encode(merged_docs.astype(np.uint32)), vals=values,
         maxvals=maxvals,
     )
 

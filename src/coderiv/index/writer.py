@@ -56,7 +56,7 @@ from coderiv.index.combined_sort import Sorted, group_narrow_run, sort_packed, s
 from coderiv.index.combined_sort import loaded as combined_sort_loaded
 from coderiv.index.compiled_writer import group_run
 from coderiv.index.counts import ESCAPE, OVER_AT_FILE, OVER_VAL_FILE
-from coderiv.index.postings import ENCODE_CHUNK, Postings, group_by_key, key_dtype, narrow, offsets_dtype
+from coderiv.index.postings import ENCODE_CHUNK, SPLIT_FILES, Postings, group_by_key, key_dtype, narrow, offsets_dtype
 from coderiv.index.scratch_pages import release_prefix
 from coderiv.keys.kinds import distinct
 
@@ -269,9 +269,8 @@ class Sources:
                 positions, old_numbers = _postings_of_documents(store, int(in_range[0]), int(in_range[-1]))
                 new = self.old_to_new[old_numbers]
                 positions, new = positions[new >= 0], new[new >= 0]
-                key_of = np.searchsorted(np.asarray(store.ptr), positions, side="right") - 1
                 docs.append(new)
-                keys.append(np.asarray(store.keys)[key_of].astype(np.uint64))
+                keys.append(store.keys_at(store.key_of(positions)))
                 vals.append(store.vals.take(positions).astype(np.uint32))
         if not docs:
             return np.empty(0, np.int64), np.empty(0, np.uint64), np.empty(0, np.uint32)
@@ -516,11 +515,11 @@ def write_store(
         segments = _invert_ranges(sources, name, _ranges(weights, range_postings), scratch, workers)
     presence = presence_segments(segments)
     try:
-        merge_segments(segments, out, merge_entries or max(1, range_postings // 8), stop, presence)
+        split = merge_segments(segments, out, merge_entries or max(1, range_postings // 8), stop, presence)
     finally:
         for segment in segments:
             shutil.rmtree(segment.folder, ignore_errors=True)
-    return Postings.load(out, n_docs, presence=presence)
+    return Postings.load(out, n_docs, presence=presence, split=split)
 
 
 def presence_segments(segments: list[Segment]) -> bool:
@@ -569,7 +568,7 @@ def _runs_presorted(sources: Sources) -> bool:
 
 def merge_segments(
     segments: list[Segment], out: Path, budget: int, stop: threading.Event | None = None, presence: bool = False
-) -> None:
+) -> bool:
     """Merge sorted segments (in document order) into a store's ``.npy`` files, one key range at
     a time (:func:`_key_ranges`): each range's keys are unique-merged, its postings placed by
     key and written in order, so memory holds one key range, whatever the number of keys.
@@ -578,17 +577,24 @@ def merge_segments(
     are partitioned, those are sorted first.
     Values are written as :mod:`~coderiv.index.counts` stores them (one byte a posting, the
     values of 255 and more aside when any exceeds 255) on the way, with no pass afterwards; a
-    ``presence`` store's (:func:`presence_segments`) and its ``maxvals`` not at all."""
+    ``presence`` store's (:func:`presence_segments`) and its ``maxvals`` not at all. Keys that
+    all fit 32 bits (a chunk store's) and their offsets are written split, 2 bytes each
+    (:class:`~coderiv.index.postings.SplitNumbers`); returns whether they were."""
     n_postings = sum(s.n_postings for s in segments)
     top = max((s.max_val for s in segments), default=0)
     out.mkdir(parents=True, exist_ok=True)
-    files = {
-        "keys": NpyWriter(out / "keys.npy", key_dtype(all(s.narrow_keys for s in segments))),
-        "ptr": NpyWriter(out / "ptr.npy", offsets_dtype(n_postings)),
+    split = all(s.narrow_keys for s in segments) and n_postings < 1 << 32
+    files: dict[str, NpyWriter | SplitWriter] = {
         "docs": NpyWriter(out / "docs.npy", np.dtype(np.uint16)),
         "doc_run_at": NpyWriter(out / "doc_run_at.npy", narrow(np.array([n_postings])).dtype),
         "doc_run_high": NpyWriter(out / "doc_run_high.npy", np.dtype(np.uint16)),
     }
+    if split:
+        files["keys"] = SplitWriter(out, SPLIT_FILES["keys"])
+        files["ptr"] = SplitWriter(out, SPLIT_FILES["ptr"])
+    else:
+        files["keys"] = NpyWriter(out / "keys.npy", key_dtype(all(s.narrow_keys for s in segments)))
+        files["ptr"] = NpyWriter(out / "ptr.npy", offsets_dtype(n_postings))
     if not presence:
         files["maxvals"] = NpyWriter(out / "maxvals.npy", narrow(np.array([top])).dtype)
         files["vals"] = NpyWriter(out / "vals.npy", np.dtype(np.uint8))
@@ -618,10 +624,11 @@ def merge_segments(
         for segment in temporary:
             shutil.rmtree(segment.folder, ignore_errors=True)
     if presence:
-        return
+        return split
     over_at, over_val = over or ([], [])
     np.save(out / OVER_AT_FILE, narrow(np.concatenate([np.empty(0, np.int64), *over_at])), allow_pickle=False)
     np.save(out / OVER_VAL_FILE, narrow(np.concatenate([np.empty(0, np.uint32), *over_val])), allow_pickle=False)
+    return split
 
 
 @dataclass
@@ -892,7 +899,7 @@ def _compiled_merge(
 
 def _append_key_range(
     keys: np.ndarray, counts: np.ndarray, maxvals: np.ndarray, low: np.ndarray, vals: np.ndarray, run_at: np.ndarray,
-    run_high: np.ndarray, written: int, high: int, files: dict[str, NpyWriter],
+    run_high: np.ndarray, written: int, high: int, files: dict[str, NpyWriter | SplitWriter],
     over: tuple[list[np.ndarray], list[np.ndarray]] | None,
 ) -> tuple[int, int]:
     """Append one merged key range (:func:`_merge_blocks`) to the store's files; ``written``
@@ -900,7 +907,7 @@ def _append_key_range(
     of ``ESCAPE`` and more go to ``over`` (positions, values) when given; values and largest
     values are not written when ``files`` has no ``vals`` (a presence store). The range's runs start
     at each key's first posting (its keys were merged apart); only those where the high bits
-    change are kept (:class:`~coderiv.index.postings.DocNumbers`). Returns the postings written
+    change are kept (:class:`~coderiv.index.postings.SplitNumbers`). Returns the postings written
     with it and before it, and the last one's high bits."""
     ptr = np.cumsum(counts, dtype=np.int64)
     ptr += written  # in place: no second array of the range's keys (a fresh allocation faults its pages in)
@@ -923,7 +930,7 @@ def _append_key_range(
 
 
 class _DocRuns:
-    """The runs of a key range for :class:`~coderiv.index.postings.DocNumbers` (a run starts at
+    """The runs of a key range for :class:`~coderiv.index.postings.SplitNumbers` (a run starts at
     every key's first posting and wherever a key's ``docs >> 16`` changes; :func:`_append_key_range`
     keeps those where the high bits change in store order), found while a key range's segments
     are merged, so the merged numbers are never written in full nor read again. A key's
@@ -996,6 +1003,42 @@ class NpyWriter:
                 raise RuntimeError(f"npy header of {self.path} changed size")
         finally:
             self.file.close()
+
+
+class SplitWriter:
+    """Ascending numbers below 2³² (a split store's keys or offsets) written front to back in
+    pieces as :class:`~coderiv.index.postings.SplitNumbers`: their low 16 bits, and a run
+    wherever the high bits change. The runs (at most 65,536) are kept and saved on
+    :meth:`close`, so the files are the bytes ``np.save`` gives the in-memory encoding."""
+
+    def __init__(self, folder: Path, names: tuple[str, str, str]) -> None:
+        self.folder, self.names = folder, names
+        self.low = NpyWriter(folder / f"{names[0]}.npy", np.dtype(np.uint16))
+        self.length, self.high = 0, -1
+        self.run_at: list[np.ndarray] = []
+        self.run_high: list[np.ndarray] = []
+
+    def append(self, values: np.ndarray) -> None:
+        if not len(values):
+            return
+        highs = np.asarray(values).astype(np.int64) >> 16
+        change = np.flatnonzero(highs[1:] != highs[:-1]) + 1
+        if int(highs[0]) != self.high:
+            change = np.concatenate(([0], change))
+        self.run_at.append(change + self.length)
+        self.run_high.append(highs[change])
+        self.low.append(values)  # (the writer's unsafe cast keeps the low 16 bits)
+        self.length += len(values)
+        self.high = int(highs[-1])
+
+    def close(self) -> None:
+        if self.low.file.closed:
+            return
+        self.low.close()
+        run_at = narrow(np.concatenate([np.empty(0, np.int64), *self.run_at, [self.length]]).astype(np.int64))
+        run_high = np.concatenate([np.empty(0, np.int64), *self.run_high]).astype(np.uint16)
+        np.save(self.folder / f"{self.names[1]}.npy", run_at, allow_pickle=False)
+        np.save(self.folder / f"{self.names[2]}.npy", run_high, allow_pickle=False)
 
 
 def scratch_folder(root: Path) -> Path:

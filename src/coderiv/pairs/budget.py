@@ -38,7 +38,7 @@ def fixed_bytes(store: Postings, n_docs: int, top: int, eligible_keys: int, elig
     plan and blocks are replaced by the incidence both ways: 16 bytes per eligible posting and
     16 per eligible key (both index pointers), while it is built from the pieces of the
     whole-store pass (4 more bytes a posting)."""
-    keys = len(store.ptr) - 1
+    keys = store.n_keys
     postings = 3 * store.n_postings
     if eligible_postings is None:
         per_key = 15 * keys + 32 * eligible_keys
@@ -72,10 +72,10 @@ def document_ranges(
         return [(0, n)]
     del f_used
     bound = np.zeros(n)
-    ptr = np.asarray(store.ptr)
     for a, b in key_ranges(store, step):
         partners = np.repeat(np.where(eligible[a:b], f[a:b] - 1, 0), f[a:b])
-        bound += np.bincount(np.asarray(store.docs[ptr[a] : ptr[b]]), weights=partners, minlength=n)
+        lo, hi = (int(x) for x in store.offsets_between(a, b + 1)[[0, -1]])
+        bound += np.bincount(np.asarray(store.docs[lo:hi]), weights=partners, minlength=n)
     cuts: list[int] = [0]
     total = np.cumsum(bound)
     while cuts[-1] < n:

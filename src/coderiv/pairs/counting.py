@@ -122,7 +122,7 @@ def plan_blocks(
 ) -> Iterator[BlockTask]:
     """Cut the keys at ``positions`` (ascending) into consecutive blocks of about ``budget`` pairs
     (default :data:`BLOCK_PAIRS`), numbered from ``first_number``; :func:`block_count` of them."""
-    f = np.asarray(store.ptr[positions + 1] - store.ptr[positions], np.int64)
+    f = store.doc_freqs_at(positions)
     lo = 0
     for number, hi in enumerate(_block_ends(f, budget), first_number):
         if hi <= lo:
@@ -146,7 +146,7 @@ def _block_ends(f: np.ndarray, budget: int | None) -> list[int]:
 
 def block_count(store: Postings, positions: np.ndarray, budget: int | None = None) -> int:
     """How many blocks :func:`plan_blocks` cuts (the total of the progress of a pairs run)."""
-    f = np.asarray(store.ptr[positions + 1] - store.ptr[positions], np.int64)
+    f = store.doc_freqs_at(positions)
     ends = _block_ends(f, budget)
     return sum(1 for lo, hi in zip([0, *ends], ends) if hi > lo)
 

@@ -58,13 +58,9 @@ def key_ranges(store: Postings, step: int | None = None) -> Iterator[tuple[int, 
     """Consecutive key ranges of about ``step`` postings each (default POSTINGS_STEP). The
     store's mapped pages are released after each (:func:`release_pages`), so that a pass over
     the store holds one step's pages, not the whole store's."""
-    ptr = np.asarray(store.ptr)
-    # the needles in ptr's own type: numpy would otherwise search an int64 copy of the whole ptr
-    # (8 bytes a key: 128 MB for 16M 4-shingles)
-    needles = np.arange(0, int(ptr[-1]), step or POSTINGS_STEP).astype(ptr.dtype)
-    cuts = np.searchsorted(ptr, needles, side="right") - 1
-    bounds = np.unique(np.concatenate((cuts, [len(ptr) - 1])))
-    del ptr
+    needles = np.arange(0, store.n_postings, step or POSTINGS_STEP)
+    cuts = store.key_of(needles)
+    bounds = np.unique(np.concatenate((cuts, [store.n_keys])))
     for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
         yield a, b
         release_pages(store)
@@ -74,12 +70,11 @@ def key_freqs(store: Postings) -> np.ndarray:
     """f_t of every key as int32 (half of ``store.doc_freqs``' int64), computed a step at a time
     so that no int64 copy of the whole key space is ever made; arithmetic that can pass 2³¹
     (f·(f−1)/2) casts the keys it reads to int64."""
-    ptr = store.ptr
-    f = np.empty(len(ptr) - 1, np.int32 if store.n_docs < (1 << 31) else np.int64)
+    f = np.empty(store.n_keys, np.int32 if store.n_docs < (1 << 31) else np.int64)
     step = POSTINGS_STEP
     for a in range(0, len(f), step):
         b = min(len(f), a + step)
-        f[a:b] = np.diff(np.asarray(ptr[a : b + 1]))
+        f[a:b] = np.diff(store.offsets_between(a, b + 1))
         release_pages(store)
     return f
 
@@ -92,26 +87,26 @@ def key_view(store: Postings, max_df: int, measure: str | None, f: np.ndarray | 
     sizes = np.zeros(store.n_docs, np.int64)
     skipped_keys = []
     for a, b in key_ranges(store):
-        skipped_keys.append(np.asarray(store.keys[a:b])[~used[a:b]])
+        skipped_keys.append(store.keys_between(a, b)[~used[a:b]])
         keep = np.repeat(used[a:b], f[a:b])
-        lo, hi = int(store.ptr[a]), int(store.ptr[b])
+        lo, hi = (int(x) for x in store.offsets_between(a, b + 1)[[0, -1]])
         docs = np.asarray(store.docs[lo:hi])[keep]
         if measure is None:
             sizes += np.bincount(docs, minlength=store.n_docs)
         else:
             vals = np.asarray(store.vals[lo:hi])[keep]
             np.add.at(sizes, docs, key_weights(measure, vals, vals, np.repeat(f[a:b], f[a:b])[keep]))
-    skipped = np.concatenate(skipped_keys) if skipped_keys else np.empty(0, np.asarray(store.keys).dtype)
+    skipped = np.concatenate(skipped_keys) if skipped_keys else store.keys_between(0, 0)
     return KeyView(max_df, used, sizes, skipped, int(f[~used].sum()))
 
 
 def keys_holding(store: Postings, docs_mask: np.ndarray) -> np.ndarray:
     """Per key: does any document of ``docs_mask`` hold it."""
-    found = np.zeros(len(store.keys), bool)
-    ptr = np.asarray(store.ptr)
+    found = np.zeros(store.n_keys, bool)
     for a, b in key_ranges(store):
-        hit = docs_mask[np.asarray(store.docs[ptr[a] : ptr[b]])]
-        found[a:b] = np.logical_or.reduceat(hit, ptr[a:b] - ptr[a])
+        ptr = store.offsets_between(a, b + 1).astype(np.int64)
+        hit = docs_mask[np.asarray(store.docs[ptr[0] : ptr[-1]])]
+        found[a:b] = np.logical_or.reduceat(hit, ptr[:-1] - ptr[0])
     return found
 
 
@@ -129,10 +124,9 @@ def eligible_lists(
     """:func:`eligible_postings` and, with ``values``, the postings' values (f_dt) aligned with
     the documents (else an empty array)."""
     docs_pieces, vals_pieces = [], []
-    ptr = np.asarray(store.ptr)
     for a, b in key_ranges(store):
         keep = np.repeat(eligible[a:b], f[a:b])
-        lo, hi = int(ptr[a]), int(ptr[b])
+        lo, hi = (int(x) for x in store.offsets_between(a, b + 1)[[0, -1]])
         docs_pieces.append(np.asarray(store.docs[lo:hi])[keep].astype(np.int32))
         if values:
             vals_pieces.append(np.asarray(store.vals[lo:hi])[keep])

@@ -83,13 +83,14 @@ def plan_incremental(
     dirty |= _docs_with_keys(store, np.setxor1d(old_skipped, view.skipped_keys))
     if measure is not None and old_df is not None:  # ... or (identity5) a used term's f_t changed
         stored = store.lookup(old_df[0])
-        f_old = np.ones(len(store.keys), np.int64)
+        f_old = np.ones(store.n_keys, np.int64)
         f_old[stored[stored >= 0]] = old_df[1][stored >= 0]
         changed = (store.doc_freqs != f_old) & view.used
         f = store.doc_freqs
         for a, b in key_ranges(store):
             keep = np.repeat(changed[a:b], f[a:b])
-            dirty[np.asarray(store.docs[int(store.ptr[a]) : int(store.ptr[b])])[keep]] = True
+            lo, hi = (int(x) for x in store.offsets_between(a, b + 1)[[0, -1]])
+            dirty[np.asarray(store.docs[lo:hi])[keep]] = True
 
     row_ptr, targets, values, truncated = old_rows
     lengths = np.diff(row_ptr)

@@ -336,7 +336,7 @@ def forward_keys(store: Postings, numbers: np.ndarray) -> dict[int, tuple[np.nda
     owner = docs[positions]
     order = np.argsort(owner, kind="stable")  # keys stay ascending within a document
     positions, owner = positions[order], owner[order]
-    keys = np.asarray(store.keys)[np.searchsorted(np.asarray(store.ptr), positions, side="right") - 1]
+    keys = store.keys_at(store.key_of(positions))
     values = store.vals.take(positions).astype(np.int64)
     bounds = np.searchsorted(owner, numbers), np.searchsorted(owner, numbers, side="right")
     return {int(d): (keys[a:b], values[a:b]) for d, a, b in zip(numbers.tolist(), *bounds)}

@@ -81,7 +81,7 @@ def rarest_selection(pool: Postings, r: int) -> Postings:
     posting is kept when fewer than r of its document's postings come before it.
     """
     df = pool.doc_freqs
-    key_of = np.repeat(np.arange(len(pool.keys)), df)
+    key_of = np.repeat(np.arange(pool.n_keys), df)
     docs = np.asarray(pool.docs).astype(np.int64)
     order = np.lexsort((key_of, df[key_of], docs))  # keys are sorted, so key index = key order
     sorted_docs = docs[order]

@@ -88,7 +88,7 @@ class PassageIndex:
         self.store = from_forward(pieces)
         self.f_t = self.store.doc_freqs.astype(np.float64)
         self.lengths = np.array([int(v.sum()) for _, v in pieces], np.float64)
-        docs, vals, owner = self.store.gather(np.arange(len(self.store.keys)))
+        docs, vals, owner = self.store.gather(np.arange(self.store.n_keys))
         self.norms = posting_norms(docs.astype(np.int64), np.asarray(vals), self.f_t[owner], self.n)
 
     def rows(self, query_terms: Sequence[str], measure: str = DEFAULT_MEASURE) -> Iterator[np.ndarray]:
