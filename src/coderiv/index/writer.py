@@ -1019,17 +1019,23 @@ class SplitWriter:
         self.run_high: list[np.ndarray] = []
 
     def append(self, values: np.ndarray) -> None:
+        """Append ascending ``values`` (each at least the last one appended)."""
         if not len(values):
             return
-        highs = np.asarray(values).astype(np.int64) >> 16
-        change = np.flatnonzero(highs[1:] != highs[:-1]) + 1
-        if int(highs[0]) != self.high:
-            change = np.concatenate(([0], change))
-        self.run_at.append(change + self.length)
-        self.run_high.append(highs[change])
+        values = np.asarray(values)
+        # the values ascend: each high part's first value is found by a binary search, one per
+        # high part in the piece (no pass over the piece but the low bits' cast)
+        highs = np.arange(int(values[0]) >> 16, (int(values[-1]) >> 16) + 1, dtype=np.int64)
+        at = np.searchsorted(values, (highs << 16).astype(values.dtype))
+        present = at < np.append(at[1:], len(values))  # a high part no value has starts where the next does
+        at, highs = at[present], highs[present]
+        if int(highs[0]) == self.high:  # the piece continues the last run
+            at, highs = at[1:], highs[1:]
+        self.run_at.append(at + self.length)
+        self.run_high.append(highs)
         self.low.append(values)  # (the writer's unsafe cast keeps the low 16 bits)
         self.length += len(values)
-        self.high = int(highs[-1])
+        self.high = int(values[-1]) >> 16
 
     def close(self) -> None:
         if self.low.file.closed:
