@@ -42,6 +42,21 @@ def test_a_loaded_store_keeps_no_page_of_its_checks_and_a_pass_is_released(tmp_p
     assert np.array_equal(np.asarray(store.docs.low), low)
 
 
+def test_a_pass_over_a_split_store_releases_its_keys_and_offsets(tmp_path):
+    """A chunk-like store (keys below 2³²: split, format 8) keeps its keys' and offsets' low
+    bits in a holder of their own; a release reaches them too."""
+    docs = [(np.arange(i, i + 20_000, dtype=np.uint64) * 7, np.ones(20_000, np.int32)) for i in range(0, 200_000, 5_000)]
+    from_forward(docs).save(tmp_path / "s")
+    store = Postings.load(tmp_path / "s", len(docs), split=True)
+    keys_file, ptr_file = str(tmp_path / "s" / "keys.npy"), str(tmp_path / "s" / "ptr.npy")
+    want_keys, want_ptr = np.asarray(store.keys), np.asarray(store.ptr)  # decoded whole: every page read
+    assert resident_kb(keys_file) > 300 and resident_kb(ptr_file) > 300  # 220,000 keys of 2 bytes: 440 KB each
+    release_pages(store)
+    assert resident_kb(keys_file) == 0 and resident_kb(ptr_file) == 0
+    assert np.array_equal(store.keys, want_keys) and np.array_equal(store.ptr, want_ptr)
+    assert want_keys[-1] == (195_000 + 19_999) * 7 and want_ptr[-1] == 40 * 20_000
+
+
 def test_arrays_in_memory_are_left_alone():
     store = from_forward([(np.array([1, 2], np.uint64), np.ones(2, np.int32))])
     release_store(store)  # nothing mapped: no error, nothing changed

@@ -44,10 +44,12 @@ def release_arrays(arrays: Iterable[object]) -> None:
 
 
 def release_store(store: Any) -> None:
-    """:func:`release_arrays` over a :class:`~coderiv.index.postings.Postings`' arrays (its own,
-    its document numbers' and its values')."""
-    parts = (store, getattr(store, "docs", None), getattr(store, "vals", None))
-    release_arrays(value for part in parts if part is not None for value in vars(part).values())
+    """:func:`release_arrays` over a :class:`~coderiv.index.postings.Postings`' arrays: its own
+    and those of the objects holding some of them (document numbers, values, a split store's
+    keys and offsets)."""
+    holders = [value for value in vars(store).values() if hasattr(value, "_raw_low")]
+    parts = {id(part): part for part in (store, *holders)}
+    release_arrays(value for part in parts.values() for value in vars(part).values())
 
 
 class Residency:

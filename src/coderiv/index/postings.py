@@ -36,6 +36,9 @@ VALUE_FILES = ("vals", "maxvals")
 
 #: Postings encoded or scanned at a time when document numbers are split into runs.
 ENCODE_CHUNK = 16_000_000
+#: :meth:`Postings.key_of` decodes a split store's offsets whole for more than one posting in
+#: this many keys (numpy's search in C beats the vectorized one over the runs from there).
+DECODE_WHOLE = 64
 
 
 def insertion_points(
@@ -145,11 +148,13 @@ class SplitNumbers:
         a mixed-type search would convert the whole ``run_at`` on every call. The neighbours
         deciding each answer are checked (:func:`.integrity.checked_insertion`)."""
         run_at = self._raw_run_at
-        targets = positions.astype(run_at.dtype)
+        targets = positions.astype(run_at.dtype, copy=False)
         found: np.ndarray = np.searchsorted(run_at, targets, side=side)
-        everywhere = np.zeros(len(found), np.int64), np.full(len(found), len(run_at))
-        checked_insertion(self._guard("run_at"), run_at, *everywhere, targets, found, side)
-        return found.astype(np.int64)
+        guard = self._guard("run_at")
+        if not guard.complete:  # (a small file is complete after its first read: no bounds to make)
+            everywhere = np.zeros(len(found), np.int64), np.full(len(found), len(run_at))
+            checked_insertion(guard, run_at, *everywhere, targets, found, side)
+        return found.astype(np.int64, copy=False)
 
     def _run_high(self, runs: np.ndarray) -> np.ndarray:
         """The high bits of the runs at ``runs``, their blocks checked."""
@@ -196,10 +201,14 @@ class SplitNumbers:
 
     def take(self, positions: np.ndarray) -> np.ndarray:
         """Decoded numbers of the postings at ``positions`` (any order)."""
-        positions = np.asarray(positions).astype(np.int64)
-        run = self._search_runs(positions, "right") - 1
+        positions = np.asarray(positions).astype(np.int64, copy=False)
+        run = self._search_runs(positions, "right")
+        run -= 1
         self._guard("low").elements(positions)
-        decoded: np.ndarray = (self._run_high(run).astype(np.uint32) << np.uint32(16)) | np.asarray(self._raw_low[positions])
+        decoded: np.ndarray = self._run_high(run).astype(np.uint32)
+        del run
+        decoded <<= np.uint32(16)
+        decoded |= self._raw_low[positions]
         return decoded
 
     def __getitem__(self, item: slice | np.ndarray) -> np.ndarray:
@@ -390,7 +399,9 @@ class Postings:
         positions = np.asarray(positions, np.int64)
         ptr = self._raw_ptr
         if isinstance(ptr, SplitNumbers):
-            return ptr.search_sorted(positions, "right") - 1
+            if len(positions) * DECODE_WHOLE < len(ptr):  # a few: searched in the runs, then the low bits
+                return ptr.search_sorted(positions, "right") - 1
+            ptr = np.asarray(ptr)  # many (an update's kept postings): one decode, one search in C
         targets = positions.astype(ptr.dtype)
         found = np.searchsorted(ptr, targets, side="right")
         everywhere = np.zeros(len(found), np.int64), np.full(len(found), len(ptr))
