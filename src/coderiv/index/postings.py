@@ -5,7 +5,8 @@ saved as ``.npy`` and memory-mapped on open (never pickle).
 ``keys[i]``, so ``f_t`` of key i is ``ptr[i+1] - ptr[i]``; ``maxvals[i]`` is the largest value in
 those postings (bounds for top-k pruning). Values take one byte a posting plus a side table of
 the rare large ones (:class:`~coderiv.index.counts.CountValues`); document numbers 2 bytes a
-posting plus a few runs (:class:`SplitNumbers`). A presence store (every value 1, a chunk
+posting plus a few runs (:class:`SplitNumbers`), and so are the keys and offsets of a store whose
+keys fit 32 bits (:data:`SPLIT`, a chunk store's). A presence store (every value 1, a chunk
 store's) has no values nor ``maxvals`` files: both read as 1s from no memory
 (:data:`~coderiv.index.counts.PRESENCE`). The
 forward view (document → keys), needed only by incremental runs and by queries naming a
@@ -26,7 +27,7 @@ from coderiv.index.counts import CountValues
 from coderiv.index.integrity import NO_GUARD, BlockTable, Checked, FileGuard, NoGuard, checked_insertion, load_npy
 
 ARRAY_NAMES = ("keys", "ptr", "docs", "doc_run_at", "doc_run_high", "vals", "maxvals")
-#: A store's manifest record says ``"keys": "split"`` when its keys and offsets are
+#: A store's manifest record says ``"layout": "split"`` when its keys and offsets are
 #: :class:`SplitNumbers` (2 bytes each, a store whose keys fit 32 bits), ``"plain"`` otherwise.
 PLAIN, SPLIT = "plain", "split"
 #: The files of a split store's keys and offsets: low 16 bits, run starts, runs' high bits.
