@@ -279,12 +279,14 @@ class BlockTable:
 
 
 def checked_insertion(
-    guard: FileGuard | NoGuard, values: np.ndarray, lo: np.ndarray, hi: np.ndarray, targets: np.ndarray,
+    guard: FileGuard | NoGuard, values: np.ndarray, lo: np.ndarray | int, hi: np.ndarray | int, targets: np.ndarray,
     found: np.ndarray, side: str = "left",
 ) -> None:
     """Make a binary search's answers trustworthy while checking only two elements each.
 
-    ``found[i]`` is where a search put ``targets[i]`` in the sorted slice ``values[lo[i]:hi[i]]``.
+    ``found[i]`` is where a search put ``targets[i]`` in the sorted slice ``values[lo[i]:hi[i]]``
+    (``lo`` and ``hi`` may be numbers: the same slice for every target, the whole array for 0
+    and ``len(values)``).
     A search over damaged elements may go astray, but whatever it read, its answer is right
     exactly when the neighbours on each side satisfy the order (``left``: ``values[f-1] <
     target ≤ values[f]``; ``right``: ``≤`` then ``<``) in the true, sorted array. So the

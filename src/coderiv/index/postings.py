@@ -151,10 +151,7 @@ class SplitNumbers:
         run_at = self._raw_run_at
         targets = positions.astype(run_at.dtype, copy=False)
         found: np.ndarray = np.searchsorted(run_at, targets, side=side)
-        guard = self._guard("run_at")
-        if not guard.complete:  # (a small file is complete after its first read: no bounds to make)
-            everywhere = np.zeros(len(found), np.int64), np.full(len(found), len(run_at))
-            checked_insertion(guard, run_at, *everywhere, targets, found, side)
+        checked_insertion(self._guard("run_at"), run_at, 0, len(run_at), targets, found, side)
         return found.astype(np.int64, copy=False)
 
     def _run_high(self, runs: np.ndarray) -> np.ndarray:
@@ -405,8 +402,7 @@ class Postings:
             ptr = np.asarray(ptr)  # many (an update's kept postings): one decode, one search in C
         targets = positions.astype(ptr.dtype)
         found = np.searchsorted(ptr, targets, side="right")
-        everywhere = np.zeros(len(found), np.int64), np.full(len(found), len(ptr))
-        checked_insertion(self._guard("ptr"), ptr, *everywhere, targets, found, "right")
+        checked_insertion(self._guard("ptr"), ptr, 0, len(ptr), targets, found, "right")
         return found.astype(np.int64) - 1
 
     def doc_freqs_at(self, positions: np.ndarray) -> np.ndarray:
@@ -495,8 +491,7 @@ class Postings:
         table = self._raw_keys
         if isinstance(table, SplitNumbers):  # runs of high bits, then low bits (a key over 32 bits is absent)
             ends = np.full(len(keys), len(table), np.int64)
-            pos = table.search(np.zeros(len(keys), np.int64), ends, np.minimum(keys, np.uint64(1 << 32)).astype(np.int64))
-            return pos
+            return table.search(np.zeros(len(keys), np.int64), ends, np.minimum(keys, np.uint64(1 << 32)).astype(np.int64))
         if table.dtype == keys.dtype:
             return self._search_keys(keys)
         # keys stored in 4 bytes (:func:`key_dtype`): a wider key is absent, the rest searched in
@@ -511,7 +506,7 @@ class Postings:
         table = self._raw_keys
         assert isinstance(table, np.ndarray)
         pos = np.searchsorted(table, keys)
-        checked_insertion(self._guard("keys"), table, np.zeros(len(pos), np.int64), np.full(len(pos), len(table)), keys, pos)
+        checked_insertion(self._guard("keys"), table, 0, len(table), keys, pos)
         found = pos < len(table)
         found[found] = table[pos[found]] == keys[found]
         return np.where(found, pos, -1)
