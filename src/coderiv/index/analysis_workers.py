@@ -23,6 +23,7 @@ import numpy as np
 
 from coderiv.errors import MissingExtraError
 from coderiv.index.child_processes import stop_pool, worker_pool
+from coderiv.index.shared_slots import SlotArrays, SlotRing
 from coderiv.keys import compiled_terms
 from coderiv.keys.batch_chunks import chunk_keys
 from coderiv.keys.batch_terms import LongWordError, StopTable, ascii_term_counts, ascii_term_sequences, merge_counts
@@ -65,6 +66,12 @@ class AnalyzedBatch:
     formats: list[str] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)
     stores: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+    #: where the worker put the stores' arrays (:mod:`~coderiv.index.shared_slots`), by store
+    #: name in this order; None when they came through the pipe
+    placed: SlotArrays | None = None
+    placed_names: list[str] = field(default_factory=list)
+    #: the parent's ring whose slot holds the stores' arrays, until :meth:`release`
+    ring: SlotRing | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def pack(cls, results: list[AnalyzedEntry | Skipped], names: list[str]) -> AnalyzedBatch:
@@ -99,6 +106,31 @@ class AnalyzedBatch:
     @property
     def n_postings(self) -> int:
         return sum(len(keys) for _, keys, _ in self.stores.values())
+
+    def to_slot(self, ring: SlotRing, slot: int) -> None:
+        """Move the stores' arrays into slot ``slot`` (worker side), unless they do not fit."""
+        names = list(self.stores)
+        placed = ring.put(slot, [array for name in names for array in self.stores[name]])
+        if placed is not None:
+            self.placed, self.placed_names, self.stores = placed, names, {}
+
+    def from_slot(self, ring: SlotRing, slot: int) -> None:
+        """The stores as views of the slot the worker filled (parent side); a slot left unused
+        (arrays too large: they came through the pipe) is given back at once."""
+        if self.placed is None:
+            ring.give_back(slot)
+            return
+        views = ring.views(self.placed)
+        self.stores = {name: (views[3 * i], views[3 * i + 1], views[3 * i + 2]) for i, name in enumerate(self.placed_names)}
+        self.ring = ring
+
+    def release(self) -> None:
+        """Done with the stores' arrays: their slot goes back to the ring, and the arrays, which
+        it would overwrite, are dropped (a batch that came through the pipe just drops them)."""
+        self.stores = {}
+        if self.ring is not None and self.placed is not None:
+            self.ring.give_back(self.placed.slot)
+        self.ring, self.placed = None, None
 
 
 @dataclass(frozen=True)
@@ -289,16 +321,25 @@ def _ascii_plain_text(doc: RawDocument, markup: Markup = DEFAULT_MARKUP) -> bool
 
 
 _WORKER: _Worker | None = None
+#: the parent's shared slots, inherited at the fork (None: results take the pipe)
+_RING: SlotRing | None = None
 
 
-def _init_worker(settings: dict[str, Any], specs: list[dict[str, Any]], markup: str = DEFAULT_MARKUP.value) -> None:
-    global _WORKER
+def _init_worker(
+    settings: dict[str, Any], specs: list[dict[str, Any]], markup: str = DEFAULT_MARKUP.value, ring: SlotRing | None = None,
+) -> None:
+    global _WORKER, _RING
     _WORKER = _Worker(Analyzer(AnalysisSettings.from_dict(settings)), [StoreSpec.from_dict(s) for s in specs], markup=Markup(markup))
+    _RING = ring
 
 
-def _run_batch(batch: list[RawDocument]) -> AnalyzedBatch:
+def _run_batch(batch: list[RawDocument], slot: int | None = None) -> AnalyzedBatch:
+    """A batch analysed; its arrays in shared slot ``slot`` when there is one and they fit."""
     assert _WORKER is not None
-    return AnalyzedBatch.pack(_WORKER.run_batch(batch), [s.name for s in _WORKER.specs])
+    analysed = AnalyzedBatch.pack(_WORKER.run_batch(batch), [s.name for s in _WORKER.specs])
+    if slot is not None and _RING is not None:
+        analysed.to_slot(_RING, slot)
+    return analysed
 
 
 #: A PDF, DOCX, ODT or EPUB byte costs about this many text bytes of work (extraction plus the
@@ -323,6 +364,13 @@ def _batches(docs: Iterable[RawDocument], max_bytes: int, max_docs: int) -> Iter
 #: A batch ends at this many bytes of text (containers weighted) or this many documents.
 BATCH_BYTES = 2 << 20
 BATCH_DOCS = 500
+#: A shared slot holds a batch's arrays (:mod:`~coderiv.index.shared_slots`): about 5 bytes a
+#: word of text for a report-ready index's chunk ids and values, ~9 a distinct word per
+#: document for its terms, so about the text's size; room for twice a full batch's text.
+SLOT_BYTES = 4 * BATCH_BYTES
+#: Slots beyond the batches in flight: those the consumer holds (a run of the writer's spill
+#: being gathered and the one being sorted, ~6 batches each of long documents).
+HELD_SLOTS = 16
 
 
 def _large(first: list[RawDocument]) -> bool:
@@ -352,6 +400,10 @@ def analyze_documents(
     Batches come back in input order; at most ``2 × workers`` are in flight, so memory stays
     bounded whatever the collection's size. ``source_bytes`` (the source's size, when known)
     says whether the job is worth loading the compiled loop (:mod:`coderiv.keys.compiled_terms`).
+
+    A batch's store arrays may be views of shared memory (:mod:`~coderiv.index.shared_slots`):
+    the consumer calls :meth:`AnalyzedBatch.release` once it no longer reads them (a consumer
+    that does not only leaves later batches to come through the pipe).
     """
     workers = default_workers() if workers is None else workers
     settings_dict = settings.to_dict()
@@ -371,16 +423,26 @@ def analyze_documents(
         for batch in batches:
             yield _run_batch(batch)
         return
-    pool = worker_pool(workers, _init_worker, (settings_dict, spec_dicts, markup.value))
+    ring = SlotRing.for_pool(2 * workers + 1 + HELD_SLOTS, SLOT_BYTES)
+    pool = worker_pool(workers, _init_worker, (settings_dict, spec_dicts, markup.value, ring))
     try:
-        pending: list[Future[AnalyzedBatch]] = []
+        pending: list[tuple[Future[AnalyzedBatch], int | None]] = []
         for batch in batches:
-            pending.append(pool.submit(_run_batch, batch))
+            slot = ring.take() if ring is not None else None
+            pending.append((pool.submit(_run_batch, batch, slot), slot))
             while len(pending) > 2 * workers:
-                yield pending.pop(0).result()
-        for future in pending:
-            yield future.result()
+                yield _received(*pending.pop(0), ring)
+        for future, slot in pending:
+            yield _received(future, slot, ring)
     except BaseException:  # an error, Ctrl-C, SIGTERM, or the consumer closing the generator
         stop_pool(pool)
         raise
     pool.shutdown()
+
+
+def _received(future: Future[AnalyzedBatch], slot: int | None, ring: SlotRing | None) -> AnalyzedBatch:
+    """A worker's batch, its arrays mapped from its shared slot when it used one."""
+    batch = future.result()
+    if slot is not None and ring is not None:
+        batch.from_slot(ring, slot)
+    return batch

@@ -109,6 +109,7 @@ class Spill:
 
     def add(self, batch: AnalyzedBatch) -> None:
         if not batch.ids:
+            batch.release()
             return
         if self.presort:
             previous = self._last_id
@@ -139,6 +140,8 @@ class Spill:
             for name in self.names:
                 counts, keys, vals = _concatenated(self._pending, name)
                 stores[name] = _save_forward(folder, name, counts, keys, vals)
+            for batch in self._pending:
+                batch.release()
             self.runs.append(Run(ids, stores))
         self._pending, self._size = [], 0
 
@@ -198,6 +201,8 @@ class Presort(threading.Thread):
         except BaseException as exc:  # re-raised by result() in the writing thread
             self.error = exc
         finally:
+            for batch in self.batches:  # read: their shared slots can take new batches
+                batch.release()
             self.batches = []
 
     def result(self) -> dict[str, Segment]:
