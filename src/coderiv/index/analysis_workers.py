@@ -366,11 +366,14 @@ BATCH_BYTES = 2 << 20
 BATCH_DOCS = 500
 #: A shared slot holds a batch's arrays (:mod:`~coderiv.index.shared_slots`): about 5 bytes a
 #: word of text for a report-ready index's chunk ids and values, ~9 a distinct word per
-#: document for its terms, so about the text's size; room for twice a full batch's text.
-SLOT_BYTES = 4 * BATCH_BYTES
-#: Slots beyond the batches in flight: those the consumer holds (a run of the writer's spill
-#: being gathered and the one being sorted, ~6 batches each of long documents).
-HELD_SLOTS = 16
+#: document for its terms, so about the text's size (at most 2.0 MB a batch of 10K long
+#: documents, 1.1 MB of 100K short ones, 26 Nov); room for twice a full batch's text.
+SLOT_BYTES = 2 * BATCH_BYTES
+#: Slots beyond the batches in flight: those the consumer holds, a run of the writer's spill
+#: being gathered and the one being sorted (~6 batches each of long documents, ~18 of short
+#: ones). Only the pages a batch writes are touched; a batch that finds no free slot takes
+#: the pipe.
+HELD_SLOTS = 40
 
 
 def _large(first: list[RawDocument]) -> bool:
