@@ -326,10 +326,12 @@ def sort_pieces(pieces: list[Piece], top_doc: int, value: int, buffers: MergeBuf
 
 def _one_value(unique: np.ndarray, counts: np.ndarray, docs: np.ndarray, value: int, buffers: MergeBuffers) -> Sorted:
     """Grouped postings of one value as :data:`Sorted` (every value and maximum ``value``, the
-    values in ``buffers``; no runs): what :func:`sort_pieces` and :func:`sort_units` give."""
+    values and maxima in ``buffers``; no runs): what :func:`sort_pieces` and :func:`sort_units` give."""
     vals = buffers.get("vals", len(docs), np.uint32)
     vals.fill(value)
-    return unique, counts, docs, vals, np.full(len(unique), value, np.uint32), np.empty(0, np.int64), np.empty(0, np.uint16)
+    maxima = buffers.get("maxima", len(unique), np.uint32)
+    maxima.fill(value)
+    return unique, counts, docs, vals, maxima, np.empty(0, np.int64), np.empty(0, np.uint16)
 
 
 

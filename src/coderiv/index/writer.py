@@ -745,7 +745,13 @@ def _merge_slices(units: _Units, buffers: compiled_writer.MergeBuffers) -> _Merg
         vals = np.concatenate([np.empty(0, np.uint32), *(segment.read("vals", a, b - a) for segment, a, b in slices)])
         unique, counts, docs, vals, maxima = _grouped(keys, docs, vals)
     run_at, run_high = _range_runs(docs)
-    return unique, counts.astype(np.int64), maxima, docs.astype(np.uint16), vals, run_at, run_high
+    # the conversions go to the range's buffers, not fresh arrays: a 10K-document chunk store's
+    # ranges would otherwise fault in ~1.5 GB of new pages (see the machine note, performance.md)
+    wide_counts = buffers.get("counts_int64", len(counts), np.int64)
+    np.copyto(wide_counts, counts, casting="unsafe")
+    low = buffers.get("low_uint16", len(docs), np.uint16)
+    np.copyto(low, docs, casting="unsafe")  # the low 16 bits
+    return unique, wide_counts, maxima, low, vals, run_at, run_high
 
 
 def _sorted_units(units: _Units, top_doc: int, value: int, buffers: compiled_writer.MergeBuffers) -> Sorted | None:
@@ -907,15 +913,19 @@ def _append_key_range(
     run_high: np.ndarray, written: int, high: int, files: dict[str, NpyWriter | SplitWriter],
     over: tuple[list[np.ndarray], list[np.ndarray]] | None,
 ) -> tuple[int, int]:
-    """Append one merged key range (:func:`_merge_blocks`) to the store's files; ``written``
+    """Append one merged key range (:func:`_merge_blocks`) to the store's files (its ``counts``
+    become the offsets, in place); ``written``
     postings precede it, the last of them with high bits ``high`` (−1 before the first); values
     of ``ESCAPE`` and more go to ``over`` (positions, values) when given; values and largest
     values are not written when ``files`` has no ``vals`` (a presence store). The range's runs start
     at each key's first posting (its keys were merged apart); only those where the high bits
     change are kept (:class:`~coderiv.index.postings.SplitNumbers`). Returns the postings written
     with it and before it, and the last one's high bits."""
-    ptr = np.cumsum(counts, dtype=np.int64)
-    ptr += written  # in place: no second array of the range's keys (a fresh allocation faults its pages in)
+    # in place, over the counts (int64, not read again): no array of the range's keys is
+    # allocated (a fresh allocation faults its pages in)
+    ptr = counts if counts.dtype == np.int64 and counts.flags.writeable else counts.astype(np.int64)
+    np.cumsum(ptr, out=ptr)
+    ptr += written
     files["keys"].append(keys)
     files["ptr"].append(ptr)
     files["docs"].append(low)
