@@ -3,6 +3,8 @@ tests/test_writer.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -223,3 +225,31 @@ def test_units_of_many_postings_sort_as_the_packed_sort(seed: int, size: int, n_
     top = (3 << unit_shift) - 1  # three units
     pairs = set(zip(rng.integers(0, top + 1, size).tolist(), rng.integers(0, 70_000, size).tolist()))
     test_units_sort_as_the_packed_sort.hypothesis.inner_test(pairs, n_slices, unit_shift, True, 1)  # type: ignore[attr-defined]
+
+
+def test_one_value_sorts_give_their_value_without_memory_and_large_values_still_escape(tmp_path: Path) -> None:
+    """A sort of one value gives its values and maxima as read-only broadcasts; written by the
+    merge with a value past one byte (300), they are escaped as any store's: the byte 255 in
+    ``vals``, the positions and 300 aside (the broadcast is not written into)."""
+    from coderiv.index.writer import NpyWriter, _append_key_range
+
+    keys, docs = np.array([7, 3, 7], np.uint32), np.array([1, 4, 0], np.uint16)
+    got = combined_sort.sort_pieces([(keys, docs, 0)], 4, 300, MergeBuffers())
+    assert got is not None
+    unique, counts, sorted_docs, vals, maxima = got[:5]
+    assert (unique.tolist(), counts.tolist(), sorted_docs.tolist()) == ([3, 7], [1, 2], [4, 0, 1])
+    assert vals.tolist() == [300] * 3 and maxima.tolist() == [300] * 2
+    assert not vals.flags.writeable and vals.strides == (0,)
+    files = {name: NpyWriter(tmp_path / f"{name}.npy", np.dtype(dtype)) for name, dtype in
+             [("keys", np.uint32), ("ptr", np.int64), ("docs", np.uint16), ("maxvals", np.uint32), ("vals", np.uint8),
+              ("doc_run_at", np.int64), ("doc_run_high", np.uint16)]}
+    over: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
+    counts64 = counts.astype(np.int64)
+    written, high = _append_key_range(unique, counts64, maxima, sorted_docs, vals, np.zeros(1, np.int64),
+                                      np.zeros(1, np.uint16), 10, -1, files, over)  # type: ignore[arg-type]
+    for writer in files.values():
+        writer.close()
+    assert (written, high) == (13, 0)
+    assert np.load(tmp_path / "vals.npy").tolist() == [255] * 3 and np.load(tmp_path / "ptr.npy").tolist() == [11, 13]
+    assert np.concatenate(over[0]).tolist() == [10, 11, 12] and np.concatenate(over[1]).tolist() == [300] * 3
+    assert vals.tolist() == [300] * 3

@@ -191,7 +191,7 @@ def sort_units(
     unique, counts = buffers.get("unique", total, np.uint32), buffers.get("counts", total, np.uint32)
     docs_out = buffers.get("docs", total, np.uint32)
     n_keys = _KERNELS["sort_units"](keys, docs, bases, where, unit_shift, unit_lo, *scratch, unique, counts, docs_out)
-    return _one_value(unique[:n_keys], counts[:n_keys], docs_out, value, buffers)
+    return _one_value(unique[:n_keys], counts[:n_keys], docs_out, value)
 
 
 def _sort_units(
@@ -321,16 +321,15 @@ def sort_pieces(pieces: list[Piece], top_doc: int, value: int, buffers: MergeBuf
         starts = np.flatnonzero(np.concatenate(([True], keys_of[1:] != keys_of[:-1])))
         unique, counts = keys_of[starts].astype(np.uint32), np.diff(np.append(starts, total)).astype(np.uint32)
         np.bitwise_and(packed, np.uint64((1 << below) - 1), out=docs, casting="unsafe")
-    return _one_value(unique, counts, docs, value, buffers)
+    return _one_value(unique, counts, docs, value)
 
 
-def _one_value(unique: np.ndarray, counts: np.ndarray, docs: np.ndarray, value: int, buffers: MergeBuffers) -> Sorted:
-    """Grouped postings of one value as :data:`Sorted` (every value and maximum ``value``, the
-    values and maxima in ``buffers``; no runs): what :func:`sort_pieces` and :func:`sort_units` give."""
-    vals = buffers.get("vals", len(docs), np.uint32)
-    vals.fill(value)
-    maxima = buffers.get("maxima", len(unique), np.uint32)
-    maxima.fill(value)
+def _one_value(unique: np.ndarray, counts: np.ndarray, docs: np.ndarray, value: int) -> Sorted:
+    """Grouped postings of one value as :data:`Sorted` (no runs): what :func:`sort_pieces` and
+    :func:`sort_units` give. Every value and maximum is ``value``, given as read-only broadcast
+    views that take no memory: a presence store, these sorts' usual caller, writes neither."""
+    same = np.uint32(value)
+    vals, maxima = np.broadcast_to(same, len(docs)), np.broadcast_to(same, len(unique))
     return unique, counts, docs, vals, maxima, np.empty(0, np.int64), np.empty(0, np.uint16)
 
 

@@ -745,8 +745,8 @@ def _merge_slices(units: _Units, buffers: compiled_writer.MergeBuffers) -> _Merg
         vals = np.concatenate([np.empty(0, np.uint32), *(segment.read("vals", a, b - a) for segment, a, b in slices)])
         unique, counts, docs, vals, maxima = _grouped(keys, docs, vals)
     run_at, run_high = _range_runs(docs)
-    # the conversions go to the range's buffers, not fresh arrays: a 10K-document chunk store's
-    # ranges would otherwise fault in ~1.5 GB of new pages (see the machine note, performance.md)
+    # the conversions go to the range's buffers, not fresh arrays (whose pages every range
+    # would fault in anew; see the machine note in docs/performance.md)
     wide_counts = buffers.get("counts_int64", len(counts), np.int64)
     np.copyto(wide_counts, counts, casting="unsafe")
     low = buffers.get("low_uint16", len(docs), np.uint16)
@@ -935,7 +935,7 @@ def _append_key_range(
             large = np.flatnonzero(vals >= ESCAPE)
             over[0].append(large + written)
             over[1].append(vals[large])
-            np.minimum(vals, ESCAPE, out=vals)
+            vals = np.minimum(vals, ESCAPE, out=vals if vals.flags.writeable else None)
         files["vals"].append(vals)
     highs = run_high.astype(np.int64)
     change = highs != np.concatenate(([high], highs[:-1]))
