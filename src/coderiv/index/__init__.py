@@ -1,6 +1,7 @@
 """The persistent inverted index: postings arrays (:mod:`.postings`), generations written
 atomically with checksums and a lock (:mod:`.storage`), analysis in worker processes
-(:mod:`.analysis_workers`), the bounded-memory writer (:mod:`.writer`), :class:`Index`
+(:mod:`.analysis_workers`, their results handed back through :mod:`.shared_slots`), the
+bounded-memory writer (:mod:`.writer`), :class:`Index`
 (:mod:`.index`: open, inspect, build or update, add a store), sharded indexes (:mod:`.shards`)
 and the one interface both implement (:mod:`.reader`: :class:`IndexReader`, :func:`open_index`)."""
 
