@@ -1,7 +1,8 @@
 """The persistent inverted index: postings arrays (:mod:`.postings`), generations written
 atomically with checksums and a lock (:mod:`.storage`), analysis in worker processes
 (:mod:`.analysis_workers`, their results handed back through :mod:`.shared_slots`), the
-bounded-memory writer (:mod:`.writer`), :class:`Index`
+bounded-memory writer (:mod:`.writer`, its files sent to disk as they grow by
+:mod:`.early_writeback`), :class:`Index`
 (:mod:`.index`: open, inspect, build or update, add a store), sharded indexes (:mod:`.shards`)
 and the one interface both implement (:mod:`.reader`: :class:`IndexReader`, :func:`open_index`)."""
 

@@ -56,6 +56,7 @@ from coderiv.index.combined_sort import Sorted, group_narrow_run, sort_packed, s
 from coderiv.index.combined_sort import loaded as combined_sort_loaded
 from coderiv.index.compiled_writer import group_run
 from coderiv.index.counts import ESCAPE, OVER_AT_FILE, OVER_VAL_FILE
+from coderiv.index.early_writeback import WRITEBACK_BYTES, start_writeback
 from coderiv.index.postings import ENCODE_CHUNK, SPLIT_FILES, Postings, group_by_key, key_dtype, narrow, offsets_dtype
 from coderiv.index.scratch_pages import release_prefix
 from coderiv.keys.kinds import distinct
@@ -984,7 +985,9 @@ class NpyWriter:
     """A one-dimensional ``.npy`` file written front to back in pieces, its length filled in when
     closed: the same bytes as ``np.save`` of the whole array, without holding it. The header
     has a fixed size (numpy pads it for any length), which :meth:`close` checks. A full disk is
-    an ``OSError`` from a write, never a fault in a memory map."""
+    an ``OSError`` from a write, never a fault in a memory map. Every
+    :data:`~coderiv.index.early_writeback.WRITEBACK_BYTES` written start their way to disk
+    (:mod:`~coderiv.index.early_writeback`), so that the commit's fsync finds little left."""
 
     def __init__(self, path: Path, dtype: np.dtype) -> None:
         self.path, self.dtype, self.length = path, np.dtype(dtype), 0
@@ -992,6 +995,8 @@ class NpyWriter:
         self.header_size = self._header()
         #: where a piece of another type is converted, reused from piece to piece (no fresh pages)
         self._converted = np.empty(0, self.dtype)
+        #: bytes whose writeback has been started (the file's first bytes up to there)
+        self.written_back = 0
 
     def _header(self) -> int:
         header = {"descr": dtype_to_descr(self.dtype), "fortran_order": False, "shape": (self.length,)}
@@ -1008,6 +1013,11 @@ class NpyWriter:
             array = converted
         array.tofile(self.file)
         self.length += len(array)
+        end = self.header_size + self.length * self.dtype.itemsize
+        if end - self.written_back >= WRITEBACK_BYTES:
+            self.file.flush()  # (tofile writes through the descriptor: nothing is buffered)
+            start_writeback(self.file.fileno(), self.written_back, end - self.written_back)
+            self.written_back = end
 
     def close(self) -> None:
         if self.file.closed:
