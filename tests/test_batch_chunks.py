@@ -139,7 +139,7 @@ def test_report_ready_index_identical_to_the_per_document_path(tmp_path: Path, m
 @settings(max_examples=200, deadline=None)
 @given(DOCUMENTS, NS, st.sampled_from([1, 8, 31, 32]))
 def test_compiled_chunk_keys_equal_numpy(docs: list[list[str]], n: int, bits: int) -> None:
-    """Ids tagged with their documents, rolled from window to window, sorted once and split
+    """Ids rolled from window to window, sorted document by document and their repeats dropped
     (:func:`~coderiv.keys.compiled_terms.chunk_keys_of`): each document's distinct sorted ids
     of the numpy path, in uint32."""
     pytest.importorskip("numba")
