@@ -63,6 +63,12 @@ from coderiv.keys.kinds import distinct
 
 RANGE_POSTINGS = 16_000_000
 RUN_POSTINGS = 2_000_000
+#: Postings of a key range of partitioned segments (a chunk store's) merged at a time: the
+#: merge's buffers (about 46 bytes a posting, two sets) are faulted in once, and its radix sort's
+#: arrays stay in cache. At 1M instead of the 2M of ``RANGE_POSTINGS // 8`` a report-ready
+#: build of 10,000 long documents took 0.3–0.5 s less CPU (system time 1.25–1.37 s against
+#: 1.85–2.32) and 40–50 MB less peak memory; 500K was no better than 1M (26 Nov 2026).
+PARTITION_RANGE_POSTINGS = 1_000_000
 
 
 class Run:
@@ -611,7 +617,7 @@ def merge_segments(
     try:
         filled = [segment for segment in segments if segment.n_postings]  # a run without postings is any kind
         if filled and all(segment.parts is not None for segment in filled):
-            ranges, merge = _partition_ranges(filled, budget), _merge_slices
+            ranges, merge = _partition_ranges(filled, min(budget, PARTITION_RANGE_POSTINGS)), _merge_slices
         else:
             converted = [_sorted(segment) for segment in segments]
             temporary = [s for s, o in zip(converted, segments) if s is not o]
