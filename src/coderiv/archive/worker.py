@@ -9,7 +9,6 @@ its lease runs out and the restarted server's workers check the submission again
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import logging
 import os
@@ -29,6 +28,7 @@ from coderiv.archive.db import Database
 from coderiv.archive.models import Check, Submission, now
 from coderiv.archive.queue import DEFAULT_LEASE, Claim, claim, heartbeat
 from coderiv.errors import CoderivError
+from coderiv.index.child_processes import die_with_parent
 from coderiv.text.extract import MAX_DOCUMENT_BYTES
 from coderiv.text.isolated import Budget, read_isolated
 
@@ -38,17 +38,6 @@ log = logging.getLogger("coderiv.archive.worker")
 POLL = 0.5
 #: Fault tests only: seconds a check pauses after it is claimed (so a test can kill it mid-check).
 FAULT_DELAY_ENV = "CODERIV_ARCHIVE_FAULT_DELAY"
-
-
-def _die_with_parent(parent: int) -> None:
-    """Ask Linux to SIGKILL this process when its parent dies; elsewhere the poll loop checks."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:  # the parent died before prctl took effect
-        os._exit(1)
 
 
 class Worker:
@@ -177,7 +166,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s worker %(process)d %(message)s")
     if args.parent is not None:
-        _die_with_parent(args.parent)
+        die_with_parent(args.parent)  # (elsewhere than Linux the poll loop checks)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     budget = Budget(args.read_seconds, args.read_memory, args.max_words)
     worker = Worker(Database(args.database), args.index, args.lease, args.webhook, args.parent, budget, args.max_bytes)

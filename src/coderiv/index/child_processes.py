@@ -16,13 +16,13 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
-import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.context import BaseContext
 from typing import Any
 
 from coderiv.index.storage import release_inherited_locks
+from coderiv.libc import c_function
 
 #: prctl(2) option: the signal a process receives when its parent thread exits.
 PR_SET_PDEATHSIG = 1
@@ -30,12 +30,9 @@ PR_SET_PDEATHSIG = 1
 
 def die_with_parent(parent: int) -> None:
     """Have the kernel kill this process when ``parent`` exits; exit now if it already has."""
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-        except (OSError, AttributeError):  # no prctl: the liveness check below still runs
-            pass
+    prctl = c_function("prctl", (ctypes.c_int,) + (ctypes.c_ulong,) * 4)
+    if prctl is not None:  # (without it, the liveness check below still runs)
+        prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     if os.getppid() != parent:
         os._exit(1)
 
@@ -55,13 +52,10 @@ def keep_freed_memory(size: int = WORKER_HEAP_BYTES) -> bool:
     in and zeroes again: on 2,500 long documents a report-ready build's workers spent ~0.4 s of
     system time on that, against ~0.05 s with this (2026-11-25). False where malloc is not
     glibc's (nothing changes)."""
-    if not sys.platform.startswith("linux"):
+    mallopt = c_function("mallopt", (ctypes.c_int, ctypes.c_int))
+    if mallopt is None:  # not glibc
         return False
-    try:
-        libc = ctypes.CDLL(None)
-        return bool(libc.mallopt(M_MMAP_THRESHOLD, size)) and bool(libc.mallopt(M_TRIM_THRESHOLD, 2 * size))
-    except (OSError, AttributeError):  # not glibc
-        return False
+    return bool(mallopt(M_MMAP_THRESHOLD, size)) and bool(mallopt(M_TRIM_THRESHOLD, 2 * size))
 
 
 def prepare_child(parent: int, initializer: Callable[..., Any] | None = None, *initargs: Any) -> None:

@@ -14,8 +14,8 @@ commit still fsyncs every file before it publishes the generation; this only sta
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
-import sys
+
+from coderiv.libc import c_function
 
 #: sync_file_range(2) flag: start writing out the range's dirty pages, do not wait for them.
 SYNC_FILE_RANGE_WRITE = 2
@@ -24,19 +24,7 @@ SYNC_FILE_RANGE_WRITE = 2
 WRITEBACK_BYTES = 16 << 20
 
 
-def _sync_file_range() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        function = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).sync_file_range
-    except (OSError, AttributeError):
-        return None
-    function.argtypes = (ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint)
-    function.restype = ctypes.c_int
-    return function
-
-
-_SYNC_FILE_RANGE = _sync_file_range()
+_SYNC_FILE_RANGE = c_function("sync_file_range", (ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint))
 
 
 def start_writeback(fd: int, offset: int, nbytes: int) -> bool:

@@ -14,10 +14,10 @@ zeros, and nothing reads it again.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
-import sys
 from pathlib import Path
+
+from coderiv.libc import c_function
 
 #: fallocate(2) modes: keep the size, free the range.
 FALLOC_FL_KEEP_SIZE = 0x01
@@ -30,19 +30,7 @@ PAGE = 4096
 RELEASE_BYTES = 8 << 20
 
 
-def _fallocate() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        function = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).fallocate64
-    except (OSError, AttributeError):
-        return None
-    function.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64)
-    function.restype = ctypes.c_int
-    return function
-
-
-_FALLOCATE = _fallocate()
+_FALLOCATE = c_function("fallocate64", (ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64))
 
 
 def release_prefix(path: Path, done: int, upto: int, at_least: int = RELEASE_BYTES) -> int:

@@ -14,21 +14,15 @@ nothing is done.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
-from functools import cache
+from collections.abc import Callable
 from typing import Any
 
+from coderiv.libc import c_function
 
-@cache
-def _trim() -> Any:
+
+def _trim() -> Callable[..., Any] | None:
     """glibc's ``malloc_trim``, or None where the C library has none."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim
-    except (OSError, AttributeError):
-        return None
-    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
-    return trim
+    return c_function("malloc_trim", [ctypes.c_size_t])
 
 
 def release_free_heap() -> bool:
