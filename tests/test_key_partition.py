@@ -33,20 +33,34 @@ def test_two_documents_by_hand(loops: str) -> None:
     9 (d1)."""
     split = partition_run(np.array([2, 7, 1, 7, 9], np.uint32), np.array([2, 3]), np.ones(5, np.int32), np.uint16)
     assert split is not None and (split.shift, split.top_key, split.top_val, split.vals) == (0, 9, 1, None)
-    assert split.keys.tolist() == [1, 2, 7, 7, 9] and split.keys.dtype == np.uint32
+    assert split.keys.tolist() == [1, 2, 7, 7, 9] and split.keys.dtype == np.uint16
     assert split.docs.tolist() == [1, 0, 0, 1, 1] and split.docs.dtype == np.uint16
     assert split.parts.tolist() == [0, 0, 1, 2, 2, 2, 2, 2, 4, 4, 5]
 
 
 def test_wide_keys_and_varied_values_by_hand(loops: str) -> None:
-    """Keys up to 2^32 − 1 keep their top 12 bits (shift 20): 2^20 + 5 is in partition 1, 3 in 0,
-    2^32 − 1 in 4,095; values that differ travel with their postings."""
-    keys = np.array([3, 2**20 + 5, 2**32 - 1, 4], np.uint64)
+    """Keys up to 2^32 − 1 are split by their top 16 bits (shift 16) and keep their low 16:
+    2^16 + 5 is in partition 1 (kept as 5), 3 in 0, 2^32 − 1 in 65,535 (kept as 65,535); values
+    that differ travel with their postings; the whole keys come back from the partitions."""
+    keys = np.array([3, 2**16 + 5, 2**32 - 1, 4], np.uint64)
     split = partition_run(keys, np.array([3, 0, 1]), np.array([5, 6, 7, 8]), np.uint32)
-    assert split is not None and (split.shift, split.top_key, split.top_val) == (20, 2**32 - 1, 8)
-    assert split.keys.tolist() == [3, 4, 2**20 + 5, 2**32 - 1] and split.docs.tolist() == [0, 2, 0, 0]
+    assert split is not None and (split.shift, split.top_key, split.top_val) == (16, 2**32 - 1, 8)
+    assert split.keys.tolist() == [3, 4, 5, 65535] and split.docs.tolist() == [0, 2, 0, 0]
     assert split.vals is not None and split.vals.tolist() == [5, 8, 6, 7]
-    assert split.parts.tolist()[:3] == [0, 2, 3] and split.parts[-2:].tolist() == [3, 4] and len(split.parts) == 4097
+    assert split.parts.tolist()[:3] == [0, 2, 3] and split.parts[-2:].tolist() == [3, 4] and len(split.parts) == 65537
+    whole = key_partition.full_keys(split.keys, 0, split.parts, split.shift)
+    assert whole.tolist() == [3, 4, 2**16 + 5, 2**32 - 1] and whole.dtype == np.uint64
+    assert key_partition.full_keys(split.keys[2:], 2, split.parts, split.shift).tolist() == [2**16 + 5, 2**32 - 1]
+
+
+def test_keys_of_a_narrow_run_come_back_whole() -> None:
+    """Keys below 2^20 (shift 4): partition p holds keys [16p, 16p + 16); the stored low 16 bits
+    hold more than the 4 the shift leaves, and only those 4 are taken: 70,000 = 4,375 · 16 + 0."""
+    keys = np.array([70_000, 17, 1, 2**20 - 1], np.uint64)
+    split = partition_run(keys, np.array([4]), np.ones(4), np.uint16)
+    assert split is not None and split.shift == 4
+    assert split.keys.tolist() == [1, 17, 70_000 & 0xFFFF, 0xFFFF]
+    assert key_partition.full_keys(split.keys, 0, split.parts, split.shift).tolist() == [1, 17, 70_000, 2**20 - 1]
 
 
 def test_keys_past_32_bits_and_no_postings_are_not_partitioned(loops: str) -> None:
@@ -56,7 +70,7 @@ def test_keys_past_32_bits_and_no_postings_are_not_partitioned(loops: str) -> No
 
 def test_shifts_and_unit_bounds() -> None:
     """A unit of keys [u·2^S, (u + 1)·2^S) is whole partitions of a run with a shift s ≤ S."""
-    assert [shift_of(k) for k in (0, 4095, 4096, 2**32 - 1)] == [0, 0, 1, 20]
+    assert [shift_of(k) for k in (0, 65535, 65536, 2**32 - 1)] == [0, 0, 1, 16]
     parts = np.array([0, 1, 1, 4, 6, 9])  # 5 partitions (shift 1: keys below 10)
     assert unit_bounds(parts, 1, 1, 5).tolist() == [0, 1, 1, 4, 6, 9]
     assert unit_bounds(parts, 1, 2, 3).tolist() == [0, 1, 6, 9]  # units of 2 partitions, the last cut short
@@ -66,13 +80,14 @@ def test_shifts_and_unit_bounds() -> None:
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])  # the fixture only picks the loops
 @given(
     sizes=st.lists(st.integers(0, 30), max_size=30),
-    top=st.sampled_from([1, 50, 4095, 4096, 70_000, 2**32 - 1]),
+    top=st.sampled_from([1, 50, 65535, 65536, 70_000, 2**20 + 3, 2**32 - 1]),
     varied=st.booleans(),
     seed=st.integers(0, 2**32 - 1),
 )
 def test_the_partition_is_a_stable_sort_by_the_top_bits(loops: str, sizes: list[int], top: int, varied: bool, seed: int) -> None:
     """Every run (empty documents, keys shared or not, any width below 2^32): the postings in
-    the order of a stable sort by ``key >> shift``, the bounds of every partition."""
+    the order of a stable sort by ``key >> shift``, kept as their low 16 bits and whole again
+    from the partitions, the bounds of every partition."""
     rng = np.random.default_rng(seed)
     keys = rng.integers(0, top, sum(sizes), dtype=np.uint64, endpoint=True)
     vals = rng.integers(1, 9, len(keys)) if varied else np.ones(len(keys), np.int64)
@@ -85,7 +100,8 @@ def test_the_partition_is_a_stable_sort_by_the_top_bits(loops: str, sizes: list[
     order = np.argsort(keys >> np.uint64(shift), kind="stable")
     docs = np.repeat(np.arange(len(sizes)), sizes)
     assert split.shift == shift and split.top_key == int(keys.max())
-    assert np.array_equal(split.keys, keys[order]) and np.array_equal(split.docs, docs[order])
+    assert np.array_equal(split.keys, keys[order] & np.uint64(0xFFFF)) and np.array_equal(split.docs, docs[order])
+    assert np.array_equal(key_partition.full_keys(split.keys, 0, split.parts, shift), keys[order])
     if varied and vals.min() != vals.max():
         assert split.vals is not None and np.array_equal(split.vals, vals[order])
     else:

@@ -210,7 +210,7 @@ def test_partitioned_runs_merge_to_the_in_memory_inversion(tmp_path: Path, compi
     kinds = [True, True, True] if partitioned == "all" else [True, False, True]
     with _loops(compiled):
         segments = _run_segments(per_doc, [1000, 2000], tmp_path, kinds)
-        assert segments[0].parts is not None and segments[0].shift == 20 and (segments[1].parts is not None) == kinds[1]
+        assert segments[0].parts is not None and segments[0].shift == 16 and (segments[1].parts is not None) == kinds[1]
         writer.merge_segments(segments, tmp_path / "out", 50)
     _same_files_as_in_memory(per_doc, tmp_path, tmp_path / "out")
     assert not [p.name for p in tmp_path.iterdir() if p.name.endswith("-by-key")]  # the sorted copies removed
@@ -230,14 +230,14 @@ def test_a_run_without_postings_beside_partitioned_runs(tmp_path: Path, monkeypa
 
 
 def test_partitioned_runs_of_different_widths_merge_by_the_widest(tmp_path: Path) -> None:
-    """A run whose keys all lie below 4,096 (shift 0: a partition per key) and runs of 32-bit
-    keys (shift 20): the merge's units are the widest run's partitions."""
+    """A run whose keys all lie below 4,096 (shift 0: a partition per key value) and runs of 32-bit
+    keys (shift 16): the merge's units are the widest run's partitions."""
     rng = np.random.default_rng(9)
     narrow = [(np.unique(rng.integers(0, 4095, 5, dtype=np.uint64)), np.ones(5, np.int32)) for _ in range(200)]
     wide = [(np.unique(rng.integers(0, 2**32 - 1, 5, dtype=np.uint64)), np.ones(5, np.int32)) for _ in range(200)]
     per_doc = [(k, np.ones(len(k), np.int32)) for k, _ in wide[:100] + narrow + wide[100:]]
     segments = _run_segments(per_doc, [100, 300], tmp_path, [True, True, True])
-    assert [s.shift for s in segments] == [20, 0, 20]
+    assert [s.shift for s in segments] == [16, 0, 16]
     writer.merge_segments(segments, tmp_path / "out", 30)
     _same_files_as_in_memory(per_doc, tmp_path, tmp_path / "out")
 

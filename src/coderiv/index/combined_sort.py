@@ -162,8 +162,10 @@ def _group_into(packed: np.ndarray, below: int, unique: np.ndarray, counts: np.n
     return k + 1
 
 
-#: Bits of a key sorted by one pass of :func:`_sort_units`' radix sort: 1,024 counters (8 KB).
-DIGIT_BITS = 10
+#: Bits of a key sorted by one pass of :func:`_sort_units`' radix sort: 256 counters (2 KB);
+#: a unit's keys differ in their 16 low bits at most (:data:`~.key_partition.PART_BITS`), two
+#: passes, and a unit of some 1,200 postings pays for 512 counters, not 2,048.
+DIGIT_BITS = 8
 #: Units of at most this many postings are sorted by insertion, not by counting passes.
 INSERTION_SORT_BELOW = 48
 
@@ -175,13 +177,15 @@ def sort_units(
     """:func:`sort_pieces` for the slices of partitioned segments (:mod:`.key_partition`) in
     document order, given one after the other: slice ``s``'s postings of unit ``unit_lo + u``
     (keys ``[(unit_lo + u) << unit_shift, (unit_lo + u + 1) << unit_shift)``) are
-    ``where[s, u]:where[s, u + 1]`` of ``keys`` (uint32) and ``docs`` (uint16 or uint32, less
+    ``where[s, u]:where[s, u + 1]`` of ``keys`` (uint16 or uint32: the ``unit_shift`` low
+    bits are read) and ``docs`` (uint16 or uint32, less
     the slice's ``bases[s]``), in document order, and every document of slice ``s`` comes
     before those of slice ``s + 1``. Each unit is sorted on its own, by the ``unit_shift`` low
     bits of its keys, with a stable least-significant-digit radix sort (Knuth, TAOCP vol. 3,
     §5.2.5) of :data:`DIGIT_BITS` a pass, so documents stay in order within a key, in arrays of
     a unit's size that stay in the cache: 5.5–6.0 ns a posting against 7.2–7.6 for packing,
-    sorting and grouping the whole range (2M postings in 100–512 units, 2026-11-26). Needs the compiled
+    sorting and grouping the whole range (2M postings in 100–512 units, 2026-11-26; units are
+    smaller now, some 1,200 postings: :data:`~.key_partition.PART_BITS`). Needs the compiled
     loops: None when they are not loaded or a document needs more than 32 bits."""
     if not loaded() or int(top_doc).bit_length() > 32 or unit_shift > 32 or not len(bases):
         return None
@@ -270,7 +274,7 @@ def _warm_up(kernels: dict[str, Any]) -> None:
     two = np.empty(2, np.uint32)
     for doc_type in (np.uint16, np.uint32):
         kernels["sort_units"](
-            np.array([1, 2], np.uint32), np.array([0, 1], doc_type), np.zeros(1, np.int64), np.array([[0, 2]], np.int64), 20, 0,
+            np.array([1, 2], np.uint16), np.array([0, 1], doc_type), np.zeros(1, np.int64), np.array([[0, 2]], np.int64), 16, 0,
             out, out.copy(), two, two.copy(), two.copy(),
         )
 

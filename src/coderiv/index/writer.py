@@ -322,11 +322,12 @@ class Segment:
     between processes; the merge reads the files a block at a time. ``docs`` holds the numbers
     less ``doc_base`` and both are written in 2 bytes when they fit (``narrow_docs``,
     ``narrow_vals``: a run's few thousand documents, its counts), else 4; reads give uint32.
-    Keys below 2³² (chunk ids) are written in 4 bytes (``narrow_keys``), the largest values in
-    2 with the values, the postings per key in 2 when all are below 65,536 (``narrow_counts``):
-    When every value is the same (``constant``: a presence store's 1s), the values and largest
-    values are not written at all, reads give ``max_val``: a chunk store's presorted runs are
-    written and read back at 8 bytes a posting, not 20."""
+    Keys below 2³² (chunk ids) are written in 4 bytes (``narrow_keys``; a partitioned run's in
+    2, below), the largest values in 2 with the values, the postings per key in 2 when all are
+    below 65,536 (``narrow_counts``). When every value is the same (``constant``: a presence
+    store's 1s), the values and largest values are not written at all, reads give
+    ``max_val``: a chunk store's partitioned runs are written and read back at 4 bytes a
+    posting, not 20."""
 
     folder: Path
     n_keys: int
@@ -340,8 +341,9 @@ class Segment:
     constant: bool = False
     #: a partitioned run (:mod:`~coderiv.index.key_partition`): postings before each partition
     #: of keys ``key >> shift``; then ``keys`` has one key a posting (``n_keys`` of them, the
-    #: postings), unsorted within a partition, no ``counts`` nor ``max``, and ``top_key`` is the
-    #: largest key
+    #: postings), stored as its low 16 bits (reads give the whole keys; :meth:`read_into` with
+    #: ``low_keys`` the stored bits), unsorted within a partition, no ``counts`` nor ``max``, and
+    #: ``top_key`` is the largest key
     parts: np.ndarray | None = None
     shift: int = 0
     top_key: int = 0
@@ -352,6 +354,8 @@ class Segment:
 
     def _stored(self, name: str) -> np.dtype:
         if name == "keys":
+            if self.parts is not None:
+                return np.dtype(np.uint16)  # (the partitions give the top bits)
             return np.dtype(np.uint32 if self.narrow_keys else np.uint64)
         narrow = (
             (name == "docs" and self.narrow_docs) or (name in ("vals", "max") and self.narrow_vals)
@@ -377,15 +381,16 @@ class Segment:
 
     def raw(self, name: str, start: int, count: int) -> np.ndarray:
         """``count`` entries of file ``name`` from entry ``start`` as they are stored (narrow
-        types, documents less ``doc_base``), read."""
+        types, documents less ``doc_base``, a partitioned run's keys as their low 16 bits), read."""
         part = np.fromfile(self.folder / f"{name}.bin", self._stored(name), count, offset=start * self._stored(name).itemsize)
         if len(part) != count:
             raise OSError(f"segment {self.folder.name} has fewer {name} than asked")
         return part
 
-    def read_into(self, name: str, start: int, out: np.ndarray, rebase: bool = True) -> None:
+    def read_into(self, name: str, start: int, out: np.ndarray, rebase: bool = True, low_keys: bool = False) -> None:
         """:meth:`read` into ``out`` (contiguous; uint64 for keys, else uint32, or the stored
-        type), as many entries as it holds; documents less ``doc_base`` unless ``rebase``."""
+        type), as many entries as it holds; documents less ``doc_base`` unless ``rebase``; a
+        partitioned run's keys whole unless ``low_keys`` (their stored low 16 bits)."""
         if self.constant and name in ("vals", "max"):
             out[:] = self.max_val
             return
@@ -395,7 +400,9 @@ class Segment:
             handle.seek(start * dtype.itemsize)
             if handle.readinto(raw.view(np.uint8).data) != raw.nbytes:
                 raise OSError(f"{self.folder / name}.bin is shorter than expected")
-        if raw is not out:
+        if name == "keys" and self.parts is not None and not low_keys:
+            out[:] = key_partition.full_keys(raw, start, self.parts, self.shift)
+        elif raw is not out:
             out[:] = raw
         if name == "docs" and self.doc_base and rebase:
             out += np.uint32(self.doc_base)
@@ -464,7 +471,7 @@ def _save_partitioned(folder: Path, split: key_partition.Partitioned, doc_base: 
     narrow_docs = split.docs.dtype == np.uint16
     segment = Segment(
         folder, len(split.keys), len(split.keys), split.top_val, doc_base, narrow_docs, split.top_val < 1 << 16, True, False,
-        split.vals is None, parts=split.parts, shift=split.shift, top_key=split.top_key, top_doc=doc_base + split.n_docs - 1,
+        split.vals is None, parts=narrow(split.parts), shift=split.shift, top_key=split.top_key, top_doc=doc_base + split.n_docs - 1,
     )
     stored = {"keys": split.keys, "docs": split.docs}
     if split.vals is not None:
@@ -717,10 +724,11 @@ def _partition_ranges(segments: list[Segment], budget: int) -> Iterator[_Units]:
     unit_shift = max(segment.shift for segment in segments)
     n_units = max(segment.top_key >> unit_shift for segment in segments) + 1
     bounds = []
+    weights = np.zeros(n_units, np.int64)
     for segment in segments:
         assert segment.parts is not None
         bounds.append(key_partition.unit_bounds(segment.parts, segment.shift, unit_shift, n_units))
-    weights = np.sum([np.diff(b) for b in bounds], axis=0)
+        weights += np.diff(bounds[-1])
     for lo, hi in _ranges(weights, budget):
         held = [(segment, b) for segment, b in zip(segments, bounds) if b[hi] > b[lo]]
         if held:  # (units without keys make a range of nothing)
@@ -742,7 +750,7 @@ def _merge_slices(units: _Units, buffers: compiled_writer.MergeBuffers) -> _Merg
         value, top_doc = values.pop(), max(segment.top_doc for segment, _, _ in slices)
         grouped = _sorted_units(units, top_doc, value, buffers)
         if grouped is None:
-            pieces = [(segment.raw("keys", a, b - a), segment.raw("docs", a, b - a), segment.doc_base) for segment, a, b in slices]
+            pieces = [(segment.read("keys", a, b - a), segment.raw("docs", a, b - a), segment.doc_base) for segment, a, b in slices]
             grouped = sort_pieces(pieces, top_doc, value, buffers)
     if grouped is not None:
         unique, counts, docs, vals, maxima = grouped[:5]
@@ -769,12 +777,12 @@ def _sorted_units(units: _Units, top_doc: int, value: int, buffers: compiled_wri
     slices = units.slices
     total = sum(b - a for _, a, b in slices)
     narrow_docs = all(segment.narrow_docs for segment, _, _ in slices)
-    keys = buffers.get("unit_keys", total, np.uint32)
+    keys = buffers.get("unit_keys", total, np.uint16)  # (a partitioned run's stored low bits)
     docs = buffers.get("unit_narrow_docs", total, np.uint16) if narrow_docs else buffers.get("unit_docs", total, np.uint32)
     offsets = np.zeros(len(slices), np.int64)
     at = 0
     for number, (segment, a, b) in enumerate(slices):
-        segment.read_into("keys", a, keys[at : at + b - a], rebase=False)
+        segment.read_into("keys", a, keys[at : at + b - a], low_keys=True)  # (sort_units needs no more)
         segment.read_into("docs", a, docs[at : at + b - a], rebase=False)
         offsets[number] = at
         at += b - a
