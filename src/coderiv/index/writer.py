@@ -1029,7 +1029,7 @@ class NpyWriter:
         self.length += len(array)
         end = self.header_size + self.length * self.dtype.itemsize
         if end - self.written_back >= WRITEBACK_BYTES:
-            self.file.flush()  # (tofile writes through the descriptor: nothing is buffered)
+            # (tofile flushes the file and writes through its descriptor: nothing is buffered)
             start_writeback(self.file.fileno(), self.written_back, end - self.written_back)
             self.written_back = end
 
