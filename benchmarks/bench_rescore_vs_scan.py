@@ -17,27 +17,21 @@ import argparse
 import os
 import random
 import statistics
-import tarfile
 import time
 from pathlib import Path
 
 from coderiv import Index, Searcher
 from coderiv.ranking import compiled_probes, cosine_pruning
-from common import machine
+from common import machine, tar_texts
 
 
 def query_texts(tar: Path, count: int, words: int) -> list[str]:
     """``count`` documents of the collection, chosen with a fixed seed; cut to their words
     100 to 100 + ``words`` unless ``words`` is 0."""
-    with tarfile.open(tar) as archive:
-        members = [m for m in archive.getmembers() if m.isfile()]
-        random.Random(5).shuffle(members)
-        texts = []
-        for member in members[:count]:
-            data = archive.extractfile(member)
-            assert data is not None
-            texts.append(data.read().decode("utf-8", "replace"))
-    return [" ".join(text.split()[100 : 100 + words]) for text in texts] if words else texts
+    texts = [text for _, text in tar_texts(tar)]
+    random.Random(5).shuffle(texts)
+    chosen = texts[:count]
+    return [" ".join(text.split()[100 : 100 + words]) for text in chosen] if words else chosen
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""Small helpers shared by the benchmark scripts (timing, percentiles, peak memory)."""
+"""Small helpers shared by the benchmark scripts (timing, percentiles, peak memory, a
+collection's texts)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ import platform
 import resource
 import statistics
 import subprocess
+import tarfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 
@@ -24,6 +27,16 @@ def machine() -> str:
         pass
     cores = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
     return f"{cpu}, {cores} cores, Python {platform.python_version()}, {platform.system()}"
+
+
+def tar_texts(tar: Path) -> Iterator[tuple[str, str]]:
+    """(name, text) of every file of a collection's tar, in the tar's order (UTF-8, undecodable
+    bytes replaced)."""
+    with tarfile.open(tar) as archive:
+        for member in archive:
+            handle = archive.extractfile(member)
+            if handle is not None:
+                yield member.name, handle.read().decode("utf-8", "replace")
 
 
 def peak_rss_mb() -> tuple[float, float]:

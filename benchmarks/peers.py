@@ -47,26 +47,16 @@ import resource
 import shutil
 import subprocess
 import sys
-import tarfile
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from bench_scale import DEFAULT_WORDS, materialize
-from common import machine, peak_rss_mb
+from common import machine, peak_rss_mb, tar_texts
 
 WORD = re.compile(r"\w+")
 TOKEN = re.compile(r"[^\W_]+")
-
-
-def _texts(tar: Path) -> Iterator[tuple[str, str]]:
-    with tarfile.open(tar) as archive:
-        for member in archive:
-            handle = archive.extractfile(member)
-            if handle is not None:
-                yield member.name, handle.read().decode("utf-8", "replace")
 
 
 def _cpu_seconds() -> float:
@@ -137,7 +127,7 @@ def _document_frequencies(tar: Path) -> tuple[Counter[str], int]:
     """(df of every word, documents) over the collection, by tantivy's tokenizer."""
     df: Counter[str] = Counter()
     n = 0
-    for _, text in _texts(tar):
+    for _, text in tar_texts(tar):
         df.update(set(_tantivy_words(text)))
         n += 1
     return df, n
@@ -162,7 +152,7 @@ def run_tantivy(tar: Path, out: Path, queries: dict[str, str], threads: int, pos
     index = tantivy.Index(schema, path=str(out))
     start, cpu = time.perf_counter(), _cpu_seconds()
     writer = index.writer(heap_size=256_000_000, num_threads=threads)
-    for doc_id, text in _texts(tar):
+    for doc_id, text in tar_texts(tar):
         writer.add_document(tantivy.Document(id=doc_id, body=text))
     writer.commit()
     writer.wait_merging_threads()
@@ -205,7 +195,7 @@ def run_bm25s(tar: Path, out: Path, queries: dict[str, str], threads: int) -> di
     import bm25s
 
     start, cpu = time.perf_counter(), _cpu_seconds()
-    ids, texts = zip(*_texts(tar))
+    ids, texts = zip(*tar_texts(tar))
     retriever = bm25s.BM25()
     retriever.index(bm25s.tokenize(list(texts), stopwords="en", show_progress=False), show_progress=False)
     build, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
