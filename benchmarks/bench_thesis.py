@@ -36,14 +36,13 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from bench_scale import materialize
-from common import machine
+from common import machine, tar_texts
 
 CODERIV = [sys.executable, "-m", "coderiv"]
 
@@ -99,9 +98,7 @@ def phase_lsh(index_dir: Path, tar: Path) -> dict[str, Any]:
     from lsh_baseline import exact_pairs, lsh_candidates, recall
 
     index = Index.open(index_dir)
-    with tarfile.open(tar) as archive:
-        documents = ((m.name, archive.extractfile(m).read().decode("utf-8")) for m in archive if m.isfile())  # type: ignore[union-attr]
-        candidates = lsh_candidates(documents, Analyzer(index.settings))
+    candidates = lsh_candidates(tar_texts(tar), Analyzer(index.settings))
     return recall(exact_pairs(PairTable.open(index, "resemblance")), candidates)
 
 

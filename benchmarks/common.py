@@ -3,10 +3,10 @@ collection's texts)."""
 
 from __future__ import annotations
 
+import os
 import platform
 import resource
 import statistics
-import subprocess
 import tarfile
 import threading
 import time
@@ -25,8 +25,10 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    cores = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
-    return f"{cpu}, {cores} cores, Python {platform.python_version()}, {platform.system()}"
+    cores = os.cpu_count() or 0
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cores
+    pinned = f" ({usable} usable by this process)" if usable != cores else ""
+    return f"{cpu}, {cores} {'core' if cores == 1 else 'cores'}{pinned}, Python {platform.python_version()}, {platform.system()}"
 
 
 def tar_texts(tar: Path) -> Iterator[tuple[str, str]]:
