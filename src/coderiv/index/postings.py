@@ -370,8 +370,9 @@ class Postings:
         """(start, end) of the postings of the keys at ``positions``, their blocks checked."""
         positions = np.asarray(positions, np.int64)
         ptr = self._raw_ptr
-        if isinstance(ptr, SplitNumbers):
-            return ptr.take(positions).astype(np.int64), ptr.take(positions + 1).astype(np.int64)
+        if isinstance(ptr, SplitNumbers):  # one search of the runs for both ends
+            both = ptr.take(np.concatenate((positions, positions + 1))).astype(np.int64)
+            return both[: len(positions)], both[len(positions) :]
         self._guard("ptr").elements(np.concatenate((positions, positions + 1)))
         return np.asarray(ptr[positions], np.int64), np.asarray(ptr[positions + 1], np.int64)
 
