@@ -3,7 +3,7 @@
     python benchmarks/bench_commit.py SRC.tar A=/path/to/old/src B=/path/to/new/src [--rounds 2]
 
 Builds ``coderiv index SRC --report-ready`` in a fresh process per build, each source tree first
-on the path, alternating A B A B; the child wraps :func:`coderiv.index.storage.commit` and
+on the path, alternating A B A B; the child wraps :func:`coderiv.index.format.storage.commit` and
 prints its wall seconds and the process's CPU seconds during it (``time.process_time``: every
 thread, the commit's checksum threads included), with the 1-minute load before and after.
 """
@@ -23,7 +23,7 @@ from common import machine
 
 CHILD = """
 import json, os, sys, time
-from coderiv.index import storage
+from coderiv.index.format import storage
 real = storage.commit
 spent = []
 def timed(root, staging):

@@ -194,7 +194,7 @@ def index_pdfs(paragraphs: list[str], copies: int = 200) -> None:
     import shutil
     import tempfile
 
-    from coderiv.index.analysis_workers import default_workers
+    from coderiv.index.builder.analysis_workers import default_workers
     from coderiv.index.index import Index
 
     with tempfile.TemporaryDirectory() as tmp:

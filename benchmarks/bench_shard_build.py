@@ -28,8 +28,8 @@ from pathlib import Path
 
 import psutil
 
+from coderiv.system.cluster import process_cluster
 from common import machine
-from dask_cluster import real_cluster
 
 
 class TreeSampler:
@@ -165,7 +165,7 @@ def main() -> None:
             print(f"{args.shards} shards in one process, one after the other (1 analysis process): wall {lwall:.1f} s, "
                   f"CPU {lcpu:.1f} s, peak RSS {lpeak}; load {os.getloadavg()}")
             shutil.rmtree(work / "here")
-        with real_cluster(args.cluster_workers) as cluster:
+        with process_cluster(args.cluster_workers) as cluster:
             workers = TreeSampler([w.pid for w in cluster.workers])
             cpu0 = workers.cpu()
             with workers:

@@ -20,14 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from coderiv.evaluation.synthetic import SyntheticCollection
-from coderiv.index.cluster import dask_client
 from coderiv.index.index import Index
 from coderiv.index.shards import ShardedIndex, build_sharded
 from coderiv.ranking.fanout import DaskFanout, ThreadFanout
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.ranking.sharded import ShardedMeasureSearcher
+from coderiv.system.cluster import dask_client, process_cluster
 from common import latency_summary, machine, timed
-from dask_cluster import real_cluster
 
 
 def run(searcher: Any, queries: list[tuple[str, str]], expected: list[list[str]] | None) -> tuple[list[float], float, list[list[str]]]:
@@ -74,7 +73,7 @@ def main() -> None:
         ids = one.doc_ids[:: max(1, len(one.doc_ids) // args.queries)][: args.queries]
         texts = one.source_texts().get(ids)
         kinds = {"--doc": [("doc", d) for d in ids], "text": [("text", texts[d]) for d in ids]}
-        with real_cluster(args.workers) as cluster, dask_client(cluster.address) as client:
+        with process_cluster(args.workers) as cluster, dask_client(cluster.address) as client:
             for measure, kind in [(m, k) for m in ["identity5", "cosine"] for k in kinds]:
                 queries = kinds[kind]
                 single = MeasureSearcher(one, measure)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from coderiv.index.analysis_workers import AnalyzedEntry, Skipped, _ascii_plain_text, _Worker
+from coderiv.index.builder.analysis_workers import AnalyzedEntry, Skipped, _ascii_plain_text, _Worker
 from coderiv.keys.kinds import TERMS
 from coderiv.text.analysis import AnalysisSettings, Analyzer
 from coderiv.text.collection import RawDocument, iter_folder

@@ -12,7 +12,7 @@ PACKAGE = Path(coderiv.__file__).parent
 
 #: Lowest first: a module may import its own layer or a lower one.
 LAYERS = [
-    {"errors", "extras", "registry", "weights", "output", "progress", "_version", "jit", "signals", "lazy_names", "libc"},
+    {"errors", "extras", "registry", "weights", "output", "progress", "_version", "jit", "lazy_names", "system"},
     {"text"},
     {"keys"},
     {"index"},

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coderiv.index import analysis_workers
-from coderiv.index.analysis_workers import _Worker
+from coderiv.index.builder import analysis_workers
+from coderiv.index.builder.analysis_workers import _Worker
 from coderiv.index.index import Index
 from coderiv.keys import batch_chunks, compiled_terms
 from coderiv.keys.batch_terms import StopTable, ascii_term_sequences

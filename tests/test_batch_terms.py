@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coderiv.index import analysis_workers
-from coderiv.index.analysis_workers import AnalyzedEntry, _Worker
+from coderiv.index.builder import analysis_workers
+from coderiv.index.builder.analysis_workers import AnalyzedEntry, _Worker
 from coderiv.index.index import Index
 from coderiv.keys import batch_terms
 from coderiv.keys.batch_terms import StopTable, _inverse, ascii_term_counts

@@ -11,7 +11,7 @@ import pytest
 _PROBE = """
 import sys
 import numpy as np
-from coderiv.index.child_processes import keep_freed_memory
+from coderiv.system.child_processes import keep_freed_memory
 kept = keep_freed_memory() if sys.argv[1] == "keep" else None
 array = np.ones(6 << 20)  # 48 MB: past glibc's largest dynamic mmap threshold (32 MB)
 address = array.ctypes.data

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coderiv.index import combined_sort
-from coderiv.index.combined_sort import group_narrow_run, sort_packed
-from coderiv.index.compiled_writer import MergeBuffers, group_run
+from coderiv.index.builder import combined_sort
+from coderiv.index.builder.combined_sort import group_narrow_run, sort_packed
+from coderiv.index.builder.compiled_writer import MergeBuffers, group_run
 from coderiv.keys import compiled_terms
 
 #: keys below 41, below 2^32 (chunk ids), or of up to 64 bits (terms)
@@ -123,8 +123,8 @@ def test_pieces_by_hand() -> None:
 @settings(max_examples=150, deadline=None)
 @given(POSTINGS.filter(bool), st.lists(st.integers(0, 50), max_size=4), st.booleans(), st.sampled_from([1, 3]))
 def test_pieces_sort_as_the_packed_sort(pairs: set[tuple[int, int]], cuts: list[int], wide: bool, value: int) -> None:
-    """:func:`~coderiv.index.combined_sort.sort_pieces`, compiled and numpy, in buffers reused
-    from a bigger call: :func:`~coderiv.index.combined_sort.sort_packed`'s arrays."""
+    """:func:`~coderiv.index.builder.combined_sort.sort_pieces`, compiled and numpy, in buffers reused
+    from a bigger call: :func:`~coderiv.index.builder.combined_sort.sort_packed`'s arrays."""
     pytest.importorskip("numba")
     if not wide and max(d for _, d in pairs) - min(d for _, d in pairs) >= 1 << 16:
         wide = True  # a piece's documents less its base must fit in 2 bytes
@@ -195,8 +195,8 @@ def test_units_by_hand() -> None:
 @settings(max_examples=200, deadline=None)
 @given(POSTINGS.filter(bool), st.integers(1, 3), st.sampled_from([0, 3, 20]), st.booleans(), st.sampled_from([1, 3]))
 def test_units_sort_as_the_packed_sort(pairs: set[tuple[int, int]], n_slices: int, unit_shift: int, wide: bool, value: int) -> None:
-    """:func:`~coderiv.index.combined_sort.sort_units` (radix passes, or insertion for a few)
-    gives :func:`~coderiv.index.combined_sort.sort_packed`'s arrays, in buffers reused from a
+    """:func:`~coderiv.index.builder.combined_sort.sort_units` (radix passes, or insertion for a few)
+    gives :func:`~coderiv.index.builder.combined_sort.sort_packed`'s arrays, in buffers reused from a
     bigger call; units of 1, 8 or 2^20 keys."""
     pytest.importorskip("numba")
     assert compiled_terms.load()
@@ -219,8 +219,8 @@ def test_units_sort_as_the_packed_sort(pairs: set[tuple[int, int]], n_slices: in
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(60, 3000), st.integers(1, 4), st.sampled_from([3, 11, 20]))
 def test_units_of_many_postings_sort_as_the_packed_sort(seed: int, size: int, n_slices: int, unit_shift: int) -> None:
-    """Units past :data:`~coderiv.index.combined_sort.INSERTION_SORT_BELOW` postings take the
-    radix passes (one, two or two of :data:`~coderiv.index.combined_sort.DIGIT_BITS` bits)."""
+    """Units past :data:`~coderiv.index.builder.combined_sort.INSERTION_SORT_BELOW` postings take the
+    radix passes (one, two or two of :data:`~coderiv.index.builder.combined_sort.DIGIT_BITS` bits)."""
     rng = np.random.default_rng(seed)
     top = (3 << unit_shift) - 1  # three units
     pairs = set(zip(rng.integers(0, top + 1, size).tolist(), rng.integers(0, 70_000, size).tolist()))
@@ -231,7 +231,8 @@ def test_one_value_sorts_give_their_value_without_memory_and_large_values_still_
     """A sort of one value gives its values and maxima as read-only broadcasts; written by the
     merge with a value past one byte (300), they are escaped as any store's: the byte 255 in
     ``vals``, the positions and 300 aside (the broadcast is not written into)."""
-    from coderiv.index.writer import NpyWriter, _append_key_range
+    from coderiv.index.builder.files import NpyWriter
+    from coderiv.index.builder.merge import append_key_range
 
     keys, docs = np.array([7, 3, 7], np.uint32), np.array([1, 4, 0], np.uint16)
     got = combined_sort.sort_pieces([(keys, docs, 0)], 4, 300, MergeBuffers())
@@ -245,7 +246,7 @@ def test_one_value_sorts_give_their_value_without_memory_and_large_values_still_
               ("doc_run_at", np.int64), ("doc_run_high", np.uint16)]}
     over: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
     counts64 = counts.astype(np.int64)
-    written, high = _append_key_range(unique, counts64, maxima, sorted_docs, vals, np.zeros(1, np.int64),
+    written, high = append_key_range(unique, counts64, maxima, sorted_docs, vals, np.zeros(1, np.int64),
                                       np.zeros(1, np.uint16), 10, -1, files, over)  # type: ignore[arg-type]
     for writer in files.values():
         writer.close()

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coderiv.index.counts import CountValues
+from coderiv.index.format.counts import CountValues
+from coderiv.index.format.postings import Postings, SplitNumbers, group_by_key, narrow
 from coderiv.index.index import Index
-from coderiv.index.postings import Postings, SplitNumbers, group_by_key, narrow
 from coderiv.ranking import compiled_probes
 from coderiv.ranking.batch import Limits, query_documents
 from coderiv.ranking.search import MeasureSearcher

@@ -1,5 +1,5 @@
 """The writer's compiled loops give exactly what their numpy paths give: a run's postings grouped
-by key as the (key, document) lexicographic sort of :func:`~coderiv.index.postings.group_by_key`,
+by key as the (key, document) lexicographic sort of :func:`~coderiv.index.format.postings.group_by_key`,
 and the cosine statistics to the last bit."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coderiv.index import compiled_writer, cosine_statistics
+from coderiv.index.builder import compiled_writer, cosine_statistics
 from coderiv.index.cosine_bounds import class_norms
-from coderiv.index.counts import CountValues
-from coderiv.index.postings import Postings, from_forward, group_by_key
+from coderiv.index.format.counts import CountValues
+from coderiv.index.format.postings import Postings, from_forward, group_by_key
 from coderiv.keys import compiled_terms
 
 pytestmark = pytest.mark.compiled  # numba compiles (or loads) the writer's loops: the compiled tier
@@ -143,7 +143,7 @@ def test_compiled_cosine_passes_give_the_same_bits(monkeypatch: pytest.MonkeyPat
 @pytest.mark.parametrize("chunk", [1, 20_000, None])
 def test_compiled_class_norms_give_the_same_bytes(monkeypatch: pytest.MonkeyPatch, chunk: int | None) -> None:
     """The norm-class table (``class_norms``, whose per-class sums go through
-    :func:`~coderiv.index.cosine_statistics.row_squares`) is the numpy path's, with the store's own and with
+    :func:`~coderiv.index.builder.cosine_statistics.row_squares`) is the numpy path's, with the store's own and with
     a shard's collection-wide statistics."""
     store = _large_store(12)
     n = store.n_docs

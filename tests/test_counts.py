@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from coderiv import Index, Searcher
 from coderiv.errors import CorruptIndexError
-from coderiv.index import counts
-from coderiv.index.counts import OVER_VAL_FILE, CountValues
-from coderiv.index.postings import Postings
+from coderiv.index.format import counts
+from coderiv.index.format.counts import OVER_VAL_FILE, CountValues
+from coderiv.index.format.postings import Postings
 from tests.support.files import write_docs
 
 PROPERTY = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -9,8 +9,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from coderiv.cli.main import main
+from coderiv.index.format.storage import MANIFEST_COPY
 from coderiv.index.index import Index
-from coderiv.index.storage import MANIFEST_COPY
 from tests.support.files import write_docs
 
 DOCS = {

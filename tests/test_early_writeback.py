@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from coderiv.index import early_writeback, writer
-from coderiv.index.writer import NpyWriter
+from coderiv.index.builder import files
+from coderiv.index.builder.files import NpyWriter
+from coderiv.system import early_writeback
 
 
 def test_writer_starts_writeback_of_each_full_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -19,8 +20,8 @@ def test_writer_starts_writeback_of_each_full_step(tmp_path: Path, monkeypatch: 
     header: the file ends at 928, 1,328 and 2,928 bytes, so writeback starts for [0, 1,328)
     after the second piece and [1,328, 2,928) after the third, none after the first."""
     started: list[tuple[int, int]] = []
-    monkeypatch.setattr(writer, "WRITEBACK_BYTES", 1000)
-    monkeypatch.setattr(writer, "start_writeback", lambda fd, offset, nbytes: started.append((offset, nbytes)) or True)
+    monkeypatch.setattr(files, "WRITEBACK_BYTES", 1000)
+    monkeypatch.setattr(files, "start_writeback", lambda fd, offset, nbytes: started.append((offset, nbytes)) or True)
     out = NpyWriter(tmp_path / "w.npy", np.dtype(np.uint64))
     assert out.header_size == 128
     pieces = [np.arange(100), np.arange(100, 150), np.arange(150, 350)]

@@ -15,7 +15,7 @@ from coderiv import FingerprintSearcher, Index, StoreSpec
 from coderiv.cli.main import main
 from coderiv.errors import CoderivError, InputError, UnknownNameError
 from coderiv.evaluation.methods import get_method
-from coderiv.index.postings import from_forward
+from coderiv.index.format.postings import from_forward
 from coderiv.keys.fingerprint import (
     ANCHORS,
     STRATEGIES,

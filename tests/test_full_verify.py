@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from coderiv import Index
-from coderiv.index import integrity
-from coderiv.index.storage import read_manifest, verify_files
+from coderiv.index.format import integrity
+from coderiv.index.format.storage import read_manifest, verify_files
 from tests.support.files import write_docs
 
 SMALL_BLOCK = 256

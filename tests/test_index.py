@@ -13,8 +13,8 @@ import pytest
 
 from coderiv import Index, Searcher
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError, InputError
+from coderiv.index.format.storage import read_manifest, verify_files
 from coderiv.index.index import FORMAT_VERSION, resolve_index_path
-from coderiv.index.storage import read_manifest, verify_files
 from coderiv.keys.kinds import StoreSpec
 from coderiv.text.analysis import AnalysisSettings
 from tests.support.files import write_docs
@@ -94,11 +94,11 @@ def test_tiny_runs_and_ranges_give_the_same_index(tmp_path, monkeypatch):
     write_docs(tmp_path / "c", texts)
     chunks = [StoreSpec.create("chunks", n=2)]
     Index.update_from(tmp_path / "c", tmp_path / "one", stores=chunks, workers=1)
-    monkeypatch.setattr("coderiv.index.writer.RUN_POSTINGS", 7)
-    monkeypatch.setattr("coderiv.index.writer.RANGE_POSTINGS", 13)
-    monkeypatch.setattr("coderiv.index.cosine_statistics.CHUNK_POSTINGS", 13)
-    monkeypatch.setattr("coderiv.index.writer.ENCODE_CHUNK", 5)
-    monkeypatch.setattr("coderiv.index.postings.ENCODE_CHUNK", 5)
+    monkeypatch.setattr("coderiv.index.builder.spill.RUN_POSTINGS", 7)
+    monkeypatch.setattr("coderiv.index.builder.writer.RANGE_POSTINGS", 13)
+    monkeypatch.setattr("coderiv.index.builder.cosine_statistics.CHUNK_POSTINGS", 13)
+    monkeypatch.setattr("coderiv.index.builder.invert.ENCODE_CHUNK", 5)
+    monkeypatch.setattr("coderiv.index.format.postings.ENCODE_CHUNK", 5)
     Index.update_from(tmp_path / "c", tmp_path / "many", stores=chunks, workers=2)  # ranges in 2 processes
     assert_same_index(Index.open(tmp_path / "one"), Index.open(tmp_path / "many"))
     for i in range(0, 120, 9):  # an update through many ranges, with kept documents from the old index
@@ -171,7 +171,7 @@ def test_a_crash_during_commit_leaves_the_previous_index_intact(tmp_path, monkey
     def crash(*args, **kwargs):
         raise OSError("disk on fire")
 
-    monkeypatch.setattr("coderiv.index.storage.os.rename", crash)
+    monkeypatch.setattr("coderiv.index.format.storage.os.rename", crash)
     with pytest.raises(CoderivError, match="disk on fire; the index was left as it was before"):
         Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
     monkeypatch.undo()
@@ -264,7 +264,7 @@ def test_an_index_of_another_format_version_is_refused_then_rebuilt(tmp_path):
 
 def test_a_file_over_the_size_limit_is_skipped_without_being_read(tmp_path, monkeypatch):
     monkeypatch.setattr("coderiv.text.collection.MAX_DOCUMENT_BYTES", 100)
-    monkeypatch.setattr("coderiv.index.analysis_workers.MAX_DOCUMENT_BYTES", 100)
+    monkeypatch.setattr("coderiv.index.builder.analysis_workers.MAX_DOCUMENT_BYTES", 100)
     folder = write_docs(tmp_path / "c", {"small.txt": "a small document", "big.txt": "word " * 100})
     from coderiv.text import collection
 

@@ -1,4 +1,4 @@
-"""Block checksums (coderiv.index.integrity): an open checks (almost) nothing, a query checks the
+"""Block checksums (coderiv.index.format.integrity): an open checks (almost) nothing, a query checks the
 blocks it reads and only those, and damage in a block is named exactly when a read touches it."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from coderiv import Index, Searcher
 from coderiv.errors import CorruptIndexError
-from coderiv.index import integrity
+from coderiv.index.format import integrity
 from tests.support.files import write_docs
 
 SMALL_BLOCK = 256

@@ -1,4 +1,4 @@
-"""A run's postings split by the top bits of their keys (coderiv.index.key_partition): a stable
+"""A run's postings split by the top bits of their keys (coderiv.index.builder.key_partition): a stable
 counting pass, the compiled loop and the numpy path giving the same arrays."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coderiv.index import key_partition
-from coderiv.index.compiled_writer import MergeBuffers
-from coderiv.index.key_partition import partition_run, shift_of, unit_bounds
+from coderiv.index.builder import key_partition
+from coderiv.index.builder.compiled_writer import MergeBuffers
+from coderiv.index.builder.key_partition import partition_run, shift_of, unit_bounds
 from coderiv.keys import compiled_terms
 
 

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from coderiv import Index, Searcher
 from coderiv.cli.main import main
 from coderiv.errors import CorruptIndexError
-from coderiv.index import integrity
+from coderiv.index.format import integrity
 from coderiv.ranking.containment import chunk_store_spec
 from tests.support.files import write_docs
 from tests.support.resident import HAS_SMAPS, mapped, resident_kb

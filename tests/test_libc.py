@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from coderiv.libc import c_function
+from coderiv.system.libc import c_function
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the calls are Linux's")

@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from coderiv.index import integrity
-from coderiv.index.integrity import load_npy
-from coderiv.index.mapped_pages import RESIDENCY, Residency, release_arrays, release_store
-from coderiv.index.postings import Postings, from_forward
+from coderiv.index.format import integrity
+from coderiv.index.format.integrity import load_npy
+from coderiv.index.format.postings import Postings, from_forward
 from coderiv.pairs.eligibility import release_pages
+from coderiv.system.mapped_pages import RESIDENCY, Residency, release_arrays, release_store
 from tests.support.resident import HAS_SMAPS, resident_kb
 
 pytestmark = pytest.mark.skipif(not HAS_SMAPS, reason="needs Linux's /proc/self/smaps")

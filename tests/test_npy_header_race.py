@@ -8,7 +8,7 @@ another thread builds an AST meanwhile (another header, or numba parsing a funct
 while it compiles a loop, as the chunk store's writer thread does), the first fails with
 ``SystemError: AST constructor recursion depth mismatch``. That once turned into a false
 ``index damaged: store-0/vals_over_at.npy cannot be read (SystemError)`` in a report-ready
-build; :func:`coderiv.index.integrity.load_npy` now parses a header again after a SystemError
+build; :func:`coderiv.index.format.integrity.load_npy` now parses a header again after a SystemError
 and calls "damaged" only what a file's bytes can cause."""
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import pytest
 from numpy.lib import format as npy_format
 
 from coderiv.errors import CorruptIndexError
-from coderiv.index import integrity
-from coderiv.index.integrity import load_npy
+from coderiv.index.format import integrity
+from coderiv.index.format.integrity import load_npy
 
 
 class _Finalised:

@@ -51,7 +51,7 @@ def test_row_ranges_cut_rows_by_entries():
 
 
 def test_key_ranges_cover_every_key_once():
-    from coderiv.index.postings import from_forward
+    from coderiv.index.format.postings import from_forward
 
     store = from_forward([(np.array([1, 2, 3], np.uint64), np.ones(3, np.int32)), (np.array([2, 5], np.uint64), np.ones(2, np.int32))])
     # keys 1, 2, 3, 5 hold 1, 2, 1, 1 postings (ptr 0 1 3 4 5); steps of 2 postings cut at keys 0, 1, 3

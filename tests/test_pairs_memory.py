@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from coderiv.index.postings import Postings, from_forward
+from coderiv.index.format.postings import Postings, from_forward
 from coderiv.pairs import compiled, eligibility, heap
 from coderiv.pairs.eligibility import key_ranges
 from coderiv.pairs.run import compute_pairs

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coderiv import Index
-from coderiv.index.postings import from_forward
+from coderiv.index.format.postings import from_forward
 from coderiv.pairs.counting import Engine, incidence, product_ranges, product_rows, serial_engine
 from coderiv.pairs.eligibility import key_freqs
 from coderiv.pairs.row_ranking import kth_largest, select_top, select_top_grouped

@@ -16,11 +16,13 @@ from click.testing import CliRunner
 
 from coderiv.cli.main import main
 from coderiv.errors import CorruptIndexError
-from coderiv.index import writer
-from coderiv.index.counts import OVER_AT_FILE, OVER_VAL_FILE
+from coderiv.index.builder import writer
+from coderiv.index.builder.invert import Sources
+from coderiv.index.builder.spill import Run
+from coderiv.index.builder.writer import write_store
+from coderiv.index.format.counts import OVER_AT_FILE, OVER_VAL_FILE
+from coderiv.index.format.postings import Postings
 from coderiv.index.index import Index
-from coderiv.index.postings import Postings
-from coderiv.index.writer import Run, Sources, write_store
 from coderiv.pairs.run import compute_pairs
 from coderiv.ranking import compiled_probes, pruning
 from coderiv.ranking.containment import chunk_store_spec

@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 
 from coderiv.cli.main import main
 from coderiv.errors import CoderivError, InputError, MissingExtraError
+from coderiv.index.format.integrity import BLOCKS_FILE
+from coderiv.index.format.storage import MANIFEST_COPY
 from coderiv.index.index import MODIFIED_FILE, Index
-from coderiv.index.integrity import BLOCKS_FILE
 from coderiv.index.shards import ShardedIndex, build_sharded
-from coderiv.index.storage import MANIFEST_COPY
 from coderiv.text.collection import iter_collection
 from coderiv.text.extract import MAX_DOCUMENT_BYTES
 from coderiv.text.remote import is_url, iter_source, source_name, source_size
@@ -272,13 +272,13 @@ def test_workers_of_a_real_cluster_read_the_url(tmp_path: Path) -> None:
     (a file:// folder, and an archive as an fsspec tar:// folder: the generic reader), and the
     sharded index is the one built from the plain path in this process."""
     from coderiv.index.shards import build_sharded_on
-    from tests.support.dask_cluster import real_cluster
+    from coderiv.system.cluster import process_cluster
 
     source = write_docs(tmp_path / "src", {f"s{i % 3}/d{i:02d}.txt": f"river w{i % 4} bank w{i % 7} mill {i}" for i in range(15)})
     archive = tar_of(source, tmp_path / "src.tar")
     build_sharded(source, tmp_path / "path", 4, workers=1)
     build_sharded(archive, tmp_path / "tar", 4, workers=1)
-    with real_cluster(2) as cluster:
+    with process_cluster(2) as cluster:
         build_sharded_on(f"file://{source}", tmp_path / "file", 4, dask_address=cluster.address)
         build_sharded_on(f"tar://::file://{archive}", tmp_path / "tarfs", 4, dask_address=cluster.address)
         cli = CliRunner().invoke(main, ["index", f"file://{source}", "--index", str(tmp_path / "cli"), "--shards", "4",
@@ -329,7 +329,7 @@ class FakeClient:
 
 def test_workers_must_run_this_coderiv_with_the_extras() -> None:
     from coderiv._version import __version__
-    from coderiv.index.cluster import _worker_facts, check_workers
+    from coderiv.system.cluster import _worker_facts, check_workers
 
     assert _worker_facts(("json", "no_such_module_here")) == (__version__, ["no_such_module_here"])
     check_workers(FakeClient({"tcp://a:1": (__version__, []), "tcp://b:2": (__version__, [])}))

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from coderiv.index.scratch_pages import PAGE, release_prefix
+from coderiv.system.scratch_pages import PAGE, release_prefix
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fallocate's punched holes are Linux's")

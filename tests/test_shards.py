@@ -22,8 +22,8 @@ from coderiv.index.shards import ShardedIndex, build_sharded, is_sharded, shard_
 from coderiv.ranking.measures import MEASURES
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.ranking.sharded import ShardedMeasureSearcher
+from coderiv.system.cluster import process_cluster
 from coderiv.text.analysis import AnalysisSettings
-from tests.support.dask_cluster import real_cluster
 from tests.support.files import write_docs
 from tests.support.strategies import collection, document
 
@@ -172,7 +172,7 @@ def test_real_dask_cluster_builds_the_same_index(tmp_path: Path) -> None:
 
     from coderiv.cli import main
 
-    with real_cluster(2) as cluster:
+    with process_cluster(2) as cluster:
         address = cluster.address
         cli = CliRunner()
         source = write_docs(tmp_path / "src", EXAMPLE)

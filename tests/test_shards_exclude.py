@@ -23,7 +23,7 @@ from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.ranking.sharded import ShardedMeasureSearcher
 from coderiv.ranking.sharded_containment import ShardedContainmentSearcher
-from tests.support.dask_cluster import real_cluster
+from coderiv.system.cluster import process_cluster
 from tests.support.files import write_docs
 from tests.support.strategies import collection
 
@@ -82,7 +82,7 @@ def test_containment_and_exclusions_on_a_real_cluster(indexes: tuple[Path, Path,
     source, one, many = indexes
     queries = ["--doc", "t1/v2.txt", str(source / "t5" / "v1.txt")]
     expected = {tuple(a): run(one, a, queries) for a in ARGS[1:4]}
-    with real_cluster(2) as cluster:
+    with process_cluster(2) as cluster:
         for args, output in expected.items():
             assert run(many, [*args, "--dask", cluster.address], queries) == output
 

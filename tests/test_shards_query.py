@@ -18,7 +18,7 @@ from coderiv.index.shards import ShardedIndex, build_sharded
 from coderiv.ranking.fanout import ThreadFanout, held_indexes, open_on_worker
 from coderiv.ranking.measures import MEASURES
 from coderiv.ranking.sharded import ShardedFingerprintSearcher, ShardedMeasureSearcher
-from tests.support.dask_cluster import real_cluster
+from coderiv.system.cluster import process_cluster
 from tests.support.files import write_docs
 
 DOCS = {f"d{i:02d}.txt": " ".join(f"w{(i * 7 + j * 3) % 29}" for j in range(20 + i * 3)) for i in range(30)}
@@ -110,7 +110,7 @@ def test_real_dask_cluster_answers_as_one_index(indexes: tuple[Path, Path, Path]
     pytest.importorskip("distributed")
     _, one, many = indexes
     found = 0
-    with real_cluster(2) as cluster:
+    with process_cluster(2) as cluster:
         for args in QUERY_ARGS:
             on_dask = _query(many, args, "--format", "tsv", "-k", "9", "--dask", cluster.address)
             assert on_dask == _query(one, args, "--format", "tsv", "-k", "9"), args
@@ -239,7 +239,7 @@ def test_pairs_on_a_sharded_index_is_one_index_s(indexes: tuple[Path, Path, Path
     """``pairs`` on the shards' merged view (ShardView): every method's table, rows and groups,
     byte for byte one index's; a second run finds it up to date."""
     from coderiv.index.index import Index
-    from coderiv.index.shard_view import ShardView
+    from coderiv.index.shards import ShardView
 
     _, one, many = indexes
     view = ShardView.open(many)
@@ -272,7 +272,7 @@ def test_pairs_on_a_real_dask_cluster_with_a_worker_killed(indexes: tuple[Path, 
 
     many = tmp_path / "many"
     build_sharded(source, many, 3, stores=[chunk_store_spec()], workers=1)  # the chunks store: no rebuild notice below
-    with real_cluster(2) as cluster:
+    with process_cluster(2) as cluster:
         done = CliRunner().invoke(main, ["pairs", "-m", "identity5", "--full", "--dask", cluster.address, "--index", str(many), "--quiet"])
         assert done.exit_code == 0, done.output
         one_done = CliRunner().invoke(main, ["pairs", "-m", "identity5", "--index", str(one), "--quiet"])

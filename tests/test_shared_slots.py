@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coderiv.index import analysis_workers
-from coderiv.index.analysis_workers import AnalyzedBatch, _Worker, analyze_documents
-from coderiv.index.shared_slots import ALIGN, SlotRing
-from coderiv.index.writer import Spill
+from coderiv.index.builder import analysis_workers
+from coderiv.index.builder.analysis_workers import AnalyzedBatch, _Worker, analyze_documents
+from coderiv.index.builder.spill import Spill
 from coderiv.keys.kinds import TERMS
 from coderiv.ranking.containment import chunk_store_spec
+from coderiv.system.shared_slots import ALIGN, SlotRing
 from coderiv.text.analysis import AnalysisSettings, Analyzer
 from coderiv.text.collection import RawDocument
 

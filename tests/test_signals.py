@@ -22,7 +22,7 @@ def test_an_ignored_sighup_stays_ignored() -> None:
         """
         import os, signal
         signal.signal(signal.SIGHUP, signal.SIG_IGN)  # what nohup does
-        from coderiv.signals import stop_cleanly_on_signals
+        from coderiv.system.signals import stop_cleanly_on_signals
         stop_cleanly_on_signals()
         os.kill(os.getpid(), signal.SIGHUP)
         print("still running")
@@ -35,7 +35,7 @@ def test_sigterm_and_sighup_unwind_like_ctrl_c() -> None:
     done = run_script(
         """
         import os, signal
-        from coderiv.signals import Terminated, stop_cleanly_on_signals
+        from coderiv.system.signals import Terminated, stop_cleanly_on_signals
         stop_cleanly_on_signals()
         try:
             os.kill(os.getpid(), signal.SIGHUP)

@@ -50,8 +50,8 @@ def test_the_versions_threshold_is_the_groups_one() -> None:
 #: workers and their processes, the Dask cluster, the cosine statistics' compiled loops), the
 #: stemmers of an index that does not stem, and, for a query, the report's and pairs' engines.
 BUILD_MODULES = {
-    "coderiv.index.writer", "coderiv.index.analysis_workers", "coderiv.index.child_processes", "coderiv.index.cluster",
-    "coderiv.index.cosine_statistics", "coderiv.index.compiled_writer", "multiprocessing", "snowballstemmer", "scipy",
+    "coderiv.index.builder.writer", "coderiv.index.builder.analysis_workers", "coderiv.system.child_processes", "coderiv.system.cluster",
+    "coderiv.index.builder.cosine_statistics", "coderiv.index.builder.compiled_writer", "multiprocessing", "snowballstemmer", "scipy",
 }
 
 

@@ -15,10 +15,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coderiv.index import Index, compiled_writer, key_partition, writer
-from coderiv.index.counts import OVER_AT_FILE, OVER_VAL_FILE
-from coderiv.index.postings import ARRAY_NAMES, Postings, from_forward, narrow
-from coderiv.index.writer import NpyWriter, Run, Sources, write_store
+from coderiv.index import Index
+from coderiv.index.builder import compiled_writer, key_partition, merge, spill, writer
+from coderiv.index.builder.files import NpyWriter
+from coderiv.index.builder.invert import Sources
+from coderiv.index.builder.segments import Segment, save_partitioned, save_segment
+from coderiv.index.builder.spill import Run
+from coderiv.index.builder.writer import write_store
+from coderiv.index.format.counts import OVER_AT_FILE, OVER_VAL_FILE
+from coderiv.index.format.postings import ARRAY_NAMES, Postings, from_forward, narrow
 from coderiv.keys import compiled_terms
 from coderiv.keys.kinds import StoreSpec
 from coderiv.text.collection import RawDocument
@@ -99,7 +104,7 @@ def test_merged_store_equals_the_in_memory_inversion(tmp_path: Path, shuffled: b
 def test_narrow_keys_merged_by_packed_sorts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, presence: bool) -> None:
     """Chunk-like keys (below 2^32; values all 1 or not), 140,000 documents in presorted runs:
     runs grouped and key ranges merged by one sort of packed postings
-    (:mod:`~coderiv.index.combined_sort`), the same bytes as the in-memory inversion."""
+    (:mod:`~coderiv.index.builder.combined_sort`), the same bytes as the in-memory inversion."""
     rng = np.random.default_rng(5)
     n = 140_000
     per_doc = []
@@ -109,8 +114,8 @@ def test_narrow_keys_merged_by_packed_sorts(tmp_path: Path, monkeypatch: pytest.
         vals = np.ones(len(keys), np.int32) if presence else rng.integers(1, 300, len(keys)).astype(np.int32)
         per_doc.append((np.unique(keys), vals))
     sorts = []
-    real = writer.sort_packed
-    monkeypatch.setattr(writer, "sort_packed", lambda *a, **k: sorts.append(1) or real(*a, **k))
+    real = merge.sort_packed
+    monkeypatch.setattr(merge, "sort_packed", lambda *a, **k: sorts.append(1) or real(*a, **k))
     weights = np.array([len(k) for k, _ in per_doc], np.int64)
     write_store(_sources(per_doc, np.arange(n)), "terms", n, weights, tmp_path / "out", tmp_path,
                 range_postings=30_000, workers=1, merge_entries=700)
@@ -174,9 +179,9 @@ def test_npy_writer_writes_what_np_save_writes(tmp_path: Path) -> None:
 
 def _run_segments(
     per_doc: list[tuple[np.ndarray, np.ndarray]], cuts: list[int], folder: Path, partitioned: list[bool],
-) -> list[writer.Segment]:
+) -> list[Segment]:
     """The documents cut into runs at ``cuts``, each saved as a presorted run's segment:
-    partitioned (:mod:`~coderiv.index.key_partition`) or sorted by (key, document)."""
+    partitioned (:mod:`~coderiv.index.builder.key_partition`) or sorted by (key, document)."""
     segments = []
     for number, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(per_doc)])):
         keys = np.concatenate([k for k, _ in per_doc[a:b]]).astype(np.uint64)
@@ -185,10 +190,10 @@ def _run_segments(
         split = key_partition.partition_run(keys, counts, vals, np.uint16 if b - a <= 1 << 16 else np.uint32)
         if partitioned[number]:
             assert split is not None
-            segments.append(writer._save_partitioned(folder / f"run{number}", split, a))
+            segments.append(save_partitioned(folder / f"run{number}", split, a))
         else:
             grouped = compiled_writer.group_run(keys, counts, a, vals)
-            segments.append(writer._save_segment(folder / f"run{number}", *grouped, a, b - a))
+            segments.append(save_segment(folder / f"run{number}", *grouped, a, b - a))
     return segments
 
 
@@ -211,7 +216,7 @@ def test_partitioned_runs_merge_to_the_in_memory_inversion(tmp_path: Path, compi
     with _loops(compiled):
         segments = _run_segments(per_doc, [1000, 2000], tmp_path, kinds)
         assert segments[0].parts is not None and segments[0].shift == 16 and (segments[1].parts is not None) == kinds[1]
-        writer.merge_segments(segments, tmp_path / "out", 50)
+        merge.merge_segments(segments, tmp_path / "out", 50)
     _same_files_as_in_memory(per_doc, tmp_path, tmp_path / "out")
     assert not [p.name for p in tmp_path.iterdir() if p.name.endswith("-by-key")]  # the sorted copies removed
 
@@ -224,8 +229,8 @@ def test_a_run_without_postings_beside_partitioned_runs(tmp_path: Path, monkeypa
     per_doc[40:60] = [(np.empty(0, np.uint64), np.empty(0, np.int32))] * 20
     segments = _run_segments(per_doc, [40, 60], tmp_path, [True, False, True])
     assert segments[1].n_postings == 0
-    monkeypatch.setattr(writer, "_sorted", lambda segment: pytest.fail("a partitioned run was sorted"))
-    writer.merge_segments(segments, tmp_path / "out", 30)
+    monkeypatch.setattr(merge, "_sorted", lambda segment: pytest.fail("a partitioned run was sorted"))
+    merge.merge_segments(segments, tmp_path / "out", 30)
     _same_files_as_in_memory(per_doc, tmp_path, tmp_path / "out")
 
 
@@ -238,7 +243,7 @@ def test_partitioned_runs_of_different_widths_merge_by_the_widest(tmp_path: Path
     per_doc = [(k, np.ones(len(k), np.int32)) for k, _ in wide[:100] + narrow + wide[100:]]
     segments = _run_segments(per_doc, [100, 300], tmp_path, [True, True, True])
     assert [s.shift for s in segments] == [16, 0, 16]
-    writer.merge_segments(segments, tmp_path / "out", 30)
+    merge.merge_segments(segments, tmp_path / "out", 30)
     _same_files_as_in_memory(per_doc, tmp_path, tmp_path / "out")
 
 
@@ -256,24 +261,24 @@ def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(tmp_path: Path, 
     given in id order (their run numbers are not 0, 1, …) fall back to the range sorts, with the
     same bytes; when the order breaks late (``late``), the runs already sorted get their forward
     files back from their segments. The chunk store's runs are partitioned by key
-    (:mod:`~coderiv.index.key_partition`), the terms store's sorted."""
-    saved = writer._save_segment
-    kept: list[writer.Segment] = []  # every presorted segment
+    (:mod:`~coderiv.index.builder.key_partition`), the terms store's sorted."""
+    saved = spill.save_segment
+    kept: list[Segment] = []  # every presorted segment
 
-    def saving_segment(*args: object, **kwargs: object) -> writer.Segment:
+    def saving_segment(*args: object, **kwargs: object) -> Segment:
         segment = saved(*args, **kwargs)  # type: ignore[arg-type]
         kept.append(segment)
         return segment
 
-    saved_partitioned = writer._save_partitioned
+    saved_partitioned = spill.save_partitioned
 
-    def saving_partitioned(*args: object, **kwargs: object) -> writer.Segment:
+    def saving_partitioned(*args: object, **kwargs: object) -> Segment:
         segment = saved_partitioned(*args, **kwargs)  # type: ignore[arg-type]
         kept.append(segment)
         return segment
 
-    monkeypatch.setattr(writer, "_save_segment", saving_segment)
-    monkeypatch.setattr(writer, "_save_partitioned", saving_partitioned)
+    monkeypatch.setattr(spill, "save_segment", saving_segment)
+    monkeypatch.setattr(spill, "save_partitioned", saving_partitioned)
     rng = np.random.default_rng(5)
     words = [f"w{i}" for i in range(40)]
     docs = [RawDocument(f"doc{i:04d}.txt", " ".join(rng.choice(words, int(rng.integers(1, 60)))).encode()) for i in range(300)]
@@ -283,13 +288,13 @@ def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(tmp_path: Path, 
         docs = docs[:280] + docs[280:][::-1]
         compiled_terms.load()  # the runs grouped by the compiled loop (coderiv[fast]), when installed
     stores = [StoreSpec.create("chunks", n=4)]
-    monkeypatch.setattr("coderiv.index.writer.RUN_POSTINGS", 500)  # many runs
-    monkeypatch.setattr("coderiv.index.writer.RANGE_POSTINGS", 700)
-    monkeypatch.setattr("coderiv.index.analysis_workers.BATCH_DOCS", 50)  # runs presorted before the order breaks late
+    monkeypatch.setattr("coderiv.index.builder.spill.RUN_POSTINGS", 500)  # many runs
+    monkeypatch.setattr("coderiv.index.builder.writer.RANGE_POSTINGS", 700)
+    monkeypatch.setattr("coderiv.index.builder.analysis_workers.BATCH_DOCS", 50)  # runs presorted before the order breaks late
     ranged, forward = [], []
-    invert_ranges, save_forward = writer._invert_ranges, writer._save_forward
+    invert_ranges, save_forward = writer.invert_ranges, spill.save_forward
 
-    def counting(*args: object, **kwargs: object) -> list[writer.Segment]:
+    def counting(*args: object, **kwargs: object) -> list[Segment]:
         ranged.append(args[1])
         return invert_ranges(*args, **kwargs)  # type: ignore[arg-type]
 
@@ -297,13 +302,13 @@ def test_runs_sorted_during_analysis_give_the_range_sorts_bytes(tmp_path: Path, 
         forward.append(args[1])
         return save_forward(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("coderiv.index.writer._invert_ranges", counting)
-    monkeypatch.setattr("coderiv.index.writer._save_forward", saving)
+    monkeypatch.setattr("coderiv.index.builder.writer.invert_ranges", counting)
+    monkeypatch.setattr("coderiv.index.builder.spill.save_forward", saving)
     Index.update_from(docs, tmp_path / "presorted", stores=stores, workers=1)
     assert ranged == ([] if order == "ids" else ["terms", "chunks:bits=32,n=4"])
     assert (len(forward) == 0) == (order == "ids")
     assert any(segment.parts is not None for segment in kept) == (order != "shuffled")  # the chunk store's runs partitioned
-    monkeypatch.setattr("coderiv.index.writer._presorted_segments", lambda sources, name: None)
+    monkeypatch.setattr("coderiv.index.builder.writer.presorted_segments", lambda sources, name: None)
     Index.update_from(docs, tmp_path / "ranged", stores=stores, workers=2)
     assert _generation_bytes(tmp_path / "presorted") == _generation_bytes(tmp_path / "ranged")
     assert len(list((tmp_path / "presorted").rglob("tmp-*"))) == 0  # no scratch left behind
@@ -320,7 +325,7 @@ def test_segment_files_in_two_bytes_read_back_the_same(tmp_path: Path, n_docs: i
     vals[0] = top
     keys, counts = np.array([3, 9], np.uint64), np.array([400, 600], np.uint32)
     maxima = np.array([vals[:400].max(), vals[400:].max()], np.uint32)
-    segment = writer._save_segment(tmp_path / "s", keys, counts, docs, vals, maxima, base, n_docs)
+    segment = save_segment(tmp_path / "s", keys, counts, docs, vals, maxima, base, n_docs)
     assert (segment.narrow_docs, segment.narrow_vals) == (n_docs is not None and n_docs <= 1 << 16, top < 1 << 16)
     assert (tmp_path / "s" / "docs.bin").stat().st_size == 1000 * (2 if segment.narrow_docs else 4)
     assert np.array_equal(segment.read("docs", 0, 1000), docs) and np.array_equal(segment.read("vals", 0, 1000), vals)
@@ -336,14 +341,14 @@ def test_chunk_segments_in_eight_bytes_a_posting_read_back_the_same(tmp_path: Pa
     counts = np.array([2, 1], np.uint32)
     docs = np.array([70_000, 70_005, 70_001], np.uint32)
     ones = np.ones(3, np.uint32)
-    segment = writer._save_segment(tmp_path / "s", keys, counts, docs, ones, np.ones(2, np.uint32), 70_000, 10)
+    segment = save_segment(tmp_path / "s", keys, counts, docs, ones, np.ones(2, np.uint32), 70_000, 10)
     assert segment.narrow_keys and segment.narrow_counts and segment.constant
     assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["counts.bin", "docs.bin", "keys.bin"]
     assert sum(p.stat().st_size for p in (tmp_path / "s").iterdir()) == 2 * 4 + 2 * 2 + 3 * 2
     assert segment.read("keys", 0, 2).tolist() == [3, 2**32 - 1] and segment.read("keys", 0, 2).dtype == np.uint64
     assert segment.read("docs", 1, 2).tolist() == [70_005, 70_001] and segment.read("counts", 0, 2).tolist() == [2, 1]
     assert segment.read("vals", 0, 3).tolist() == [1, 1, 1] and segment.read("max", 1, 1).tolist() == [1]
-    wide = writer._save_segment(tmp_path / "w", np.array([2**32], np.uint64), np.array([70_000], np.uint32),
+    wide = save_segment(tmp_path / "w", np.array([2**32], np.uint64), np.array([70_000], np.uint32),
                                 np.arange(70_000, dtype=np.uint32), np.full(70_000, 2, np.uint32), np.array([2], np.uint32))
     assert not (wide.narrow_keys or wide.narrow_counts) and wide.constant and wide.read("keys", 0, 1).tolist() == [2**32]
 
@@ -353,10 +358,10 @@ def test_counts_past_two_bytes_travel_and_sort_the_same(tmp_path: Path, monkeypa
     presorted build and the range sorts write the same files, and the count is kept whole."""
     docs = [RawDocument(f"d{i:03d}.txt", f"alpha beta{i % 7} gamma{i}".encode()) for i in range(40)]
     docs.insert(20, RawDocument("d019x.txt", b"many " * 70_000 + b"alpha"))
-    monkeypatch.setattr("coderiv.index.analysis_workers.BATCH_DOCS", 8)  # several batches, one of them wide
-    monkeypatch.setattr("coderiv.index.writer.RUN_POSTINGS", 30)
+    monkeypatch.setattr("coderiv.index.builder.analysis_workers.BATCH_DOCS", 8)  # several batches, one of them wide
+    monkeypatch.setattr("coderiv.index.builder.spill.RUN_POSTINGS", 30)
     Index.update_from(docs, tmp_path / "presorted", workers=1)
-    monkeypatch.setattr("coderiv.index.writer._presorted_segments", lambda sources, name: None)
+    monkeypatch.setattr("coderiv.index.builder.writer.presorted_segments", lambda sources, name: None)
     Index.update_from(docs, tmp_path / "ranged", workers=1)
     assert _generation_bytes(tmp_path / "presorted") == _generation_bytes(tmp_path / "ranged")
     index = Index.open(tmp_path / "presorted")
@@ -369,7 +374,7 @@ def test_a_set_stop_ends_the_merge_between_key_ranges(tmp_path: Path) -> None:
     per_doc = [(np.array([i, 10**6 + i], np.uint64), np.ones(2, np.int32)) for i in range(50)]
     stop = threading.Event()
     stop.set()
-    with pytest.raises(writer.WriteStopped, match="writing out stopped"):
+    with pytest.raises(merge.WriteStopped, match="writing out stopped"):
         write_store(_sources(per_doc, np.arange(50)), "terms", 50, np.full(50, 2), tmp_path / "out", tmp_path,
                     range_postings=40, workers=1, merge_entries=8, stop=stop)
     assert (tmp_path / "out" / "keys.npy").stat().st_size < 128 + 100 * 8  # the header, at most one range
@@ -386,7 +391,7 @@ def test_a_failing_terms_store_fails_a_report_ready_build_cleanly(tmp_path: Path
     def broken(*args: object) -> None:
         raise RuntimeError("statistics failed")
 
-    monkeypatch.setattr("coderiv.index.cosine_statistics.cosine_statistics", broken)  # imported by the build when it runs
+    monkeypatch.setattr("coderiv.index.builder.cosine_statistics.cosine_statistics", broken)  # imported by the build when it runs
     with pytest.raises(RuntimeError, match="statistics failed"):
         Index.update_from(source, tmp_path / "index", stores=[StoreSpec.create("chunks", n=5)], workers=1)
     assert not list((tmp_path / "index").glob("gen-*")) and not list((tmp_path / "index").glob("tmp-*"))
@@ -394,7 +399,7 @@ def test_a_failing_terms_store_fails_a_report_ready_build_cleanly(tmp_path: Path
 
 def test_a_merged_range_s_runs_start_where_the_high_bits_change() -> None:
     docs = np.array([3, 70_000, 70_001, 140_000, 5, 65_535, 65_536], np.uint32)
-    run_at, run_high = writer._range_runs(docs)
+    run_at, run_high = merge.range_runs(docs)
     assert run_at.tolist() == [0, 1, 3, 4, 6] and run_high.tolist() == [0, 1, 2, 0, 1]
-    assert [a.tolist() for a in writer._range_runs(np.array([7, 0, 65_535], np.uint32))] == [[0], [0]]
-    assert [len(a) for a in writer._range_runs(np.zeros(0, np.uint32))] == [0, 0]
+    assert [a.tolist() for a in merge.range_runs(np.array([7, 0, 65_535], np.uint32))] == [[0], [0]]
+    assert [len(a) for a in merge.range_runs(np.zeros(0, np.uint32))] == [0, 0]

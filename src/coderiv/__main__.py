@@ -1,7 +1,7 @@
 """The ``coderiv`` console script (and ``python -m coderiv``): signal handling first, then the
 command line.
 
-The handlers of :mod:`coderiv.signals` are installed before the command modules (and numpy,
+The handlers of :mod:`coderiv.system.signals` are installed before the command modules (and numpy,
 scipy, click) are imported, so a Ctrl-C or SIGTERM during start-up ends with one line and exit
 130/143 like one during the work, never a traceback or a silent -15.
 """
@@ -27,7 +27,7 @@ def single_threaded_blas() -> None:
 def run() -> None:
     """Run the ``coderiv`` command line."""
     single_threaded_blas()
-    from coderiv import signals
+    from coderiv.system import signals
 
     signals.stop_cleanly_on_signals()
     try:

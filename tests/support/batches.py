@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from coderiv.index.analysis_workers import AnalyzedEntry, _Worker
+from coderiv.index.builder.analysis_workers import AnalyzedEntry, _Worker
 from coderiv.text.collection import RawDocument
 
 

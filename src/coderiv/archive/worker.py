@@ -28,7 +28,7 @@ from coderiv.archive.db import Database
 from coderiv.archive.models import Check, Submission, now
 from coderiv.archive.queue import DEFAULT_LEASE, Claim, claim, heartbeat
 from coderiv.errors import CoderivError
-from coderiv.index.child_processes import die_with_parent
+from coderiv.system.child_processes import die_with_parent
 from coderiv.text.extract import MAX_DOCUMENT_BYTES
 from coderiv.text.isolated import Budget, read_isolated
 

@@ -12,7 +12,7 @@ import importlib
 
 import click
 
-from coderiv.signals import stop_cleanly_on_signals
+from coderiv.system.signals import stop_cleanly_on_signals
 
 #: command name -> the module of coderiv.cli whose ``COMMANDS`` define it (the help lists them sorted)
 COMMAND_MODULES = {

@@ -12,7 +12,7 @@ import click
 
 from coderiv.errors import CoderivError
 from coderiv.output import FORMATS, printable
-from coderiv.signals import exit_interrupted
+from coderiv.system.signals import exit_interrupted
 from coderiv.text.analysis import AnalysisSettings
 from coderiv.text.extract import DEFAULT_MARKUP, Markup
 from coderiv.text.reading import QueryDocument, read_query

@@ -98,7 +98,7 @@ def query_command(
             )
         fanout = None
         if dask_address is not None:
-            from coderiv.index.cluster import dask_client
+            from coderiv.system.cluster import dask_client
 
             fanout = dask_fanout(index, lambda: stack.enter_context(dask_client(dask_address)))
         options = QueryOptions(measure, strategy, full_query, settings_from(stop, stem, language, index.settings), fanout)

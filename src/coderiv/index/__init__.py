@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from coderiv.lazy_names import lazy_names
 
 if TYPE_CHECKING:
+    from coderiv.index.format.postings import Postings
     from coderiv.index.index import DocumentFacts, Index, UpdateReport, resolve_index_path
-    from coderiv.index.postings import Postings
     from coderiv.index.reader import IndexReader, open_index, open_with_store
 
 #: public name -> the module it is imported from on first use (PEP 562): importing one module of
@@ -24,7 +24,7 @@ _LAZY: dict[str, str] = {
     "DocumentFacts": "coderiv.index.index",
     "Index": "coderiv.index.index",
     "IndexReader": "coderiv.index.reader",
-    "Postings": "coderiv.index.postings",
+    "Postings": "coderiv.index.format.postings",
     "UpdateReport": "coderiv.index.index",
     "open_index": "coderiv.index.reader",
     "open_with_store": "coderiv.index.reader",

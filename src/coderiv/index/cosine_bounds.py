@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from coderiv.errors import CorruptIndexError
-from coderiv.index.integrity import load_npy
-from coderiv.index.postings import Postings
+from coderiv.index.format.integrity import load_npy
+from coderiv.index.format.postings import Postings
 
 #: The files of an index generation (or, prefixed by the shard, of a sharded set's global folder).
 NORMS_FILE = "cosine_class_norms.npy"
@@ -61,7 +61,7 @@ def class_norms(
     """(table, limits): ``table[c, d]`` = ceil(255 · ‖d_c‖ / W_d) as uint8, one pass over the
     terms store a key range at a time. ``f_t`` and ``collection_size`` give collection-wide
     statistics when the store holds only a shard, as for :func:`cosine_statistics`."""
-    from coderiv.index.cosine_statistics import row_squares  # the build's (and its compiled loops'), not a query's
+    from coderiv.index.builder.cosine_statistics import row_squares  # the build's (and its compiled loops'), not a query's
 
     size = collection_size or n_docs
     limits = class_limits(size)

@@ -30,10 +30,10 @@ import numpy as np
 from coderiv._version import __version__
 from coderiv.errors import AnalysisMismatchError, CoderivError, CorruptIndexError
 from coderiv.index.cosine_bounds import LIMITS_FILE, NORMS_FILE, load_class_norms
-from coderiv.index.counts import COUNTS, PRESENCE
-from coderiv.index.integrity import BLOCKS_FILE, BlockTable, Checked, FileGuard, Mapped, load_npy, map_file, premapped
-from coderiv.index.postings import PLAIN, SPLIT, Postings
-from coderiv.index.storage import (
+from coderiv.index.format.counts import COUNTS, PRESENCE
+from coderiv.index.format.integrity import BLOCKS_FILE, BlockTable, Checked, FileGuard, Mapped, load_npy, map_file, premapped
+from coderiv.index.format.postings import PLAIN, SPLIT, Postings
+from coderiv.index.format.storage import (
     MANIFEST,
     current_generation,
     new_generation,
@@ -50,8 +50,9 @@ from coderiv.text.extract import Markup
 
 if TYPE_CHECKING:  # the build's modules (workers, writer, the collection's readers) are imported
     # by the functions that build: opening and querying an index never loads them
-    from coderiv.index.analysis_workers import Skipped
-    from coderiv.index.writer import Sources, Spill
+    from coderiv.index.builder.analysis_workers import Skipped
+    from coderiv.index.builder.invert import Sources
+    from coderiv.index.builder.spill import Spill
     from coderiv.text.collection import RawDocument, ReadOptions, Source
     from coderiv.text.sources import DocumentTexts
 
@@ -61,7 +62,7 @@ FORMAT_VERSION = 8
 #: against (:mod:`.integrity`); an older index is rebuilt by the next ``coderiv index``. Format
 #: 7 dropped the per-file SHA-256s (the block checksums cover every file) and writes no values
 #: for a presence store; format 8 splits the keys and offsets of a store whose keys fit 32 bits
-#: (:data:`~coderiv.index.postings.SPLIT`). Formats 6 and 7 read as they are (a full verify
+#: (:data:`~coderiv.index.format.postings.SPLIT`). Formats 6 and 7 read as they are (a full verify
 #: checks a format 6 index's SHA-256s), while an older coderiv refuses a newer index with its
 #: "rebuild" line instead of misreading it (a format 7 reader would take split keys for keys).
 READABLE_FORMATS = (6, 7, FORMAT_VERSION)
@@ -629,7 +630,9 @@ def _write(
     read the source (:class:`_SourcePass`), analyse and spill what is new or changed
     (:func:`_analyse`), number every document by sorted id (:func:`_numbering`), then write the
     documents' tables, the stores and the manifest into a new generation."""
-    from coderiv.index.writer import Sources, Spill, scratch_folder
+    from coderiv.index.builder.files import scratch_folder
+    from coderiv.index.builder.invert import Sources
+    from coderiv.index.builder.spill import Spill
     from coderiv.text.collection import stored_size
     from coderiv.text.remote import source_size
 
@@ -725,7 +728,7 @@ def _analyse(
 ) -> _Analysed:
     """Analyse the documents the pass gives (worker processes) and spill their keys; the report
     gets what was skipped, lossy, which formats, notes, and which ids were added or changed."""
-    from coderiv.index.analysis_workers import analyze_documents
+    from coderiv.index.builder.analysis_workers import analyze_documents
 
     fresh = _Analysed()
     for batch in analyze_documents(passing.to_analyse(), settings, specs, workers, source_bytes=total, markup=markup):
@@ -780,7 +783,7 @@ def _write_stores(
     statistics; the manifest's record of each store. When the stores come from the runs'
     presorted segments (a fresh build), the other stores (a report-ready index's chunk store)
     are written by a thread while this one writes the terms store: a second core merges."""
-    from coderiv.index.writer import from_presorted_runs, write_store
+    from coderiv.index.builder.writer import from_presorted_runs, write_store
 
     n_docs = len(lengths)
     stores_meta = {}
@@ -809,9 +812,9 @@ def _write_one_store(
 ) -> dict[str, Any]:
     """Store ``number`` (or the one a thread is writing: ``written``), with the terms store's
     cosine statistics; its record in the manifest."""
+    from coderiv.index.builder.cosine_statistics import cosine_statistics
+    from coderiv.index.builder.writer import write_store
     from coderiv.index.cosine_bounds import class_norms, save_class_norms
-    from coderiv.index.cosine_statistics import cosine_statistics
-    from coderiv.index.writer import write_store
 
     n_docs = len(lengths)
     folder = f"store-{number}"
@@ -833,7 +836,7 @@ def _write_one_store(
 
 def _is_presence(record: dict[str, Any]) -> bool:
     """Whether a store's manifest record declares a presence store (every value 1, no values
-    files: :data:`~coderiv.index.counts.PRESENCE`); a record without ``values`` was written
+    files: :data:`~coderiv.index.format.counts.PRESENCE`); a record without ``values`` was written
     before presence stores and has the files."""
     values = record.get("values", COUNTS)
     if values not in (PRESENCE, COUNTS):
@@ -843,7 +846,7 @@ def _is_presence(record: dict[str, Any]) -> bool:
 
 def _is_split(record: dict[str, Any]) -> bool:
     """Whether a store's manifest record declares split keys and offsets
-    (:data:`~coderiv.index.postings.SPLIT`); a record without ``layout`` was written before
+    (:data:`~coderiv.index.format.postings.SPLIT`); a record without ``layout`` was written before
     them and has plain arrays."""
     layout = record.get("layout", PLAIN)
     if layout not in (SPLIT, PLAIN):

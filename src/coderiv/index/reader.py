@@ -17,9 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from coderiv.index.format.storage import current_generation
 from coderiv.index.index import DocumentFacts, Index, resolve_index_path
 from coderiv.index.shards import SHARDS_MANIFEST, ShardedIndex, is_sharded, live_set
-from coderiv.index.storage import current_generation
 from coderiv.keys.kinds import StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer

@@ -42,19 +42,19 @@ import numpy as np
 
 from coderiv._version import __version__
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
-from coderiv.index import counts as counts_module
 from coderiv.index.cosine_bounds import load_class_norms
-from coderiv.index.counts import CountValues
+from coderiv.index.format import counts as counts_module
+from coderiv.index.format.counts import CountValues
+from coderiv.index.format.postings import Postings, SplitNumbers, group_by_key, narrow
+from coderiv.index.format.storage import MANIFEST, fsync_path, newest_readable_manifest, write_lock
 from coderiv.index.index import DocumentFacts, Index, UpdateReport
-from coderiv.index.postings import Postings, SplitNumbers, group_by_key, narrow
-from coderiv.index.storage import MANIFEST, fsync_path, newest_readable_manifest, write_lock
 from coderiv.keys.kinds import StoreSpec
 from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
 from coderiv.text.extract import Markup
 
 if TYPE_CHECKING:  # the build's modules are imported by the functions that build (a query never does)
-    from coderiv.index.analysis_workers import Skipped
+    from coderiv.index.builder.analysis_workers import Skipped
     from coderiv.text.collection import RawDocument
     from coderiv.text.sources import DocumentTexts
 
@@ -127,8 +127,8 @@ def build_shard(
 
 def finish_shard(set_dir: str, shard: int, n_docs: int) -> None:
     """Second pass over one shard: W_d and the cosine bound with the collection's f_t and N."""
+    from coderiv.index.builder.cosine_statistics import cosine_statistics
     from coderiv.index.cosine_bounds import class_norms, save_class_norms
-    from coderiv.index.cosine_statistics import cosine_statistics
 
     folder = Path(set_dir)
     index = Index.open(_shard_folder(folder, shard))
@@ -363,7 +363,7 @@ def build_sharded_on(
     run this coderiv version (and to have fsspec for a source given by URL)."""
     if dask_address is None:
         return build_sharded(source, path, shards, settings, stores, workers, markup=markup)
-    from coderiv.index.cluster import check_workers, dask_client
+    from coderiv.system.cluster import check_workers, dask_client
     from coderiv.text.remote import is_url
 
     with dask_client(dask_address, workers) as client:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from coderiv.index.postings import Postings
+from coderiv.index.format.postings import Postings
 from coderiv.pairs import counting, eligibility, row_ranking
 from coderiv.pairs.eligibility import key_freqs, key_ranges
 

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from coderiv.index.postings import Postings
+from coderiv.index.format.postings import Postings
 from coderiv.pairs import row_ranking
 from coderiv.pairs.eligibility import eligible_postings
 from coderiv.pairs.methods import key_weights

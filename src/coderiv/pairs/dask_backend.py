@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from coderiv.errors import CoderivError
-from coderiv.index.cluster import dask_client
 from coderiv.pairs.counting import BlockTask, Engine
+from coderiv.system.cluster import dask_client
 
 __all__ = ["dask_client", "dask_engine"]
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coderiv.index.mapped_pages import release_store
-from coderiv.index.postings import Postings
+from coderiv.index.format.postings import Postings
 from coderiv.pairs.methods import key_weights
+from coderiv.system.mapped_pages import release_store
 
 #: M's floor and its share of N (:func:`default_max_df`).
 MIN_MAX_DF = 100
@@ -49,7 +49,7 @@ class KeyView:
 
 def release_pages(store: Postings) -> None:
     """Drop the store's memory-mapped pages from this process's resident set
-    (:func:`~coderiv.index.mapped_pages.release_store`): a pass over the store then holds one
+    (:func:`~coderiv.system.mapped_pages.release_store`): a pass over the store then holds one
     step's pages, not the whole store's (3.9 GB for the 1M 4-shingle store)."""
     release_store(store)
 

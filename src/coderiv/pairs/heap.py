@@ -17,7 +17,7 @@ import ctypes
 from collections.abc import Callable
 from typing import Any
 
-from coderiv.libc import c_function
+from coderiv.system.libc import c_function
 
 
 def _trim() -> Callable[..., Any] | None:

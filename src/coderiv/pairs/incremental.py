@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from coderiv.index.postings import Postings
+from coderiv.index.format.postings import Postings
 from coderiv.pairs.eligibility import KeyView, key_ranges
 from coderiv.pairs.row_ranking import select_top
 

@@ -50,8 +50,8 @@ from coderiv.pairs.methods import get_method
 from coderiv.pairs.table import PairTable
 
 if TYPE_CHECKING:
+    from coderiv.index.format.postings import Postings
     from coderiv.index.index import Index
-    from coderiv.index.postings import Postings
 
 #: Weight of the growth term against closeness in an edge's weight (tuned on the dev collection,
 #: docs/lineage.md): large enough to orient edges, small enough not to pick distant parents.

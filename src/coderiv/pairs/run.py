@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from coderiv.index.format.postings import Postings
 from coderiv.index.index import Index
-from coderiv.index.postings import Postings
 from coderiv.index.reader import open_with_store
 from coderiv.keys.kinds import StoreSpec
 from coderiv.pairs import compiled

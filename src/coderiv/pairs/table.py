@@ -1,7 +1,7 @@
 """The stored pair table: every document's top-k similar documents, kept inside the index.
 
 A table lives in ``<index>/pairs/<method>/`` as atomic generations written the same way as the
-index's own (:mod:`coderiv.index.storage`: write aside, checksum, fsync, rename, ``CURRENT``). Rows are
+index's own (:mod:`coderiv.index.format.storage`: write aside, checksum, fsync, rename, ``CURRENT``). Rows are
 CSR arrays over the index's document numbers (``row_ptr``, ``targets``, ``values`` in percent).
 The manifest records the SHA-256 of the index generation's manifest it was computed from: when
 the index has changed since, the table is *stale* and ``coderiv similar`` says so instead of
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from coderiv.errors import CoderivError, CorruptIndexError
-from coderiv.index.storage import (
+from coderiv.index.format.storage import (
     MANIFEST,
     current_generation,
     file_sha256,
@@ -39,8 +39,8 @@ from coderiv.pairs.incremental import IncrementalPlan, plan_incremental
 from coderiv.pairs.methods import PairMethod, get_method
 
 if TYPE_CHECKING:
+    from coderiv.index.format.postings import Postings
     from coderiv.index.index import Index
-    from coderiv.index.postings import Postings
 
 PAIRS_DIR = "pairs"
 FORMAT = "coderiv-pairs"

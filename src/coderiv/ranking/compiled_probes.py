@@ -8,8 +8,8 @@ and a probe is one binary search per (term, document) costing several numpy call
 
 - :func:`accumulate` adds ``table[offset_i + f_dt]`` to ``partial[d]`` for every posting
   (d, f_dt) of the given keys (and marks d as seen, for the per-term bounds' pruning), decoding the run-split document numbers
-  (:class:`~coderiv.index.postings.SplitNumbers`) and the escaped counts
-  (:class:`~coderiv.index.counts.CountValues`) on the way;
+  (:class:`~coderiv.index.format.postings.SplitNumbers`) and the escaped counts
+  (:class:`~coderiv.index.format.counts.CountValues`) on the way;
 - :func:`probe` adds the same contributions for an ascending list of documents, found by
   galloping search in each key's postings (the documents ascend, so each search starts where
   the last one ended);

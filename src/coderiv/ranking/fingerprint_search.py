@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from coderiv.errors import CoderivError, InputError
+from coderiv.index.format.postings import Postings, from_forward
 from coderiv.index.index import Index
-from coderiv.index.postings import Postings, from_forward
 from coderiv.keys.fingerprint import STRATEGIES, fingerprint_function, normalize_params, parse_params
 from coderiv.keys.kinds import StoreSpec
 from coderiv.ranking.percent import percent

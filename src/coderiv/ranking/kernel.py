@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from coderiv.index.format.postings import Postings
 from coderiv.index.index import Index
-from coderiv.index.postings import Postings
 from coderiv.keys.kinds import term_keys
 from coderiv.ranking.measures import Measure
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from coderiv.index.format.postings import from_forward
 from coderiv.index.index import Index
-from coderiv.index.postings import from_forward
 from coderiv.keys.kinds import counted_keys, term_key
 from coderiv.ranking.kernel import document_scores, store_contributions
 from coderiv.ranking.measures import DEFAULT_MEASURE, get_measure, self_score

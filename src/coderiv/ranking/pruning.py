@@ -23,8 +23,8 @@ import time
 
 import numpy as np
 
+from coderiv.index.format.postings import Postings
 from coderiv.index.index import Index
-from coderiv.index.postings import Postings
 from coderiv.ranking import compiled_probes
 from coderiv.ranking.cosine_pruning import document_factor, full_pass_top_k, norm_class_top_k, scans_at_once
 from coderiv.ranking.kernel import PreparedQuery, all_scores, contribution_table, term_contributions, top_k

@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import IO, Any, BinaryIO, Union
 
 from coderiv.errors import InputError
+from coderiv.system.gc_freeze import collector_frozen
 from coderiv.text.extract import MAX_DOCUMENT_BYTES
 from coderiv.text.formats.plain import SNIFF_BYTES, looks_binary
 from coderiv.text.formats.registry import declared, sniff
-from coderiv.text.gc_freeze import collector_frozen
 from coderiv.text.tar_headers import TarHeader, usual_headers
 
 

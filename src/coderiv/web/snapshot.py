@@ -5,7 +5,7 @@ An open ``Index`` is a snapshot (every file is memory-mapped at open), so a requ
 generation 7 finishes on it even after generation 8 is committed and 7's files are unlinked.
 Each request asks :meth:`IndexSnapshots.current`, which reads the small ``CURRENT`` pointer (one
 ``stat`` and one read) and opens the new generation only when the pointer moved. ``CURRENT`` is
-replaced atomically after a generation is complete and fsynced (:mod:`coderiv.index.storage`),
+replaced atomically after a generation is complete and fsynced (:mod:`coderiv.index.format.storage`),
 so a half-written generation is never seen.
 
 A sharded index (:mod:`coderiv.index.shards`) is served the same way, through the one index
@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from coderiv.errors import CoderivError
+from coderiv.index.format.storage import CURRENT
 from coderiv.index.index import DocumentFacts, Index
 from coderiv.index.reader import IndexReader, live_version, open_index
-from coderiv.index.storage import CURRENT
 from coderiv.keys.kinds import StoreSpec
 from coderiv.pairs.groups import Group, find_groups
 from coderiv.pairs.table import PairTable, table_root, tables_info

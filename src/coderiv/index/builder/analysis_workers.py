@@ -22,12 +22,12 @@ from typing import Any
 import numpy as np
 
 from coderiv.errors import MissingExtraError
-from coderiv.index.child_processes import stop_pool, worker_pool
-from coderiv.index.shared_slots import SlotArrays, SlotRing
 from coderiv.keys import compiled_terms
 from coderiv.keys.batch_chunks import chunk_keys
 from coderiv.keys.batch_terms import LongWordError, StopTable, ascii_term_counts, ascii_term_sequences, merge_counts
 from coderiv.keys.kinds import KEY_KINDS, StoreSpec, counted_keys, term_key, term_keys
+from coderiv.system.child_processes import stop_pool, worker_pool
+from coderiv.system.shared_slots import SlotArrays, SlotRing
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer, text_pieces
 from coderiv.text.collection import RawDocument
 from coderiv.text.extract import DEFAULT_MARKUP, MAX_DOCUMENT_BYTES, Extracted, ExtractionError, Markup, extract
@@ -66,7 +66,7 @@ class AnalyzedBatch:
     formats: list[str] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)
     stores: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
-    #: where the worker put the stores' arrays (:mod:`~coderiv.index.shared_slots`), by store
+    #: where the worker put the stores' arrays (:mod:`~coderiv.system.shared_slots`), by store
     #: name in this order; None when they came through the pipe
     placed: SlotArrays | None = None
     placed_names: list[str] = field(default_factory=list)
@@ -364,7 +364,7 @@ def _batches(docs: Iterable[RawDocument], max_bytes: int, max_docs: int) -> Iter
 #: A batch ends at this many bytes of text (containers weighted) or this many documents.
 BATCH_BYTES = 2 << 20
 BATCH_DOCS = 500
-#: A shared slot holds a batch's arrays (:mod:`~coderiv.index.shared_slots`): about 5 bytes a
+#: A shared slot holds a batch's arrays (:mod:`~coderiv.system.shared_slots`): about 5 bytes a
 #: word of text for a report-ready index's chunk ids and values, ~9 a distinct word per
 #: document for its terms, so about the text's size (at most 2.0 MB a batch of 10K long
 #: documents, 1.1 MB of 100K short ones, 26 Nov); room for twice a full batch's text.
@@ -404,7 +404,7 @@ def analyze_documents(
     bounded whatever the collection's size. ``source_bytes`` (the source's size, when known)
     says whether the job is worth loading the compiled loop (:mod:`coderiv.keys.compiled_terms`).
 
-    A batch's store arrays may be views of shared memory (:mod:`~coderiv.index.shared_slots`):
+    A batch's store arrays may be views of shared memory (:mod:`~coderiv.system.shared_slots`):
     the consumer calls :meth:`AnalyzedBatch.release` once it no longer reads them (a consumer
     that does not only leaves later batches to come through the pipe).
     """

@@ -17,7 +17,7 @@ import ctypes
 import os
 from pathlib import Path
 
-from coderiv.libc import c_function
+from coderiv.system.libc import c_function
 
 #: fallocate(2) modes: keep the size, free the range.
 FALLOC_FL_KEEP_SIZE = 0x01

@@ -44,7 +44,7 @@ def release_arrays(arrays: Iterable[object]) -> None:
 
 
 def release_store(store: Any) -> None:
-    """:func:`release_arrays` over a :class:`~coderiv.index.postings.Postings`' arrays: its own
+    """:func:`release_arrays` over a :class:`~coderiv.index.format.postings.Postings`' arrays: its own
     and those of the objects holding some of them (document numbers, values, a split store's
     keys and offsets)."""
     holders = [value for value in vars(store).values() if hasattr(value, "_raw_low")]
@@ -102,5 +102,5 @@ class Residency:
         release_arrays(arrays)
 
 
-#: The process's one :class:`Residency`, which :class:`~coderiv.index.integrity.FileGuard` feeds.
+#: The process's one :class:`Residency`, which :class:`~coderiv.index.format.integrity.FileGuard` feeds.
 RESIDENCY = Residency()

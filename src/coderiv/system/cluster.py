@@ -1,13 +1,20 @@
 """A Dask client for work spread over a cluster: a new LocalCluster on this machine (``local``)
 or an existing scheduler (``tcp://host:8786``), whose workers need coderiv installed and must
 see the paths they are given (a shared file system). Used by sharded index builds and by
-``pairs --dask``."""
+``pairs --dask``. :func:`process_cluster` starts a real scheduler and workers as processes of
+Dask's own command-line tools on 127.0.0.1 (the tests' and the benchmarks' cluster)."""
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from coderiv._version import __version__
@@ -67,3 +74,46 @@ def check_workers(client: Any, modules: tuple[str, ...] = ()) -> None:
             )
         if missing:
             raise CoderivError(f"Dask worker {worker} cannot import {', '.join(missing)}: install the same coderiv extras on every worker")
+
+
+@dataclass
+class ProcessCluster:
+    """A running scheduler and its workers (each a process this one started)."""
+
+    address: str
+    scheduler: subprocess.Popen[bytes]
+    workers: list[subprocess.Popen[bytes]]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def process_cluster(n_workers: int = 2, start_timeout: float = 30.0) -> Iterator[ProcessCluster]:
+    """A ``dask scheduler`` on a free port of 127.0.0.1 and ``n_workers`` single-threaded ``dask
+    worker`` processes (they inherit this process's environment, PYTHONPATH included), killed
+    at the end: only the PIDs started here. Fault tests kill single workers by their PID."""
+    distributed = require("distributed", "dask", "a Dask cluster")
+    dask = str(Path(sys.executable).parent / "dask")
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    quiet: dict[str, Any] = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    started: list[subprocess.Popen[bytes]] = []
+    try:
+        started.append(subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], **quiet))
+        for _ in range(n_workers):
+            started.append(subprocess.Popen(
+                [dask, "worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--no-dashboard", "--nworkers", "1"], **quiet
+            ))
+        deadline = time.monotonic() + start_timeout
+        with distributed.Client(address, timeout="10s") as client:
+            client.wait_for_workers(n_workers, timeout=max(1.0, deadline - time.monotonic()))
+        yield ProcessCluster(address, started[0], started[1:])
+    finally:
+        for process in started:
+            process.kill()
+        for process in started:
+            process.wait(timeout=10)

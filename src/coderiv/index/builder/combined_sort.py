@@ -2,7 +2,7 @@
 
 A chunk store's keys are 32-bit ids (:mod:`coderiv.keys.chunks`), nearly all distinct: a run of
 a few hundred long documents holds millions of them. Grouping such a run by key through a hash
-table (:func:`coderiv.index.compiled_writer.group_run`) touches a table far larger than the
+table (:func:`coderiv.index.builder.compiled_writer.group_run`) touches a table far larger than the
 caches at random, and numpy's stable argsort of 64-bit keys is slow too (both ~100 ns a posting
 on this project's machine, 2026-11-25); numpy's vectorised sort of plain 64-bit integers takes
 ~5–15 ns. When a key, a document number and a value fit together in 64 bits, the integer
@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from coderiv.index.compiled_writer import MergeBuffers
+from coderiv.index.builder.compiled_writer import MergeBuffers
 from coderiv.jit import LazyKernels
 from coderiv.keys import compiled_terms
 
@@ -41,7 +41,7 @@ def sort_packed(keys: np.ndarray, docs: np.ndarray, vals: np.ndarray, runs: bool
     """Postings (``keys[i]``, ``docs[i]``, ``vals[i]``), no (key, document) twice, sorted by
     (key, document) with one sort of integers packing all three; None when they need more than
     64 bits (or there are none). With ``runs``, also the key range's runs of
-    :class:`~coderiv.index.postings.SplitNumbers` (one starts at every key's first posting and
+    :class:`~coderiv.index.format.postings.SplitNumbers` (one starts at every key's first posting and
     wherever a key's ``document >> 16`` changes; the writer keeps those where the high bits
     change in store order), else those two arrays are empty. The sorted
     integers are unpacked by one compiled pass when the loops are loaded, else numpy passes."""
@@ -341,7 +341,7 @@ def _one_value(unique: np.ndarray, counts: np.ndarray, docs: np.ndarray, value: 
 def group_narrow_run(
     keys: np.ndarray, doc_counts: np.ndarray, first: int, vals: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """:func:`~coderiv.index.compiled_writer.group_run` (documents ``first, first + 1, …``,
+    """:func:`~coderiv.index.builder.compiled_writer.group_run` (documents ``first, first + 1, …``,
     document i the next ``doc_counts[i]`` entries of ``keys``/``vals``, its keys distinct) by
     :func:`sort_packed`; None when the postings do not fit in 64 bits."""
     if not len(keys) or int(np.max(keys)).bit_length() > 48:

@@ -1,7 +1,7 @@
 """A run's narrow postings split by the top bits of their keys, not sorted: a chunk store's runs.
 
 The writer's merge sorts each key range of a narrow store (chunk ids: key, document and value
-in one 64-bit integer, :func:`~coderiv.index.combined_sort.sort_packed`) whatever order its
+in one 64-bit integer, :func:`~coderiv.index.builder.combined_sort.sort_packed`) whatever order its
 segments hold, so a run's full sort by (key, document) was done twice over. All the merge
 needs of a run is where each key range's postings are. Here they are moved into partitions by
 ``key >> shift`` (the top :data:`PART_BITS` bits of the run's widest key), stable, in one
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from coderiv.index.compiled_writer import MergeBuffers
+from coderiv.index.builder.compiled_writer import MergeBuffers
 from coderiv.jit import LazyKernels
 from coderiv.keys import compiled_terms
 
@@ -74,7 +74,7 @@ def full_keys(low: np.ndarray, start: int, parts: np.ndarray, shift: int) -> np.
 
 
 #: Postings of consecutive documents: (postings per document, keys, values), as a batch of
-#: :class:`~coderiv.index.analysis_workers.AnalyzedBatch` holds a store's.
+#: :class:`~coderiv.index.builder.analysis_workers.AnalyzedBatch` holds a store's.
 Piece = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
@@ -90,7 +90,7 @@ def partition_pieces(pieces: Sequence[Piece], doc_type: type, buffers: MergeBuff
     without joining them first. With ``buffers`` (the compiled pass), the partitioned arrays are
     views of them, valid until the next call: a build partitions one run at a time, and reusing
     the memory spares the pages a fresh allocation would fault in for every run (see
-    :mod:`~coderiv.index.scratch_pages`)."""
+    :mod:`~coderiv.system.scratch_pages`)."""
     filled = [piece for piece in pieces if len(piece[1])]
     if not filled:
         return None

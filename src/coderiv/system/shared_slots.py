@@ -1,6 +1,6 @@
 """Shared memory through which analysis workers hand their arrays back, instead of a pipe.
 
-A worker's analysed batch is a few flat arrays (:class:`~coderiv.index.analysis_workers.AnalyzedBatch`):
+A worker's analysed batch is a few flat arrays (:class:`~coderiv.index.builder.analysis_workers.AnalyzedBatch`):
 in a report-ready build of long documents, about 5 bytes of chunk ids and values for every word
 of text. Returned through the pool's pipe, each array is pickled, pushed through the kernel's
 64 KB pipe buffer in turns between writer and reader, gathered and unpickled: measured on this

@@ -23,8 +23,9 @@ from typing import Any, cast
 import numpy as np
 
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
-from coderiv.index import integrity
-from coderiv.index.integrity import BLOCKS_FILE, block_crcs, first_bad_block
+from coderiv.index.format import integrity
+from coderiv.index.format.integrity import BLOCKS_FILE, block_crcs, first_bad_block
+from coderiv.system.child_processes import drop_lock_fd, hold_lock_fd
 
 CURRENT = "CURRENT"
 #: A copy of the live generation's manifest (without its checksum table), beside the
@@ -35,11 +36,6 @@ MANIFEST = "manifest.json"
 LOCK = "lock"
 #: The only names CURRENT may hold: a generation folder of this index, never a path elsewhere.
 GENERATION_NAME = re.compile(r"gen-[0-9]{6}")
-
-#: File descriptors of the writer locks this process holds. A forked child (an analysis worker)
-#: closes them first thing, so that it never keeps an index locked after its parent is gone.
-HELD_LOCK_FDS: set[int] = set()
-
 
 def file_sha256(path: Path) -> str:
     """SHA-256 of a file, read in 1 MB blocks."""
@@ -123,12 +119,12 @@ def write_lock(root: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise CoderivError(f"another coderiv process is writing the index at {root}") from None
-        HELD_LOCK_FDS.add(handle.fileno())
+        hold_lock_fd(handle.fileno())
         try:
             remove_leftovers(root)
             yield
         finally:
-            HELD_LOCK_FDS.discard(handle.fileno())
+            drop_lock_fd(handle.fileno())
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
@@ -154,15 +150,6 @@ def remove_leftovers(root: Path) -> None:
         _remove(pointer)
 
 
-def release_inherited_locks() -> None:
-    """In a forked child: close the writer-lock descriptors inherited from the parent, so that
-    the lock dies with the parent and never with the last of its children."""
-    for fd in list(HELD_LOCK_FDS):
-        with contextlib.suppress(OSError):
-            os.close(fd)
-    HELD_LOCK_FDS.clear()
-
-
 @contextlib.contextmanager
 def new_generation(root: Path) -> Iterator[Path]:
     """A temporary folder to write a generation into; committed atomically on success.
@@ -186,7 +173,7 @@ COMMIT_THREADS = 2
 
 
 def _checksummed_and_synced(path: Path) -> np.ndarray:
-    """:func:`~coderiv.index.integrity.block_crcs` of ``path``, then the file synced to disk."""
+    """:func:`~coderiv.index.format.integrity.block_crcs` of ``path``, then the file synced to disk."""
     crcs = block_crcs(path, integrity.BLOCK)
     fsync_path(path)
     return crcs

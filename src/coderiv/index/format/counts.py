@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from coderiv.index.integrity import NO_GUARD, BlockTable, Checked, FileGuard, load_npy
+from coderiv.index.format.integrity import NO_GUARD, BlockTable, Checked, FileGuard, load_npy
 
 #: The escape in ``low`` of a store with a side table.
 ESCAPE = 255

@@ -37,7 +37,7 @@ import numpy as np
 from numpy.lib import format as npy_format
 
 from coderiv.errors import CorruptIndexError
-from coderiv.index.mapped_pages import LARGE_FILE, RESIDENCY
+from coderiv.system.mapped_pages import LARGE_FILE, RESIDENCY
 
 #: Bytes per checksummed block: small enough that a query touching a few postings of many
 #: keys checks little more than it reads (64 KiB ≈ 20 µs of CRC-32), large enough that the

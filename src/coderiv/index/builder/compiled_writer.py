@@ -14,7 +14,7 @@ numba, or before :func:`load`, :func:`group_run` takes the numpy path (same arra
 ``tests/test_compiled_writer.py``).
 
 **The cosine statistics of a written terms store** (:func:`cosine_passes`): W_d and each term's
-largest x_dt / W_d, as :mod:`~coderiv.index.cosine_statistics` computes them, in two
+largest x_dt / W_d, as :mod:`~coderiv.index.builder.cosine_statistics` computes them, in two
 sequential passes over the stored arrays (document numbers decoded from their low bits and
 runs, values from their byte and side table) instead of numpy passes over decoded, weighted
 copies of every key range (several arrays of 8 bytes a posting, each a fresh allocation). Every
@@ -165,7 +165,7 @@ def _merge(
     (postings per merged key, largest value per key, runs): ``run_at``/``run_high`` get the run
     starts and their high bits; a run starts at every key's first posting and wherever a key's
     ``document >> 16`` changes (the writer then keeps those where the high bits change in store
-    order, as :func:`~coderiv.index.postings.doc_runs` has them). The output
+    order, as :func:`~coderiv.index.format.postings.doc_runs` has them). The output
     arrays are the caller's, reused from one key range to the next (no fresh pages)."""
     key_counts = np.zeros(n_keys, np.int64)
     maxvals = np.zeros(n_keys, np.uint32)
@@ -227,7 +227,7 @@ def _usual_store(docs: Any, vals: Any) -> bool:
 def _store_arrays(docs: Any, vals: Any, ptr: np.ndarray, weights: np.ndarray, tf_table: np.ndarray) -> tuple[np.ndarray, ...]:
     """The arrays the cosine loops read, the narrowed ones (run starts, the side table) widened
     (they are short) so that one compiled version serves every index: a presence store's 1s
-    contiguous (:meth:`~coderiv.index.counts.CountValues.loop_low`), not a zero-stride view."""
+    contiguous (:meth:`~coderiv.index.format.counts.CountValues.loop_low`), not a zero-stride view."""
     low = vals.loop_low() if vals.is_presence else vals.low  # (a plain read checks the whole file)
     return (
         np.asarray(docs.low, np.uint16), np.asarray(docs.run_at, np.int64), np.asarray(docs.run_high, np.uint16),
@@ -240,8 +240,8 @@ def cosine_passes(
     docs: Any, vals: Any, ptr: np.ndarray, weights: np.ndarray, tf_table: np.ndarray, chunk_ends: np.ndarray, n_docs: int,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """(W_d per document, max_d x_dt / W_d per key) of a store's
-    :class:`~coderiv.index.postings.SplitNumbers` ``docs`` and
-    :class:`~coderiv.index.counts.CountValues` ``vals``; None when the loops are not loaded."""
+    :class:`~coderiv.index.format.postings.SplitNumbers` ``docs`` and
+    :class:`~coderiv.index.format.counts.CountValues` ``vals``; None when the loops are not loaded."""
     if not _usual_store(docs, vals) or not load():
         return None
     arrays = _store_arrays(docs, vals, ptr, weights, tf_table)

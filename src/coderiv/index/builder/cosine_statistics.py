@@ -7,7 +7,7 @@ Each is a pass over the store a key range at a time (about :data:`CHUNK_POSTINGS
 x_dt = (1 + ln f_dt) · w_t from per-key weights and a table over the few distinct f_dt values,
 so no logarithm is taken per posting, and its square added per range as ``np.bincount`` adds,
 each range's sums then added to the total. The compiled loops of
-:mod:`~coderiv.index.compiled_writer` (numba, ``coderiv[fast]``) make the same additions in the
+:mod:`~coderiv.index.builder.compiled_writer` (numba, ``coderiv[fast]``) make the same additions in the
 same order when loaded: the same bits.
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from coderiv.index import compiled_writer
-from coderiv.index.postings import Postings
+from coderiv.index.builder import compiled_writer
+from coderiv.index.format.postings import Postings
 from coderiv.weights import document_norms, idf_weight, tf_weight
 
 #: Postings of a key range a pass holds at once (as the writer's ranges, 8 bytes a posting a
@@ -67,7 +67,7 @@ def cosine_statistics(
 ) -> tuple[np.ndarray, np.ndarray]:
     """W_d for every document and, for every term, max_d x_dt / W_d (cosine, and the bound
     that lets cosine queries prune): two passes over the terms store, a key range at a time
-    (or the compiled loops of :mod:`~coderiv.index.compiled_writer`, same bits, when loaded).
+    (or the compiled loops of :mod:`~coderiv.index.builder.compiled_writer`, same bits, when loaded).
     A shard passes the collection's ``f_t`` (per key of its store) and ``collection_size`` N."""
     chunk = chunk or CHUNK_POSTINGS
     ptr = np.asarray(store.ptr)

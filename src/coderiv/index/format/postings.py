@@ -4,11 +4,11 @@ saved as ``.npy`` and memory-mapped on open (never pickle).
 ``keys`` is sorted and unique; ``ptr[i]:ptr[i+1]`` slices ``docs`` (ascending) and ``vals`` for
 ``keys[i]``, so ``f_t`` of key i is ``ptr[i+1] - ptr[i]``; ``maxvals[i]`` is the largest value in
 those postings (bounds for top-k pruning). Values take one byte a posting plus a side table of
-the rare large ones (:class:`~coderiv.index.counts.CountValues`); document numbers 2 bytes a
+the rare large ones (:class:`~coderiv.index.format.counts.CountValues`); document numbers 2 bytes a
 posting plus a few runs (:class:`SplitNumbers`), and so are the keys and offsets of a store whose
 keys fit 32 bits (:data:`SPLIT`, a chunk store's). A presence store (every value 1, a chunk
 store's) has no values nor ``maxvals`` files: both read as 1s from no memory
-(:data:`~coderiv.index.counts.PRESENCE`). The
+(:data:`~coderiv.index.format.counts.PRESENCE`). The
 forward view (document → keys), needed only by incremental runs and by queries naming a
 document of the index, is derived on demand by one stable sort.
 """
@@ -22,9 +22,9 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from coderiv.errors import CorruptIndexError
-from coderiv.index import counts
-from coderiv.index.counts import CountValues
-from coderiv.index.integrity import NO_GUARD, BlockTable, Checked, FileGuard, NoGuard, checked_insertion, load_npy
+from coderiv.index.format import counts
+from coderiv.index.format.counts import CountValues
+from coderiv.index.format.integrity import NO_GUARD, BlockTable, Checked, FileGuard, NoGuard, checked_insertion, load_npy
 
 ARRAY_NAMES = ("keys", "ptr", "docs", "doc_run_at", "doc_run_high", "vals", "maxvals")
 #: A store's manifest record says ``"layout": "split"`` when its keys and offsets are
@@ -32,7 +32,7 @@ ARRAY_NAMES = ("keys", "ptr", "docs", "doc_run_at", "doc_run_high", "vals", "max
 PLAIN, SPLIT = "plain", "split"
 #: The files of a split store's keys and offsets: low 16 bits, run starts, runs' high bits.
 SPLIT_FILES = {"keys": ("keys", "key_run_at", "key_run_high"), "ptr": ("ptr", "ptr_run_at", "ptr_run_high")}
-#: The files a presence store does not have (:data:`~coderiv.index.counts.PRESENCE`).
+#: The files a presence store does not have (:data:`~coderiv.index.format.counts.PRESENCE`).
 VALUE_FILES = ("vals", "maxvals")
 
 #: Postings encoded or scanned at a time when document numbers are split into runs.
@@ -319,7 +319,7 @@ def narrow(values: np.ndarray) -> np.ndarray:
 
 class KeysOrOffsets(Checked[np.ndarray]):
     """``keys`` or ``ptr`` of a :class:`Postings`: a plain array (its whole file checked on the
-    first read, as :class:`~coderiv.index.integrity.Checked` does), or a split store's
+    first read, as :class:`~coderiv.index.format.integrity.Checked` does), or a split store's
     :class:`SplitNumbers`, decoded whole on every read (and not kept: a pass over a store
     holds one step of it). Code that reads a few keys or a step of them goes through
     :meth:`Postings.lookup`, :meth:`~Postings.pointers`, :meth:`~Postings.keys_at`,
@@ -470,7 +470,7 @@ class Postings:
     @property
     def is_presence(self) -> bool:
         """Every value is 1 and neither values nor ``maxvals`` have a file
-        (:data:`~coderiv.index.counts.PRESENCE`)."""
+        (:data:`~coderiv.index.format.counts.PRESENCE`)."""
         return self.vals.is_presence
 
     @property
@@ -558,7 +558,7 @@ class Postings:
     ) -> Postings:
         """The store saved in ``folder``; with ``table`` (the generation's block checksums), every
         block is checked as it is first read (:mod:`.integrity`). A ``presence`` store (so its
-        manifest record says, :data:`~coderiv.index.counts.PRESENCE`) reads every value as 1
+        manifest record says, :data:`~coderiv.index.format.counts.PRESENCE`) reads every value as 1
         without a file; any other store's missing values file is damage. A ``split`` store's
         keys and offsets are :class:`SplitNumbers` (:data:`SPLIT`)."""
         arrays: dict[str, Any] = {}

@@ -1,6 +1,6 @@
 """Starting the disk writes of a store file while the rest of it is still being written.
 
-A commit fsyncs every file of the new generation (:func:`coderiv.index.storage.commit`). With
+A commit fsyncs every file of the new generation (:func:`coderiv.index.format.storage.commit`). With
 Linux's default thresholds (background writeback from 10% of memory, or after 30 s) nothing of
 a build's few hundred MB has gone to disk by then, so the whole of it is written while the
 build waits: 0.23–0.27 s of a report-ready build of 10,000 long documents (517 MB) was its
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ctypes
 
-from coderiv.libc import c_function
+from coderiv.system.libc import c_function
 
 #: sync_file_range(2) flag: start writing out the range's dirty pages, do not wait for them.
 SYNC_FILE_RANGE_WRITE = 2
