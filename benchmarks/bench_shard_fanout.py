@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from coderiv.evaluation.synthetic import SyntheticCollection
+from coderiv.index.builder.sharded import build_sharded
 from coderiv.index.index import Index
-from coderiv.index.shards import ShardedIndex, build_sharded
+from coderiv.index.shards import ShardedIndex
 from coderiv.ranking.fanout import DaskFanout, ThreadFanout
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.ranking.sharded import ShardedMeasureSearcher

@@ -15,8 +15,9 @@ import tempfile
 from pathlib import Path
 
 from coderiv.evaluation.synthetic import SyntheticCollection
+from coderiv.index.builder.sharded import build_sharded, build_sharded_on
 from coderiv.index.index import Index
-from coderiv.index.shards import ShardedIndex, build_sharded, build_sharded_on
+from coderiv.index.shards import ShardedIndex
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.ranking.sharded import ShardedMeasureSearcher
 from common import latency_summary, machine, timed

@@ -16,7 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coderiv.index.format.counts import CountValues
-from coderiv.index.format.postings import Postings, SplitNumbers, group_by_key, narrow
+from coderiv.index.format.encoded import narrow
+from coderiv.index.format.postings import Postings, group_by_key
+from coderiv.index.format.split_numbers import SplitNumbers
 from coderiv.index.index import Index
 from coderiv.ranking import compiled_probes
 from coderiv.ranking.batch import Limits, query_documents

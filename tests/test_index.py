@@ -13,8 +13,9 @@ import pytest
 
 from coderiv import Index, Searcher
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError, InputError
+from coderiv.index.format.generation import FORMAT_VERSION
 from coderiv.index.format.storage import read_manifest, verify_files
-from coderiv.index.index import FORMAT_VERSION, resolve_index_path
+from coderiv.index.index import resolve_index_path
 from coderiv.keys.kinds import StoreSpec
 from coderiv.text.analysis import AnalysisSettings
 from tests.support.files import write_docs

@@ -13,9 +13,11 @@ import pytest
 
 import coderiv
 from coderiv.errors import CoderivError
+from coderiv.index.builder.sharded import build_sharded
+from coderiv.index.builder.stores import open_with_store
 from coderiv.index.index import DocumentFacts, Index
-from coderiv.index.reader import IndexReader, live_version, open_index, open_with_store, shard_count
-from coderiv.index.shards import ShardedIndex, ShardView, build_sharded
+from coderiv.index.reader import IndexReader, live_version, open_index, shard_count
+from coderiv.index.shards import ShardedIndex, ShardView
 from coderiv.overlap.verify import VerifiedSearcher
 from coderiv.ranking.containment import ContainmentSearcher, chunk_store_spec
 from coderiv.ranking.fingerprint_search import FingerprintSearcher

@@ -15,10 +15,11 @@ from hypothesis import strategies as st
 from coderiv.cli.main import main
 from coderiv.errors import InputError
 from coderiv.index.builder.analysis_workers import AnalyzedEntry, _ascii_plain_text, _Worker
+from coderiv.index.builder.sharded import build_sharded
 from coderiv.index.format.storage import MANIFEST_COPY
 from coderiv.index.index import Index
 from coderiv.index.reader import open_index
-from coderiv.index.shards import ShardedIndex, build_sharded
+from coderiv.index.shards import ShardedIndex
 from coderiv.keys.kinds import TERMS
 from coderiv.text.analysis import AnalysisSettings, Analyzer
 from coderiv.text.collection import RawDocument, iter_folder

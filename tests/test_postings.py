@@ -9,7 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coderiv.index.format import postings as postings_module
-from coderiv.index.format.postings import Postings, SplitNumbers, doc_runs, from_forward
+from coderiv.index.format.postings import Postings, from_forward
+from coderiv.index.format.split_numbers import SplitNumbers, doc_runs
 
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 from coderiv import Index, Searcher
 from coderiv.errors import CorruptIndexError
 from coderiv.index import cosine_bounds
+from coderiv.index.builder.sharded import build_sharded
 from coderiv.index.cosine_bounds import N_CLASSES, NORMS_FILE, class_limits, class_norms, class_of
-from coderiv.index.shards import ShardedIndex, build_sharded
+from coderiv.index.shards import ShardedIndex
 from coderiv.ranking import compiled_probes, cosine_pruning, pruning
 from coderiv.ranking.kernel import PreparedQuery, all_scores, top_k
 from coderiv.ranking.measures import get_measure

@@ -16,7 +16,7 @@ from coderiv import Index, Searcher, StoreSpec
 from coderiv.cli.main import main
 from coderiv.errors import CoderivError, CorruptIndexError
 from coderiv.index.format import storage
-from coderiv.system import child_processes
+from coderiv.system import inherited_locks
 from tests.support.faults import SRC, WORDS, slow_collection
 from tests.support.files import write_docs
 from tests.support.processes import alive, children_of, signal_and_reap, wait_for
@@ -130,11 +130,11 @@ def test_leftovers_of_an_interrupted_writer_are_removed(tmp_path: Path) -> None:
 
 def test_a_second_writer_is_refused_while_the_first_holds_the_lock(tmp_path: Path) -> None:
     with storage.write_lock(tmp_path / "i"):
-        assert len(child_processes.HELD_LOCK_FDS) == 1
+        assert len(inherited_locks.HELD_LOCK_FDS) == 1
         with pytest.raises(CoderivError, match="another coderiv process is writing the index"):
             with storage.write_lock(tmp_path / "i"):
                 pass
-    assert child_processes.HELD_LOCK_FDS == set()
+    assert inherited_locks.HELD_LOCK_FDS == set()
 
 
 def test_hostile_names_cannot_forge_rows_or_drive_the_terminal(tmp_path: Path, runner) -> None:

@@ -22,10 +22,12 @@ from hypothesis import strategies as st
 
 from coderiv.cli.main import main
 from coderiv.errors import CoderivError, InputError, MissingExtraError
+from coderiv.index.builder.sharded import build_sharded
+from coderiv.index.format.generation import MODIFIED_FILE
 from coderiv.index.format.integrity import BLOCKS_FILE
 from coderiv.index.format.storage import MANIFEST_COPY
-from coderiv.index.index import MODIFIED_FILE, Index
-from coderiv.index.shards import ShardedIndex, build_sharded
+from coderiv.index.index import Index
+from coderiv.index.shards import ShardedIndex
 from coderiv.text.collection import iter_collection
 from coderiv.text.extract import MAX_DOCUMENT_BYTES
 from coderiv.text.remote import is_url, iter_source, source_name, source_size
@@ -271,7 +273,7 @@ def test_workers_of_a_real_cluster_read_the_url(tmp_path: Path) -> None:
     """``dask scheduler`` + two ``dask worker`` processes: each shard task reads the URL itself
     (a file:// folder, and an archive as an fsspec tar:// folder: the generic reader), and the
     sharded index is the one built from the plain path in this process."""
-    from coderiv.index.shards import build_sharded_on
+    from coderiv.index.builder.sharded import build_sharded_on
     from coderiv.system.cluster import process_cluster
 
     source = write_docs(tmp_path / "src", {f"s{i % 3}/d{i:02d}.txt": f"river w{i % 4} bank w{i % 7} mill {i}" for i in range(15)})
@@ -296,7 +298,7 @@ def test_workers_of_a_real_cluster_read_the_url(tmp_path: Path) -> None:
 def test_a_shard_reads_only_its_documents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``wanted`` gives exactly the documents a filter after reading would keep, from a folder,
     an archive and a URL, and a folder's other files are never opened."""
-    from coderiv.index.shards import shard_of
+    from coderiv.index.format.shard_set import shard_of
     from coderiv.text import collection as collection_module
 
     source = write_docs(tmp_path / "src", {f"d{i:02d}.txt": f"text number {i}" for i in range(20)})

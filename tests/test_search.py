@@ -146,7 +146,7 @@ def test_query_by_indexed_document_equals_query_by_its_text(tmp_path):
     targets=st.lists(st.integers(0, 50), min_size=1, max_size=20),
 )
 def test_vectorized_segment_search_matches_a_plain_search(segments, targets):
-    from coderiv.index.format.postings import search_segments as _search_segments
+    from coderiv.index.format.split_numbers import search_segments as _search_segments
 
     values = np.array([v for seg in segments for v in seg], np.int64)
     bounds = np.cumsum([0] + [len(seg) for seg in segments])

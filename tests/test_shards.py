@@ -16,9 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coderiv.errors import CoderivError, CorruptIndexError
-from coderiv.index import shards as shards_module
+from coderiv.index.builder import sharded as sharded_build
+from coderiv.index.builder.sharded import build_sharded
+from coderiv.index.format.shard_set import is_sharded, shard_of
 from coderiv.index.index import Index
-from coderiv.index.shards import ShardedIndex, build_sharded, is_sharded, shard_of
+from coderiv.index.shards import ShardedIndex
 from coderiv.ranking.measures import MEASURES
 from coderiv.ranking.search import MeasureSearcher
 from coderiv.ranking.sharded import ShardedMeasureSearcher
@@ -99,14 +101,14 @@ def test_failed_build_leaves_the_previous_set(tmp_path: Path, monkeypatch: pytes
     source = write_docs(tmp_path / "src", {f"d{i}.txt": f"alpha beta w{i}" for i in range(6)})
     build_sharded(source, tmp_path / "many", 2, workers=1)
     before = (tmp_path / "many" / "SHARDS.json").read_text()
-    real = shards_module.finish_shard
+    real = sharded_build.finish_shard
 
     def crash(set_dir: str, shard: int, n_docs: int) -> None:
         if shard == 1:
             raise OSError("disk gone")
         real(set_dir, shard, n_docs)
 
-    monkeypatch.setattr(shards_module, "finish_shard", crash)
+    monkeypatch.setattr(sharded_build, "finish_shard", crash)
     (tmp_path / "src" / "d9.txt").write_text("gamma")
     with pytest.raises(OSError):
         build_sharded(source, tmp_path / "many", 2, workers=1)
@@ -341,7 +343,7 @@ def test_a_failed_update_leaves_the_live_set_whole(tmp_path: Path, monkeypatch: 
     def fail(*args: object) -> None:
         raise CoderivError("the second pass failed")
 
-    monkeypatch.setattr(shards_module, "finish_shard", fail)
+    monkeypatch.setattr(sharded_build, "finish_shard", fail)
     with pytest.raises(CoderivError, match="the second pass failed"):
         build_sharded(source, tmp_path / "many", 3, workers=1)
     assert all(p.read_bytes() == data for p, data in files.items())
@@ -382,7 +384,7 @@ def test_index_without_shards_updates_a_sharded_index_and_new_settings_rebuild_i
 def test_term_tables_merge_by_range_as_all_at_once(tables: list[list[tuple[int, int]]], ranges: int) -> None:
     """The range-by-range merge gives the union of the keys and the summed counts, as one
     np.unique over every shard's keys at once did (uint64 keys at both ends of the space)."""
-    from coderiv.index.shards import merge_term_tables
+    from coderiv.index.builder.sharded import merge_term_tables
 
     shards = []
     for table in tables:
@@ -401,7 +403,7 @@ def test_term_tables_merge_by_range_as_all_at_once(tables: list[list[tuple[int, 
 @settings(max_examples=50, deadline=None)
 @given(ids=st.sets(st.text(min_size=1, max_size=6), max_size=40), k=st.integers(1, 5))
 def test_global_numbers_are_ranks_in_sorted_order(ids: set[str], k: int) -> None:
-    from coderiv.index.shards import global_numbers
+    from coderiv.index.builder.sharded import global_numbers
 
     shards = {s: sorted(d for d in ids if shard_of(d, k) == s) for s in range(k)}
     numbers = global_numbers(shards)

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coderiv.cli import main
+from coderiv.index.builder.sharded import build_sharded
 from coderiv.index.index import Index
-from coderiv.index.shards import build_sharded
 from coderiv.ranking.batch import Limits, check_batch
 from coderiv.ranking.containment import ContainmentSearcher, open_with_chunks
 from coderiv.ranking.search import MeasureSearcher

@@ -14,7 +14,8 @@ from click.testing import CliRunner
 
 from coderiv.cli import main
 from coderiv.errors import CoderivError
-from coderiv.index.shards import ShardedIndex, build_sharded
+from coderiv.index.builder.sharded import build_sharded
+from coderiv.index.shards import ShardedIndex
 from coderiv.ranking.fanout import ThreadFanout, held_indexes, open_on_worker
 from coderiv.ranking.measures import MEASURES
 from coderiv.ranking.sharded import ShardedFingerprintSearcher, ShardedMeasureSearcher

@@ -12,7 +12,8 @@ from click.testing import CliRunner
 
 from coderiv.cli.main import main
 from coderiv.errors import CorruptIndexError
-from coderiv.index.index import FORMAT_VERSION, Index
+from coderiv.index.format.generation import FORMAT_VERSION
+from coderiv.index.index import Index
 from coderiv.ranking.containment import chunk_store_spec
 from tests.support.files import write_docs
 

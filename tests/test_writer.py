@@ -23,7 +23,8 @@ from coderiv.index.builder.segments import Segment, save_partitioned, save_segme
 from coderiv.index.builder.spill import Run
 from coderiv.index.builder.writer import write_store
 from coderiv.index.format.counts import OVER_AT_FILE, OVER_VAL_FILE
-from coderiv.index.format.postings import ARRAY_NAMES, Postings, from_forward, narrow
+from coderiv.index.format.encoded import narrow
+from coderiv.index.format.postings import ARRAY_NAMES, Postings, from_forward
 from coderiv.keys import compiled_terms
 from coderiv.keys.kinds import StoreSpec
 from coderiv.text.collection import RawDocument

@@ -15,7 +15,6 @@ from coderiv.cli.options import (
     markup_option,
     progress_bar,
     quiet_option,
-    settings_from,
 )
 from coderiv.errors import CoderivError
 from coderiv.output import printable, table, to_json, tsv
@@ -85,8 +84,8 @@ def index_command(
     of SOURCE also writes the chunk store (docs/report.md), so that the first report,
     containment query or chunk pairs do not read SOURCE again.
     """
-    from coderiv.index.index import Index
-    from coderiv.index.reader import shard_count
+    from coderiv.index.builder.entrance import build_index
+    from coderiv.index.builder.sharded import ShardedReport
     from coderiv.keys.fingerprint import parse_fingerprint
 
     stores = [parse_fingerprint(f) for f in fingerprints]
@@ -94,37 +93,20 @@ def index_command(
         from coderiv.ranking.containment import chunk_store_spec
 
         stores.append(chunk_store_spec())
-    if shards is None:
-        shards = shard_count(index_dir)  # an update of a sharded index keeps its shards
-    if dask_address is not None and shards is None:
-        raise CoderivError("--dask applies to sharded builds: add --shards K")
-    if shards is not None:
-        from coderiv.index.shards import build_sharded_on
-
-        if hidden or follow_symlinks:
-            raise CoderivError("--hidden and --follow-symlinks apply to one index, not to --shards")
-        sharded = build_sharded_on(
-            source, index_dir, shards, settings_from(stop, stem, language), stores or None, workers, dask_address, markup)
-        click.echo(f"{sharded.n_docs} documents in {index_dir}, {shards} shards: {sharded.shard_documents}")
-        if sharded.updated:
-            click.echo(f"  updated: added {sharded.added}, changed {sharded.changed}, removed {sharded.removed}, "
-                       f"unchanged {sharded.unchanged}")
-        for skipped in sharded.skipped:
+    with progress_bar(quiet, "indexing") as bar:
+        report = build_index(
+            source, index_dir, stop=stop, stem=stem, language=language, stores=stores or None, workers=workers,
+            shards=shards, dask_address=dask_address, hidden=hidden, follow_symlinks=follow_symlinks, markup=markup,
+            rebuild=rebuild, progress=bar, announce=lambda line: click.echo(line, err=True),
+        )
+    if isinstance(report, ShardedReport):
+        click.echo(f"{report.n_docs} documents in {index_dir}, {report.shards} shards: {report.shard_documents}")
+        if report.updated:
+            click.echo(f"  updated: added {report.added}, changed {report.changed}, removed {report.removed}, "
+                       f"unchanged {report.unchanged}")
+        for skipped in report.skipped:
             click.echo(f"skipped {printable(skipped.doc_id)}: {printable(skipped.reason)}", err=True)
         return
-    plan = Index.plan_update(index_dir, stop, stem, language, stores or None, markup)
-    if plan.needs_confirmation and not rebuild:
-        raise CoderivError(
-            f"{plan.rebuild}: this re-analyses all {plan.documents} documents of {index_dir}; "
-            "add --rebuild to go ahead"
-        )
-    if plan.rebuild:
-        click.echo(f"full rebuild of {plan.documents} documents: {plan.rebuild}", err=True)
-    with progress_bar(quiet, "indexing") as bar:
-        report = Index.update_from(
-            source, index_dir, settings=plan.settings, stores=stores or None, workers=workers, progress=bar,
-            hidden=hidden, follow_symlinks=follow_symlinks, markup=plan.markup,
-        )
     click.echo(
         f"{report.n_docs} documents in {index_dir} "
         f"(added {len(report.added)}, changed {len(report.changed)}, removed {len(report.removed)}, "

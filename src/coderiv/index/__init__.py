@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING
 from coderiv.lazy_names import lazy_names
 
 if TYPE_CHECKING:
+    from coderiv.index.builder.generation import UpdateReport
+    from coderiv.index.builder.stores import open_with_store
     from coderiv.index.format.postings import Postings
-    from coderiv.index.index import DocumentFacts, Index, UpdateReport, resolve_index_path
-    from coderiv.index.reader import IndexReader, open_index, open_with_store
+    from coderiv.index.index import DocumentFacts, Index, resolve_index_path
+    from coderiv.index.reader import IndexReader, open_index
 
 #: public name -> the module it is imported from on first use (PEP 562): importing one module of
 #: the package (``coderiv.index.index``) does not import all of them, so a command's start-up pays only
@@ -25,9 +27,9 @@ _LAZY: dict[str, str] = {
     "Index": "coderiv.index.index",
     "IndexReader": "coderiv.index.reader",
     "Postings": "coderiv.index.format.postings",
-    "UpdateReport": "coderiv.index.index",
+    "UpdateReport": "coderiv.index.builder.generation",
     "open_index": "coderiv.index.reader",
-    "open_with_store": "coderiv.index.reader",
+    "open_with_store": "coderiv.index.builder.stores",
     "resolve_index_path": "coderiv.index.index",
 }
 

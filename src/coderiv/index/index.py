@@ -12,31 +12,25 @@ id order and every array is rebuilt from the per-document (forward) postings.
 
 from __future__ import annotations
 
-import datetime as _dt
-import errno
-import json
 import os
-import shutil
 import threading
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 import numpy as np
 
-from coderiv._version import __version__
 from coderiv.errors import AnalysisMismatchError, CoderivError, CorruptIndexError
+from coderiv.index.builder.generation import UpdateReport, write_failure, write_generation
 from coderiv.index.cosine_bounds import LIMITS_FILE, NORMS_FILE, load_class_norms
-from coderiv.index.format.counts import COUNTS, PRESENCE
+from coderiv.index.format.generation import FORMAT, FORMAT_VERSION, MODIFIED_FILE, READABLE_FORMATS, store_is_presence, store_is_split
 from coderiv.index.format.integrity import BLOCKS_FILE, BlockTable, Checked, FileGuard, Mapped, load_npy, map_file, premapped
-from coderiv.index.format.postings import PLAIN, SPLIT, Postings
+from coderiv.index.format.postings import Postings
+from coderiv.index.format.recorded import RecordedLayout, recorded_layout, recorded_markup
 from coderiv.index.format.storage import (
-    MANIFEST,
     current_generation,
-    new_generation,
     newest_readable_manifest,
     read_manifest,
     verify_files,
@@ -48,27 +42,14 @@ from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
 from coderiv.text.extract import Markup
 
-if TYPE_CHECKING:  # the build's modules (workers, writer, the collection's readers) are imported
-    # by the functions that build: opening and querying an index never loads them
-    from coderiv.index.builder.analysis_workers import Skipped
-    from coderiv.index.builder.invert import Sources
-    from coderiv.index.builder.spill import Spill
-    from coderiv.text.collection import RawDocument, ReadOptions, Source
+if TYPE_CHECKING:
+    from coderiv.text.collection import Source
     from coderiv.text.sources import DocumentTexts
 
-FORMAT = "coderiv-index"
-FORMAT_VERSION = 8
-#: The formats this coderiv opens: format 6 added the block checksums every read is checked
-#: against (:mod:`.integrity`); an older index is rebuilt by the next ``coderiv index``. Format
-#: 7 dropped the per-file SHA-256s (the block checksums cover every file) and writes no values
-#: for a presence store; format 8 splits the keys and offsets of a store whose keys fit 32 bits
-#: (:data:`~coderiv.index.format.postings.SPLIT`). Formats 6 and 7 read as they are (a full verify
-#: checks a format 6 index's SHA-256s), while an older coderiv refuses a newer index with its
-#: "rebuild" line instead of misreading it (a format 7 reader would take split keys for keys).
-READABLE_FORMATS = (6, 7, FORMAT_VERSION)
+
 DEFAULT_INDEX_DIR = ".coderiv"
 INDEX_ENV = "CODERIV_INDEX"
-MODIFIED_FILE = "doc_modified.npy"
+
 
 T = TypeVar("T")
 
@@ -82,35 +63,9 @@ class DocumentFacts(NamedTuple):
     sha256: str
 
 
-def _recorded_layout(root: Path) -> tuple[AnalysisSettings, list[StoreSpec]] | None:
-    """The analysis settings and stores a damaged index at ``root`` was built with, if any of its
-    generations or the manifest copy still says (so that rebuilding it keeps its fingerprint
-    stores and stemming)."""
-    if not was_an_index(root):
-        return None
-    manifest = newest_readable_manifest(root)
-    if manifest is None:
-        return None
-    try:
-        settings = AnalysisSettings.from_dict(manifest["analysis"])
-        stores = [StoreSpec.from_dict(meta["spec"]) for meta in manifest["stores"].values()]
-    except (CoderivError, KeyError, TypeError, ValueError):
-        return None
-    return settings, stores
-
-
-def _recorded_markup(manifest: dict[str, Any] | None) -> Markup:
-    """The markup reading a (damaged) index's newest readable manifest records; rendering when
-    none says (an unreadable record too: the index is rebuilt from scratch either way)."""
-    try:
-        return Markup.recorded((manifest or {}).get("reading"))
-    except CoderivError:
-        return Markup.RENDER
-
-
 def _unrecorded(
     root: Path, stop: bool | None, stem: bool | None, stores: list[StoreSpec] | None
-) -> tuple[AnalysisSettings, list[StoreSpec]]:
+) -> RecordedLayout:
     """The layout to rebuild a damaged index whose settings nothing records any more: only what
     the caller states in full (never the defaults in silence: they may drop its stemming or
     stores and change every answer)."""
@@ -120,7 +75,7 @@ def _unrecorded(
             "(--stop or --no-stop, --stem or --no-stem, --language, and each --fingerprint store it should keep), "
             "or remove the folder to start anew"
         )
-    return AnalysisSettings.from_flags(stop, stem, None) or AnalysisSettings(), list(stores or [])
+    return RecordedLayout(AnalysisSettings.from_flags(stop, stem, None) or AnalysisSettings(), list(stores or []), Markup.RENDER)
 
 
 def resolve_index_path(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -128,42 +83,6 @@ def resolve_index_path(explicit: str | os.PathLike[str] | None = None) -> Path:
     if explicit:
         return Path(explicit)
     return Path(os.environ.get(INDEX_ENV) or DEFAULT_INDEX_DIR)
-
-
-@dataclass
-class UpdateReport:
-    """What an index run did: counts of documents and the files it could not index."""
-
-    added: list[str] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    unchanged: int = 0
-    skipped: list[Skipped] = field(default_factory=list)
-    lossy: list[str] = field(default_factory=list)
-    #: ids of documents whose file names were not UTF-8 (their bad bytes spelled ``\xNN``)
-    escaped: list[str] = field(default_factory=list)
-    rebuilt: str | None = None
-    n_docs: int = 0
-    #: the format of each document analysed in this run (``pdf``, ``docx``, ``text``...)
-    formats: list[str] = field(default_factory=list)
-    #: (doc_id, note) for documents whose content was not what their extension declares
-    notes: list[tuple[str, str]] = field(default_factory=list)
-
-    def by_format(self) -> dict[str, tuple[int, dict[str, int]]]:
-        """Per format, the documents read in this run and the skipped ones counted by reason."""
-        summary: dict[str, tuple[int, dict[str, int]]] = {}
-        for fmt in self.formats:
-            read, reasons = summary.get(fmt, (0, {}))
-            summary[fmt] = (read + 1, reasons)
-        for skip in self.skipped:
-            read, reasons = summary.get(skip.format, (0, {}))
-            reasons[skip.reason] = reasons.get(skip.reason, 0) + 1
-            summary[skip.format] = (read, reasons)
-        return dict(sorted(summary.items()))
-
-    @property
-    def modified(self) -> bool:
-        return bool(self.added or self.changed or self.removed or self.rebuilt)
 
 
 #: A full rebuild of an index of at least this many documents is only done when asked for
@@ -211,10 +130,6 @@ def _rebuild_reason(
     if old.manifest.get("extraction", 1) != EXTRACTION_VERSION:
         return "documents are read differently now (PDF, Word, Markdown, reStructuredText…)"
     return None
-def _doc_table_arrays(ids: list[str], shas: list[str]) -> tuple[bytes, np.ndarray]:
-    blob = "\0".join(ids).encode("utf-8")
-    digest = np.frombuffer(bytes.fromhex("".join(shas)), np.uint8).reshape(len(shas), 32) if shas else np.zeros((0, 32), np.uint8)
-    return blob, digest
 
 
 class Index:
@@ -407,7 +322,7 @@ class Index:
         record = self.manifest["stores"][name]
         with premapped(self._store_files[name]):
             return Postings.load(
-                self.generation / record["dir"], self.n_docs, self._mmap, self._table, _is_presence(record), _is_split(record)
+                self.generation / record["dir"], self.n_docs, self._mmap, self._table, store_is_presence(record), store_is_split(record)
             )
 
     def loaded_stores(self) -> list[str]:
@@ -485,29 +400,6 @@ class Index:
         registry, :mod:`coderiv.ranking.searchers`, is its only user)."""
         return on_single(self)
 
-    def with_store(
-        self,
-        spec: StoreSpec,
-        *,
-        announce: Callable[[str], Any] | None = None,
-        progress: Progress | None = None,
-        workers: int | None = None,
-    ) -> Index:
-        """This index, or, if it lacks the store ``spec``, the index reopened after adding it:
-        the indexed source is read again by ``workers`` processes (``announce`` is told so,
-        ``progress`` follows the bytes read)."""
-        if spec.name in self.specs:
-            return self
-        from coderiv.text.remote import source_exists
-
-        source = self.source
-        if not source or not source_exists(source):
-            raise CoderivError(f"the index has no {spec.name} store and its source {source} is gone; rebuild the index")
-        if announce is not None:
-            announce(f"adding store {spec.name} to the index (reading {source} again)")
-        Index.update_from(source, self.root, stores=[spec], progress=progress, workers=workers)
-        return Index.open(self.root)
-
     # -- building and updating ---------------------------------------------------------------
     @classmethod
     def plan_update(
@@ -527,14 +419,14 @@ class Index:
         except CoderivError as exc:
             old = None  # none yet, or damaged: update_from builds it from scratch
             if was_an_index(root):
-                recorded = _recorded_layout(root)
+                recorded = recorded_layout(root)
                 how = "the analysis and stores it recorded" if recorded else "the analysis given"
-                base = recorded[0] if recorded else _unrecorded(root, stop, stem, stores)[0]
+                base = (recorded or _unrecorded(root, stop, stem, stores)).settings or AnalysisSettings()
                 settings = AnalysisSettings.from_flags(stop, stem, language, base) or base
                 last = newest_readable_manifest(root) or {}
                 documents = int(last.get("documents", 0))
                 return UpdatePlan(
-                    settings, f"the index was damaged ({exc}); rebuilt with {how}", documents, markup or _recorded_markup(last)
+                    settings, f"the index was damaged ({exc}); rebuilt with {how}", documents, markup or recorded_markup(last)
                 )
         if old is None:
             return UpdatePlan(AnalysisSettings.from_flags(stop, stem, language) or AnalysisSettings(), None, 0, markup or Markup.RENDER)
@@ -579,14 +471,14 @@ class Index:
                 wanted = {s.name: s for s in [*old.specs.values(), *(stores or [])]}
                 report.rebuilt = _rebuild_reason(old, settings, stores, markup)
             else:
-                recorded = _recorded_layout(root)
+                recorded = recorded_layout(root)
                 if recorded is None and was_an_index(root) and settings is None:
                     recorded = _unrecorded(root, None, None, stores)
                 if recorded is not None:
                     report.rebuilt = "the index was damaged; rebuilt with the analysis and stores it recorded"
-                    settings = settings or recorded[0]
+                    settings = settings or recorded.settings
                 settings = settings or AnalysisSettings()
-                wanted = {s.name: s for s in [TERMS, *(recorded[1] if recorded else []), *(stores or [])]}
+                wanted = {s.name: s for s in [TERMS, *(recorded.stores if recorded else []), *(stores or [])]}
             if old is not None and report.rebuilt is None:
                 damage = old.verify()  # an update copies the old arrays: never carry damage forward
                 if damage:
@@ -595,287 +487,10 @@ class Index:
             # reading options not given keep the index's (a damaged one's newest readable record)
             last = old.manifest if old is not None else newest_readable_manifest(root) if (root / "CURRENT").exists() else None
             reading = ReadOptions.from_flags(hidden, follow_symlinks, ReadOptions.from_dict((last or {}).get("reading")))
-            markup = markup or (old.markup if old is not None else _recorded_markup(last))
+            markup = markup or (old.markup if old is not None else recorded_markup(last))
             specs = [wanted["terms"], *sorted((s for n, s in wanted.items() if n != "terms"), key=lambda s: s.name)]
             try:
-                _write(root, source, settings, specs, reuse, report, workers, progress, reading, markup)
+                write_generation(root, source, settings, specs, reuse, report, workers, progress, reading, markup)
             except OSError as exc:  # disk full, quota, permissions: the previous generation is intact
-                raise CoderivError(_write_failure(root, exc)) from None
+                raise CoderivError(write_failure(root, exc)) from None
             return report
-
-
-def _write_failure(root: Path, exc: OSError) -> str:
-    """One line saying why writing failed, and that the live index did not change."""
-    where = f" ({exc.filename})" if exc.filename else ""
-    # numpy reports a short write ("N requested and M written") without an errno: a full disk
-    full = exc.errno in (errno.ENOSPC, errno.EDQUOT) or (exc.errno is None and "requested and" in str(exc))
-    reason = "disk full" if full else (exc.strerror or str(exc))
-    return f"cannot write the index at {root}: {reason}{where}; the index was left as it was before"
-
-
-
-def _write(
-    root: Path,
-    source: Source,
-    settings: AnalysisSettings,
-    specs: list[StoreSpec],
-    old: Index | None,
-    report: UpdateReport,
-    workers: int | None,
-    progress: Progress | None,
-    reading: ReadOptions,
-    markup: Markup = Markup.RENDER,
-) -> None:
-    """Analyse what changed and write the next generation in bounded memory (:mod:`.writer`):
-    read the source (:class:`_SourcePass`), analyse and spill what is new or changed
-    (:func:`_analyse`), number every document by sorted id (:func:`_numbering`), then write the
-    documents' tables, the stores and the manifest into a new generation."""
-    from coderiv.index.builder.files import scratch_folder
-    from coderiv.index.builder.invert import Sources
-    from coderiv.index.builder.spill import Spill
-    from coderiv.text.collection import stored_size
-    from coderiv.text.remote import source_size
-
-    passing = _SourcePass(source, reading, old, report, progress)
-    # the source's size: progress, and whether analysis is worth its compiled loop (a URL's
-    # size is asked for only when progress is shown: it may mean listing a remote folder)
-    total = source_size(source, reading) if progress is not None else stored_size(source, reading)
-    if progress is not None:
-        progress.start(total, "B")
-    scratch = scratch_folder(root)
-    try:
-        spill = Spill(scratch, [spec.name for spec in specs], presort=old is None)  # runs sorted during analysis (fresh builds)
-        fresh = _analyse(passing, settings, specs, workers, total, spill, report, markup)
-        report.removed = sorted(set(passing.old_sha) - set(passing.kept) - set(fresh.sha))
-        report.unchanged = len(passing.kept)
-        ids = sorted([*passing.kept, *fresh.sha])
-        report.n_docs = len(ids)
-        if old is not None and not report.modified:
-            return
-        if not ids:
-            where = source if isinstance(source, (str, os.PathLike)) else "the given documents"
-            raise CoderivError(f"no indexable documents in {where}")
-
-        number_of, old_to_new = _numbering(ids, passing.kept, old)
-        sources = Sources(
-            runs=spill.runs,
-            run_numbers=[np.array([number_of[d] for d in run.ids], np.int64) for run in spill.runs],
-            old={spec.name: old.store(spec.name) for spec in specs} if old is not None and passing.kept else {},
-            old_to_new=old_to_new,
-        )
-        lengths = _lengths(len(ids), number_of, fresh.length, old if passing.kept else None, old_to_new)
-        with new_generation(root) as staging:
-            shas = [fresh.sha[d] if d in fresh.sha else passing.old_sha[d] for d in ids]
-            _write_documents(staging, ids, shas, lengths, passing.modified)
-            stores_meta = _write_stores(staging, scratch, sources, specs, lengths, workers)
-            sources.old.clear()
-            manifest = _manifest(source, passing, settings, reading, markup, stores_meta, report, len(ids))
-            (staging / MANIFEST).write_text(json.dumps(manifest), "utf-8")
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
-class _SourcePass:
-    """One pass over the source (a path or an fsspec URL): every document once, those whose
-    bytes the old index holds kept by their old number (:attr:`kept`), the others given to
-    analysis (:meth:`to_analyse`); notes, escaped names, modification times and progress
-    recorded on the way."""
-
-    def __init__(
-        self, source: Source, reading: ReadOptions, old: Index | None, report: UpdateReport, progress: Progress | None
-    ) -> None:
-        self.source, self.reading, self.old, self.report, self.progress = source, reading, old, report, progress
-        self.old_sha: dict[str, str] = dict(zip(old.doc_ids, old.doc_sha256)) if old is not None else {}
-        self.seen: set[str] = set()
-        self.kept: dict[str, int] = {}
-        self.modified: dict[str, float] = {}
-        self.source_bytes = 0
-
-    def to_analyse(self) -> Iterator[RawDocument]:
-        """The documents added or changed since the old index, in source order."""
-        from coderiv.text.remote import iter_source
-
-        for raw in iter_source(self.source, self.reading):
-            if raw.doc_id in self.seen:
-                continue
-            self.seen.add(raw.doc_id)
-            if raw.note:
-                self.report.notes.append((raw.doc_id, raw.note))
-            if raw.modified is not None:
-                self.modified[raw.doc_id] = raw.modified
-            if raw.escaped:
-                self.report.escaped.append(raw.doc_id)
-            self.source_bytes += len(raw.data)
-            if self.progress is not None:
-                self.progress.advance(len(raw.data) if raw.stored is None else raw.stored)
-            if self.old is not None and self.old_sha.get(raw.doc_id) == raw.sha256:
-                self.kept[raw.doc_id] = self.old.doc_numbers[raw.doc_id]
-                continue
-            yield raw
-
-
-@dataclass
-class _Analysed:
-    """SHA-256 and length (terms) of each document analysed in this run, by id."""
-
-    sha: dict[str, str] = field(default_factory=dict)
-    length: dict[str, int] = field(default_factory=dict)
-
-
-def _analyse(
-    passing: _SourcePass, settings: AnalysisSettings, specs: list[StoreSpec], workers: int | None, total: int | None,
-    spill: Spill, report: UpdateReport, markup: Markup = Markup.RENDER,
-) -> _Analysed:
-    """Analyse the documents the pass gives (worker processes) and spill their keys; the report
-    gets what was skipped, lossy, which formats, notes, and which ids were added or changed."""
-    from coderiv.index.builder.analysis_workers import analyze_documents
-
-    fresh = _Analysed()
-    for batch in analyze_documents(passing.to_analyse(), settings, specs, workers, source_bytes=total, markup=markup):
-        report.skipped.extend(batch.skipped)
-        report.lossy.extend(batch.lossy)
-        report.formats.extend(batch.formats)
-        report.notes.extend(batch.notes)
-        for doc_id, sha, length in zip(batch.ids, batch.shas, batch.lengths):
-            fresh.sha[doc_id] = sha
-            fresh.length[doc_id] = length
-            (report.changed if doc_id in passing.old_sha else report.added).append(doc_id)
-        spill.add(batch)
-    spill.flush()
-    return fresh
-
-
-def _numbering(ids: list[str], kept: dict[str, int], old: Index | None) -> tuple[dict[str, int], np.ndarray]:
-    """Each id's number (its rank among the sorted ``ids``), and each old number's new one (−1:
-    not kept)."""
-    number_of = {doc_id: i for i, doc_id in enumerate(ids)}
-    old_to_new = np.full(old.n_docs if old is not None else 0, -1, np.int64)
-    for doc_id, old_number in kept.items():
-        old_to_new[old_number] = number_of[doc_id]
-    return number_of, old_to_new
-
-
-def _lengths(
-    n_docs: int, number_of: dict[str, int], fresh_length: dict[str, int], old: Index | None, old_to_new: np.ndarray
-) -> np.ndarray:
-    """Every document's length in terms: analysed ones from this run, kept ones from ``old``."""
-    lengths = np.zeros(n_docs, np.int64)
-    for doc_id, length in fresh_length.items():
-        lengths[number_of[doc_id]] = length
-    if old is not None:
-        lengths[old_to_new[old_to_new >= 0]] = np.asarray(old.doc_lengths)[old_to_new >= 0]
-    return lengths
-
-
-def _write_documents(staging: Path, ids: list[str], shas: list[str], lengths: np.ndarray, modified: dict[str, float]) -> None:
-    """The documents' tables: ids, SHA-256, lengths and modification times (NaN: unknown)."""
-    blob, digest = _doc_table_arrays(ids, shas)
-    (staging / "doc_ids.bin").write_bytes(blob)
-    np.save(staging / "doc_sha256.npy", digest)
-    np.save(staging / "doc_lengths.npy", lengths)
-    np.save(staging / MODIFIED_FILE, np.array([modified.get(d, np.nan) for d in ids], np.float64))
-
-
-def _write_stores(
-    staging: Path, scratch: Path, sources: Sources, specs: list[StoreSpec], lengths: np.ndarray, workers: int | None
-) -> dict[str, dict[str, Any]]:
-    """Every store (``store-N`` in ``specs`` order) and, after the terms store, its cosine
-    statistics; the manifest's record of each store. When the stores come from the runs'
-    presorted segments (a fresh build), the other stores (a report-ready index's chunk store)
-    are written by a thread while this one writes the terms store: a second core merges."""
-    from coderiv.index.builder.writer import from_presorted_runs, write_store
-
-    n_docs = len(lengths)
-    stores_meta = {}
-    concurrent = len(specs) > 1 and from_presorted_runs(sources, [spec.name for spec in specs])
-    stop = threading.Event()  # set when this thread fails: the other stops at its next key range
-    with ThreadPoolExecutor(1, thread_name_prefix="coderiv-store") as aside:
-        written = {
-            number: aside.submit(
-                write_store, sources, spec.name, n_docs, lengths, staging / f"store-{number}", scratch, None, workers, None, stop,
-            )
-            for number, spec in enumerate(specs)
-            if concurrent and spec.name != "terms"
-        }
-        try:
-            for number, spec in enumerate(specs):
-                stores_meta[spec.name] = _write_one_store(staging, scratch, sources, spec, number, lengths, workers, written.get(number))
-        except BaseException:
-            stop.set()
-            raise
-    return stores_meta
-
-
-def _write_one_store(
-    staging: Path, scratch: Path, sources: Sources, spec: StoreSpec, number: int, lengths: np.ndarray, workers: int | None,
-    written: Future[Postings] | None,
-) -> dict[str, Any]:
-    """Store ``number`` (or the one a thread is writing: ``written``), with the terms store's
-    cosine statistics; its record in the manifest."""
-    from coderiv.index.builder.cosine_statistics import cosine_statistics
-    from coderiv.index.builder.writer import write_store
-    from coderiv.index.cosine_bounds import class_norms, save_class_norms
-
-    n_docs = len(lengths)
-    folder = f"store-{number}"
-    if written is not None:
-        postings = written.result()
-    else:
-        postings = write_store(sources, spec.name, n_docs, lengths, staging / folder, scratch, workers=workers)
-    record = {
-        "dir": folder, "spec": spec.to_dict(), "keys": postings.n_keys, "postings": postings.n_postings,
-        "values": PRESENCE if postings.is_presence else COUNTS, "layout": SPLIT if postings.is_split else PLAIN,
-    }
-    if spec.name == "terms":
-        norms, max_unit = cosine_statistics(postings, n_docs)
-        np.save(staging / "doc_norms.npy", norms)
-        np.save(staging / "term_max_unit.npy", max_unit)
-        save_class_norms(staging, *class_norms(postings, n_docs, norms))
-    return record
-
-
-def _is_presence(record: dict[str, Any]) -> bool:
-    """Whether a store's manifest record declares a presence store (every value 1, no values
-    files: :data:`~coderiv.index.format.counts.PRESENCE`); a record without ``values`` was written
-    before presence stores and has the files."""
-    values = record.get("values", COUNTS)
-    if values not in (PRESENCE, COUNTS):
-        raise CorruptIndexError(f"index store {record.get('dir')} has values {values!r}, which this coderiv cannot read; rebuild it")
-    return bool(values == PRESENCE)
-
-
-def _is_split(record: dict[str, Any]) -> bool:
-    """Whether a store's manifest record declares split keys and offsets
-    (:data:`~coderiv.index.format.postings.SPLIT`); a record without ``layout`` was written before
-    them and has plain arrays."""
-    layout = record.get("layout", PLAIN)
-    if layout not in (SPLIT, PLAIN):
-        raise CorruptIndexError(f"index store {record.get('dir')} has layout {layout!r}, which this coderiv cannot read; rebuild it")
-    return bool(layout == SPLIT)
-
-
-def _manifest(
-    source: Source, passing: _SourcePass, settings: AnalysisSettings, reading: ReadOptions, markup: Markup,
-    stores_meta: dict[str, dict[str, Any]], report: UpdateReport, n_docs: int,
-) -> dict[str, Any]:
-    """The new generation's manifest (lossy documents: this run's and the kept ones' recorded)."""
-    from coderiv.text.extract import EXTRACTION_VERSION
-    from coderiv.text.remote import source_name
-
-    old = passing.old
-    old_lossy = set(old.manifest.get("lossy", [])) & set(passing.kept) if old is not None else set()
-    return {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "coderiv_version": __version__,
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "source": source_name(source),
-        "source_bytes": passing.source_bytes,
-        "documents": n_docs,
-        "analysis": settings.to_dict(),
-        "extraction": EXTRACTION_VERSION,
-        "reading": {**reading.to_dict(), "markup": markup.value},
-        "stores": stores_meta,
-        "skipped": [{"doc_id": s.doc_id, "reason": s.reason} for s in report.skipped],
-        "lossy": sorted(set(report.lossy) | old_lossy),
-    }

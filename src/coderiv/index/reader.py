@@ -17,11 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from coderiv.index.format.shard_set import SHARDS_MANIFEST, is_sharded, live_set
 from coderiv.index.format.storage import current_generation
 from coderiv.index.index import DocumentFacts, Index, resolve_index_path
-from coderiv.index.shards import SHARDS_MANIFEST, ShardedIndex, is_sharded, live_set
+from coderiv.index.shards import ShardedIndex
 from coderiv.keys.kinds import StoreSpec
-from coderiv.progress import Progress
 from coderiv.text.analysis import AnalysisSettings, Analyzer
 
 if TYPE_CHECKING:
@@ -111,18 +111,6 @@ class IndexReader(Protocol):
         """:meth:`pairs_index` without writing anything: None while no pair table can exist."""
         ...
 
-    def with_store(
-        self,
-        spec: StoreSpec,
-        *,
-        announce: Callable[[str], Any] | None = None,
-        progress: Progress | None = None,
-        workers: int | None = None,
-    ) -> IndexReader:
-        """This index, or the index reopened after the store ``spec`` was added from the
-        recorded source (``announce`` is told so first)."""
-        ...
-
     def dispatch(self, on_single: Callable[[Index], T], on_sharded: Callable[[ShardedIndex], T]) -> T:
         """``on_single(index)`` or ``on_sharded(index)``, by kind (the searcher registry's only)."""
         ...
@@ -133,19 +121,6 @@ def open_index(path: str | os.PathLike[str] | None = None) -> IndexReader:
     index or a sharded one. The only place that decides which."""
     root = resolve_index_path(path)
     return ShardedIndex.open(root) if is_sharded(root) else Index.open(root)
-
-
-def open_with_store(
-    path: str | os.PathLike[str] | None,
-    spec: StoreSpec,
-    *,
-    announce: Callable[[str], Any] | None = None,
-    progress: Progress | None = None,
-    workers: int | None = None,
-) -> IndexReader:
-    """Open the index at ``path``, first adding the store ``spec`` if it lacks it (the indexed
-    source is read again; ``announce`` is told so, ``progress`` follows the bytes read)."""
-    return open_index(path).with_store(spec, announce=announce, progress=progress, workers=workers)
 
 
 def shard_count(path: str | os.PathLike[str] | None) -> int | None:

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from coderiv.index.builder.stores import open_with_store
 from coderiv.index.format.postings import Postings
 from coderiv.index.index import Index
-from coderiv.index.reader import open_with_store
 from coderiv.keys.kinds import StoreSpec
 from coderiv.pairs import compiled
 from coderiv.pairs.budget import PAIRS_MEMORY, document_ranges, fixed_bytes, range_pairs

@@ -27,8 +27,9 @@ from typing import Protocol
 import numpy as np
 
 from coderiv.errors import CoderivError
+from coderiv.index.builder.stores import open_with_store
 from coderiv.index.index import Index
-from coderiv.index.reader import IndexReader, open_with_store
+from coderiv.index.reader import IndexReader
 from coderiv.keys.chunks import ngram_ids
 from coderiv.keys.kinds import StoreSpec, distinct
 from coderiv.progress import Progress

@@ -167,7 +167,11 @@ def make_searcher(
     the store the method reads added first if the index lacks it (re-reading its source:
     ``announce`` is told so, ``progress`` follows the bytes read)."""
     store = QUERY_METHODS.get(method).store
-    reader = index if store is None else index.with_store(store, announce=announce, progress=progress)
+    if store is None:
+        return searcher_for(index, method, options)
+    from coderiv.index.builder.stores import with_store
+
+    reader = with_store(index, store, announce=announce, progress=progress)
     return searcher_for(reader, method, options)
 
 
@@ -181,7 +185,11 @@ def open_for_method(
     store = QUERY_METHODS.get(method).store
     index = open_index(path)
     index.markup.agree(markup)
-    return index if store is None else index.with_store(store, announce=announce, progress=progress)
+    if store is None:
+        return index
+    from coderiv.index.builder.stores import with_store
+
+    return with_store(index, store, announce=announce, progress=progress)
 
 
 def rank_queries(

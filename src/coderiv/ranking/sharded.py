@@ -19,7 +19,8 @@ from functools import lru_cache
 import numpy as np
 
 from coderiv.errors import CoderivError
-from coderiv.index.shards import ShardedIndex, shard_of
+from coderiv.index.format.shard_set import shard_of
+from coderiv.index.shards import ShardedIndex
 from coderiv.keys.kinds import term_keys
 from coderiv.ranking.fanout import Fanout, ThreadFanout
 from coderiv.ranking.fingerprint_search import FingerprintSearcher, PreparedFingerprint

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from coderiv.index.shards import ShardedIndex, shard_of
+from coderiv.index.format.shard_set import shard_of
+from coderiv.index.shards import ShardedIndex
 from coderiv.ranking.containment import (
     DEFAULT_CHUNK_WORDS,
     ContainmentSearcher,

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from numpy.lib.format import dtype_to_descr, write_array_header_1_0
 
-from coderiv.index.format.postings import narrow
+from coderiv.index.format.encoded import narrow
 from coderiv.system.early_writeback import WRITEBACK_BYTES, start_writeback
 
 

@@ -31,7 +31,8 @@ from coderiv.index.builder.files import NpyWriter, SplitWriter
 from coderiv.index.builder.invert import document_ranges
 from coderiv.index.builder.segments import Segment, group_postings, save_segment
 from coderiv.index.format.counts import ESCAPE, OVER_AT_FILE, OVER_VAL_FILE
-from coderiv.index.format.postings import SPLIT_FILES, key_dtype, narrow, offsets_dtype
+from coderiv.index.format.encoded import narrow
+from coderiv.index.format.postings import SPLIT_FILES, key_dtype, offsets_dtype
 from coderiv.keys.kinds import distinct
 
 #: Postings of a key range of partitioned segments (a chunk store's) merged at a time: the

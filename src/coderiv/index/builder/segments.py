@@ -10,7 +10,8 @@ import numpy as np
 
 from coderiv.index.builder import key_partition
 from coderiv.index.builder.combined_sort import sort_packed
-from coderiv.index.format.postings import group_by_key, narrow
+from coderiv.index.format.encoded import narrow
+from coderiv.index.format.postings import group_by_key
 from coderiv.system.scratch_pages import release_prefix
 
 

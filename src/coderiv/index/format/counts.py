@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from coderiv.index.format.integrity import NO_GUARD, BlockTable, Checked, FileGuard, load_npy
+from coderiv.index.format.encoded import EncodedArray, concatenated_slices, narrow, nonempty_ranges
+from coderiv.index.format.integrity import BlockTable, Checked, load_npy
 
 #: The escape in ``low`` of a store with a side table.
 ESCAPE = 255
@@ -39,15 +40,7 @@ def ones(length: int) -> np.ndarray:
     return np.broadcast_to(np.ones(1, np.uint8), (length,))
 
 
-def _narrow_unsigned(values: np.ndarray) -> np.ndarray:
-    top = int(values.max()) if len(values) else 0
-    for dtype in (np.uint8, np.uint16, np.uint32):
-        if top <= np.iinfo(dtype).max:
-            return values.astype(dtype)
-    return values.astype(np.uint64)
-
-
-class CountValues:
+class CountValues(EncodedArray):
     """Every posting's value: ``low`` (one byte each) plus the side table of large values.
     Read from disk, ``low``'s blocks are checked as reads touch them and the side table (small)
     whole on first use (:mod:`.integrity`)."""
@@ -60,6 +53,7 @@ class CountValues:
     _raw_over_val: np.ndarray
 
     def __init__(self, low: np.ndarray, over_at: np.ndarray | None = None, over_val: np.ndarray | None = None) -> None:
+        super().__init__()
         self.low = low
         self.over_at = np.empty(0, np.int64) if over_at is None else over_at
         self.over_val = np.empty(0, np.uint16) if over_val is None else over_val
@@ -68,7 +62,6 @@ class CountValues:
         #: every value is 1 and ``low`` is :func:`ones` (no file; :meth:`presence`)
         self.is_presence = False
         self._loop_low: np.ndarray | None = None
-        self._guards: dict[str, FileGuard] = {}
 
     @classmethod
     def presence(cls, length: int) -> CountValues:
@@ -99,7 +92,7 @@ class CountValues:
         self._guards["over_val"] = table.guard(f"{folder}/{OVER_VAL_FILE}", self._raw_over_val)
 
     def _low_at(self, positions: np.ndarray) -> np.ndarray:
-        self._guards.get("low", NO_GUARD).elements(positions)
+        self._guard("low").elements(positions)
         return np.asarray(self._raw_low[positions])
 
     @classmethod
@@ -110,7 +103,7 @@ class CountValues:
             return cls(values.astype(np.uint8))
         over_at = np.flatnonzero(values >= ESCAPE)
         low = np.minimum(values, ESCAPE).astype(np.uint8)
-        return cls(low, _narrow_unsigned(over_at.astype(np.int64)), _narrow_unsigned(values[over_at]))
+        return cls(low, narrow(over_at.astype(np.int64)), narrow(values[over_at]))
 
     def __len__(self) -> int:
         return len(self._raw_low)
@@ -136,21 +129,16 @@ class CountValues:
         range), not by a pass over the values: a read without large values costs nothing more
         than the plain array's.
         """
-        starts, ends = np.asarray(starts).astype(np.int64), np.asarray(ends).astype(np.int64)
-        keep = ends > starts
-        starts, ends = starts[keep], ends[keep]
+        starts, ends = nonempty_ranges(starts, ends)
         if not len(starts):
             return np.empty(0, self._raw_low.dtype)
-        self._guards.get("low", NO_GUARD).spans(starts, ends)
+        self._guard("low").spans(starts, ends)
         raw = self._raw_low
         if self.is_presence:  # fresh 1s, never zero-stride; read-only as a file's one slice is
             low = np.ones(int((ends - starts).sum()), np.uint8)
             low.flags.writeable = len(starts) > 1
             return low
-        if len(starts) == 1:
-            low = np.asarray(raw[int(starts[0]) : int(ends[0])])
-        else:
-            low = np.concatenate([raw[a:b] for a, b in zip(starts.tolist(), ends.tolist())])
+        low = concatenated_slices(raw, starts, ends)
         if not self.escaped:
             return low
         first, last = self._side_positions(starts), self._side_positions(ends)
@@ -174,18 +162,6 @@ class CountValues:
         found: np.ndarray = np.searchsorted(over_at, np.minimum(positions, top).astype(over_at.dtype))
         found[positions > top] = len(over_at)
         return found
-
-    def __getitem__(self, item: slice | np.ndarray) -> np.ndarray:
-        if isinstance(item, slice):
-            start, stop, step = item.indices(len(self))
-            if step != 1:
-                return self.take(np.arange(start, stop, step))
-            return self.ranges(np.array([start]), np.array([stop]))
-        return self.take(item)
-
-    def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:
-        decoded = self[:]
-        return decoded if dtype is None else decoded.astype(dtype)
 
     def save(self, folder: Path, name: str = "vals") -> None:
         np.save(folder / f"{name}.npy", self.low, allow_pickle=False)
@@ -215,8 +191,8 @@ def encode_file(folder: Path) -> None:
     del values
     at = np.concatenate(over_at) if over_at else np.empty(0, np.int64)
     val = np.concatenate(over_val) if over_val else np.empty(0, np.uint16)
-    np.save(folder / OVER_AT_FILE, _narrow_unsigned(at.astype(np.int64)), allow_pickle=False)
-    np.save(folder / OVER_VAL_FILE, _narrow_unsigned(val), allow_pickle=False)
+    np.save(folder / OVER_AT_FILE, narrow(at.astype(np.int64)), allow_pickle=False)
+    np.save(folder / OVER_VAL_FILE, narrow(val), allow_pickle=False)
 
 
 def load(folder: Path, low: np.ndarray, mmap: bool = True) -> CountValues:

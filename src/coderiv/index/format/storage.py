@@ -25,7 +25,7 @@ import numpy as np
 from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
 from coderiv.index.format import integrity
 from coderiv.index.format.integrity import BLOCKS_FILE, block_crcs, first_bad_block
-from coderiv.system.child_processes import drop_lock_fd, hold_lock_fd
+from coderiv.system.inherited_locks import drop_lock_fd, hold_lock_fd
 
 CURRENT = "CURRENT"
 #: A copy of the live generation's manifest (without its checksum table), beside the

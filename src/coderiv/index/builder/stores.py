@@ -1,0 +1,78 @@
+"""Adding a store to an index that lacks it: the one implementation for one index and a sharded
+one (the reader classes only read). The indexed source is read again, recorded in the index;
+the previous generation or set stays live until the new one is whole."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from coderiv.errors import CoderivError
+from coderiv.index.builder.sharded import build_sharded
+from coderiv.index.index import Index
+from coderiv.index.reader import IndexReader, open_index
+from coderiv.index.shards import ShardedIndex
+from coderiv.keys.kinds import StoreSpec
+from coderiv.progress import Progress
+
+
+def _add_to_one(index: Index, spec: StoreSpec, announce: Callable[[str], Any] | None, progress: Progress | None,
+                workers: int | None) -> Index:
+    from coderiv.text.remote import source_exists
+
+    source = index.source
+    if not source or not source_exists(source):
+        raise CoderivError(f"the index has no {spec.name} store and its source {source} is gone; rebuild the index")
+    if announce is not None:
+        announce(f"adding store {spec.name} to the index (reading {source} again)")
+    Index.update_from(source, index.root, stores=[spec], progress=progress, workers=workers)
+    return Index.open(index.root)
+
+
+def _add_to_shards(index: ShardedIndex, spec: StoreSpec, announce: Callable[[str], Any] | None, workers: int | None) -> ShardedIndex:
+    if index.source is None:
+        return index
+    if announce is not None:
+        announce(f"adding the {spec.name} store: rebuilding the {index.k} shards of {index.root} from {index.source}")
+    stores = [s for name, s in index.specs.items() if name != "terms"] + [spec]
+    build_sharded(index.source, index.root, index.k, index.settings, stores, workers)
+    return ShardedIndex.open(index.root)
+
+
+def with_store(
+    index: IndexReader,
+    spec: StoreSpec,
+    *,
+    announce: Callable[[str], Any] | None = None,
+    progress: Progress | None = None,
+    workers: int | None = None,
+) -> IndexReader:
+    """``index``, or, if it lacks the store ``spec``, the index reopened after adding it from
+    its recorded source (``announce`` is told so first; ``progress`` follows the bytes read of
+    one index: a sharded set is written whole, shard by shard). A sharded index (or its pairs
+    view) is rebuilt as a new set with the store; one without a recorded source is returned as
+    it is."""
+    if spec.name in index.specs:
+        return index
+
+    def to_one(one: Index) -> IndexReader:
+        return _add_to_one(one, spec, announce, progress, workers)
+
+    def to_shards(sharded: ShardedIndex) -> IndexReader:
+        return _add_to_shards(sharded, spec, announce, workers)
+
+    return index.dispatch(to_one, to_shards)
+
+
+def open_with_store(
+    path: str | os.PathLike[str] | None,
+    spec: StoreSpec,
+    *,
+    announce: Callable[[str], Any] | None = None,
+    progress: Progress | None = None,
+    workers: int | None = None,
+) -> IndexReader:
+    """Open the index at ``path``, first adding the store ``spec`` if it lacks it (the indexed
+    source is read again; ``announce`` is told so, ``progress`` follows the bytes read)."""
+    return with_store(open_index(path), spec, announce=announce, progress=progress, workers=workers)
