@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from coderiv.evaluation.synthetic import SyntheticCollection
-from coderiv.index.builder.sharded import build_sharded, build_sharded_on
+from coderiv.index.builder.sharded import build_sharded
 from coderiv.index.index import Index
 from coderiv.index.shards import ShardedIndex
 from coderiv.ranking.search import MeasureSearcher
@@ -45,7 +45,7 @@ def main() -> None:
         print(f"build one index ({args.workers} analysis processes): {t:.1f} s")
         t, _ = timed(lambda: build_sharded(source, work / "local", args.shards, workers=args.workers))
         print(f"build {args.shards} shards in this process ({args.workers} analysis processes): {t:.1f} s")
-        t, _ = timed(lambda: build_sharded_on(source, work / "dask", args.shards, workers=args.workers, dask_address="local"))
+        t, _ = timed(lambda: build_sharded(source, work / "dask", args.shards, workers=args.workers, dask_address="local"))
         print(f"build {args.shards} shards on a LocalCluster of {args.workers} worker processes: {t:.1f} s")
         one, many = Index.open(work / "one"), ShardedIndex.open(work / "dask")
         ids = one.doc_ids[:: max(1, len(one.doc_ids) // args.queries)][: args.queries]

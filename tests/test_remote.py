@@ -273,7 +273,6 @@ def test_workers_of_a_real_cluster_read_the_url(tmp_path: Path) -> None:
     """``dask scheduler`` + two ``dask worker`` processes: each shard task reads the URL itself
     (a file:// folder, and an archive as an fsspec tar:// folder: the generic reader), and the
     sharded index is the one built from the plain path in this process."""
-    from coderiv.index.builder.sharded import build_sharded_on
     from coderiv.system.cluster import process_cluster
 
     source = write_docs(tmp_path / "src", {f"s{i % 3}/d{i:02d}.txt": f"river w{i % 4} bank w{i % 7} mill {i}" for i in range(15)})
@@ -281,8 +280,8 @@ def test_workers_of_a_real_cluster_read_the_url(tmp_path: Path) -> None:
     build_sharded(source, tmp_path / "path", 4, workers=1)
     build_sharded(archive, tmp_path / "tar", 4, workers=1)
     with process_cluster(2) as cluster:
-        build_sharded_on(f"file://{source}", tmp_path / "file", 4, dask_address=cluster.address)
-        build_sharded_on(f"tar://::file://{archive}", tmp_path / "tarfs", 4, dask_address=cluster.address)
+        build_sharded(f"file://{source}", tmp_path / "file", 4, dask_address=cluster.address)
+        build_sharded(f"tar://::file://{archive}", tmp_path / "tarfs", 4, dask_address=cluster.address)
         cli = CliRunner().invoke(main, ["index", f"file://{source}", "--index", str(tmp_path / "cli"), "--shards", "4",
                                         "--dask", cluster.address, "--quiet"])
         assert cli.exit_code == 0 and cli.output.startswith("15 documents in"), cli.output

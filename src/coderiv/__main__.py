@@ -12,9 +12,8 @@ import os
 
 #: Environment variables that keep numpy's BLAS (OpenBLAS) to the calling thread. Nothing the
 #: command line runs calls BLAS on large arrays, but OpenBLAS starts a thread per core when numpy
-#: is imported and each spins for a while before sleeping: ~0.1 s of CPU in every process that
-#: imports numpy (measured on 2 cores, 26 Nov 2026: 0.16 s of CPU for ``import numpy`` and a
-#: sleep, 0.06 s with one thread), and the same again in every worker process.
+#: is imported and each spins for a while before sleeping: CPU in every process that imports
+#: numpy, and the same again in every worker process (measured: docs/performance-history.md).
 SINGLE_THREADED_BLAS = {"OPENBLAS_NUM_THREADS": "1"}
 
 

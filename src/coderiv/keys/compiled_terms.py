@@ -184,10 +184,8 @@ def chunk_keys_of(keys: np.ndarray, lengths: np.ndarray, n: int, bits: int) -> t
     """:func:`coderiv.keys.batch_chunks.chunk_keys` for ids of at most 32 bits: the ids (one
     compiled loop), each document's sorted on its own, then each document's distinct ids
     (another): (ids uint32, per document how many). Sorting every document's uint32 ids
-    apart instead of one sort of ids tagged with their documents as uint64 made the whole
-    call 28–31% faster on long documents and 10% on short ones (a batch of 40 documents of
-    8,000 words: 1.4 against 1.9 ms; 400 of 900 words: 1.5 against 2.2 ms; 2,000 of 150
-    words: 1.6 against 1.8 ms; one core, 26 Nov 2026). Needs :func:`load_chunks` first."""
+    apart is faster than one sort of ids tagged with their documents as uint64
+    (measured: docs/performance-history.md). Needs :func:`load_chunks` first."""
     windows = _windows(lengths, n)
     ids = np.empty(int(windows.sum()), np.uint32)
     _CHUNK_KERNELS["ngram_ids_into"](keys, lengths, n, np.uint64(64 - bits), _NGRAM_MULTIPLIER, ids)

@@ -99,9 +99,8 @@ def counted_keys(counts: Counter[Any] | dict[Any, int], key: Callable[[Any], int
 def distinct(values: np.ndarray) -> np.ndarray:
     """The sorted distinct values of a 1-d array: ``np.unique(values)``, by one sort and a mask.
 
-    numpy 2.3+ makes ``np.unique`` hash before it sorts; on this project's machine that is about
-    100× slower than sorting for arrays of mostly distinct integers (6M random ids: 4 s against
-    0.04 s of CPU, 2026-11-25), and every document's chunk ids are such an array (issue 27).
+    numpy 2.3+ makes ``np.unique`` hash before it sorts, far slower than sorting for arrays of
+    mostly distinct integers (measured: docs/performance-history.md), and every document's chunk ids are such an array.
     """
     ordered = np.sort(values)
     if len(ordered) < 2:

@@ -49,8 +49,7 @@ def keep_freed_memory(size: int = WORKER_HEAP_BYTES) -> bool:
     """Have glibc's malloc keep freed memory for the next allocations instead of handing it back
     to the kernel at once. A worker allocates and frees arrays of a few MB for every batch; by
     default each comes from a fresh mapping (or a trimmed heap), whose pages the kernel faults
-    in and zeroes again: on 2,500 long documents a report-ready build's workers spent ~0.4 s of
-    system time on that, against ~0.05 s with this (2026-11-25). False where malloc is not
+    in and zeroes again (measured: docs/performance-history.md). False where malloc is not
     glibc's (nothing changes)."""
     mallopt = c_function("mallopt", (ctypes.c_int, ctypes.c_int))
     if mallopt is None:  # not glibc

@@ -3,11 +3,9 @@
 A commit fsyncs every file of the new generation (:func:`coderiv.index.format.storage.commit`). With
 Linux's default thresholds (background writeback from 10% of memory, or after 30 s) nothing of
 a build's few hundred MB has gone to disk by then, so the whole of it is written while the
-build waits: 0.23–0.27 s of a report-ready build of 10,000 long documents (517 MB) was its
-commit, against 0.04 s for the terms-only build (89 MB). :func:`start_writeback` asks the
-kernel to begin writing a range of a file now, without waiting (``sync_file_range`` with
-``SYNC_FILE_RANGE_WRITE``, Linux), so the disk works while the merge goes on and the commit's
-fsync finds little left: the commit took 0.09 s (26 Nov 2026). Durability is unchanged: the
+build waits. :func:`start_writeback` asks the kernel to begin writing a range of a file now,
+without waiting (``sync_file_range`` with ``SYNC_FILE_RANGE_WRITE``, Linux), so the disk works
+while the merge goes on and the commit's fsync finds little left (measured: docs/performance-history.md). Durability is unchanged: the
 commit still fsyncs every file before it publishes the generation; this only starts sooner.
 """
 

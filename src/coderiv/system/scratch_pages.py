@@ -4,8 +4,7 @@ A build writes its runs' segments to scratch files and reads each back once, in 
 writes the store they merge into. Until the scratch folder is removed at the end, their page
 cache stays allocated, so the store's own writes take as many pages again; on a virtual machine
 whose host reclaims the memory a guest frees, a page the guest has not used lately costs a
-host fault on first touch (here: writing 256 MB to a new file took 0.6 s of system time with
-such pages, 0.05 s with pages freed a moment before, 26 Nov 2026). Punching out a scratch
+host fault on first touch (measured: docs/performance-history.md). Punching out a scratch
 file's part once it has been read (``fallocate(FALLOC_FL_PUNCH_HOLE)``, Linux) frees its
 pages at once, and the store's writes reuse them. The file keeps its size; the hole reads as
 zeros, and nothing reads it again.
@@ -25,8 +24,8 @@ FALLOC_FL_PUNCH_HOLE = 0x02
 #: Ranges are freed in whole pages of this many bytes.
 PAGE = 4096
 #: A file's read part is freed once this much has gathered: each call costs a file system
-#: transaction (~0.1 ms on ext4, 26 Nov 2026), so freeing every key range's few hundred KB of
-#: each of a 10K-document build's 40 runs took 0.46 s of its merge thread.
+#: transaction, so freeing every key range's few hundred KB of each run costs more than it
+#: gives (measured: docs/performance-history.md).
 RELEASE_BYTES = 8 << 20
 
 

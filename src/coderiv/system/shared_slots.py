@@ -3,9 +3,8 @@
 A worker's analysed batch is a few flat arrays (:class:`~coderiv.index.builder.analysis_workers.AnalyzedBatch`):
 in a report-ready build of long documents, about 5 bytes of chunk ids and values for every word
 of text. Returned through the pool's pipe, each array is pickled, pushed through the kernel's
-64 KB pipe buffer in turns between writer and reader, gathered and unpickled: measured on this
-machine (26 Nov 2026) 400 MB of such arrays took 0.6 s more wall time through a two-worker
-pool's pipe than not sent at all, against none through shared memory.
+64 KB pipe buffer in turns between writer and reader, gathered and unpickled: time that shared
+memory does not spend (measured: docs/performance-history.md).
 
 :class:`SlotRing` is a fixed set of equal slots in one anonymous shared mapping, made by the
 parent before its workers fork (so they inherit it; other start methods get no ring and use the

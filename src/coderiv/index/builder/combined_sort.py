@@ -3,9 +3,9 @@
 A chunk store's keys are 32-bit ids (:mod:`coderiv.keys.chunks`), nearly all distinct: a run of
 a few hundred long documents holds millions of them. Grouping such a run by key through a hash
 table (:func:`coderiv.index.builder.compiled_writer.group_run`) touches a table far larger than the
-caches at random, and numpy's stable argsort of 64-bit keys is slow too (both ~100 ns a posting
-on this project's machine, 2026-11-25); numpy's vectorised sort of plain 64-bit integers takes
-~5–15 ns. When a key, a document number and a value fit together in 64 bits, the integer
+caches at random, and numpy's stable argsort of 64-bit keys is slow too, several times numpy's
+vectorised sort of plain 64-bit integers (measured: docs/performance-history.md). When a
+key, a document number and a value fit together in 64 bits, the integer
 ``key << (d + v) | document << v | value`` sorts exactly as (key, document) does (a key is once
 per document, so the value never decides), and the sorted integers are the grouped postings:
 for a presorted run (:func:`group_narrow_run`) and for a key range of the merge, whose
@@ -183,9 +183,8 @@ def sort_units(
     before those of slice ``s + 1``. Each unit is sorted on its own, by the ``unit_shift`` low
     bits of its keys, with a stable least-significant-digit radix sort (Knuth, TAOCP vol. 3,
     §5.2.5) of :data:`DIGIT_BITS` a pass, so documents stay in order within a key, in arrays of
-    a unit's size that stay in the cache: 5.5–6.0 ns a posting against 7.2–7.6 for packing,
-    sorting and grouping the whole range (2M postings in 100–512 units, 2026-11-26; units are
-    smaller now, some 1,200 postings: :data:`~.key_partition.PART_BITS`). Needs the compiled
+    a unit's size that stay in the cache, faster than packing, sorting and grouping the whole
+    range (measured: docs/performance-history.md). Needs the compiled
     loops: None when they are not loaded or a document needs more than 32 bits."""
     if not loaded() or int(top_doc).bit_length() > 32 or unit_shift > 32 or not len(bases):
         return None

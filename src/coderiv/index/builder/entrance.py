@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from coderiv.errors import CoderivError
 from coderiv.index.builder.generation import UpdateReport
-from coderiv.index.builder.sharded import ShardedReport, build_sharded_on
+from coderiv.index.builder.sharded import ShardedReport, build_sharded
 from coderiv.index.index import Index
 from coderiv.index.reader import shard_count
 from coderiv.keys.kinds import StoreSpec
@@ -61,7 +61,7 @@ def build_index(
         if source_path is None:
             raise CoderivError("a sharded index is built from a folder, an archive or a URL, not from a stream of documents")
         settings = AnalysisSettings.from_flags(stop, stem, language)
-        return build_sharded_on(source_path, path, shards, settings, stores, workers, dask_address, markup)
+        return build_sharded(source_path, path, shards, settings, stores, workers, markup=markup, dask_address=dask_address)
     plan = Index.plan_update(path, stop, stem, language, stores, markup)
     if plan.needs_confirmation and not rebuild:
         raise CoderivError(

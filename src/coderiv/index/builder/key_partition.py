@@ -29,9 +29,8 @@ from coderiv.keys import compiled_terms
 
 #: Bits of a key that choose its partition: 65,536 partitions, some 30 postings each in a run of
 #: ~2M (a run of long documents' chunk ids), 512 KB of counters; a key's other 16 bits are what
-#: the segment stores. Against 4,096 partitions and keys of 4 bytes, the counting pass took
-#: 0.3–0.8 ns a posting more (3.9–4.5 against 3.5–3.7), and a report-ready build of 10,000 long
-#: documents writes and reads back 161 MB less scratch: 0.4 s less CPU (26 Nov 2026).
+#: the segment stores: scratch files of 2 bytes a key instead of 4, for a slightly slower
+#: counting pass (measured: docs/performance-history.md).
 PART_BITS = 16
 
 

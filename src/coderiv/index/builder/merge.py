@@ -37,9 +37,8 @@ from coderiv.keys.kinds import distinct
 
 #: Postings of a key range of partitioned segments (a chunk store's) merged at a time: the
 #: merge's buffers (about 46 bytes a posting, two sets) are faulted in once, and its radix sort's
-#: arrays stay in cache. At 1M instead of the 2M of ``RANGE_POSTINGS // 8`` a report-ready
-#: build of 10,000 long documents took 0.3–0.5 s less CPU (system time 1.25–1.37 s against
-#: 1.85–2.32) and 40–50 MB less peak memory; 500K was no better than 1M (26 Nov 2026).
+#: arrays stay in cache; less than the 2M of ``RANGE_POSTINGS // 8``, no better below
+#: (measured: docs/performance-history.md).
 PARTITION_RANGE_POSTINGS = 1_000_000
 
 

@@ -133,8 +133,8 @@ def save_segment(
     documents, values, largest value per key). Documents ``doc_base … doc_base + n_docs − 1``
     (a presorted run's) are written less ``doc_base``, in 2 bytes when there are at most 65,536
     of them; values in 2 bytes when all are below 65,536. Written to scratch files rather than
-    kept: keeping a report-ready build's chunk segments in memory (until 25 Nov 2026, up to 256
-    MB) saved no measurable CPU on 2,500 long documents and raised the build's peak by 100–250 MB."""
+    kept in memory, which saved no measurable CPU and raised the build's peak
+    (measured: docs/performance-history.md)."""
     top = int(np.max(maxima, initial=0))
     narrow_docs = n_docs is not None and n_docs <= 1 << 16
     narrow_vals = top < 1 << 16

@@ -150,14 +150,25 @@ def build_sharded(
     workers: int | None = None,
     runner: Runner | None = None,
     markup: Markup | None = None,
+    dask_address: str | None = None,
 ) -> ShardedReport:
     """Build a sharded index of ``source`` at ``path`` with ``shards`` shards, each written by
     ``runner`` (default: in this process; :func:`dask_runner` for a cluster, whose tasks analyse
-    with one process each). The previous set stays live until the new one is complete.
+    with one process each), or on the Dask cluster at ``dask_address`` (``local``: a
+    LocalCluster of ``workers`` processes), whose workers are first checked to run this coderiv
+    version (and to have fsspec for a source given by URL). The previous set stays live until
+    the new one is complete.
     ``markup`` (None: the set's record) is recorded in the set's manifest and each shard's;
     another than the live set's builds the set anew."""
     from coderiv.text.remote import source_name
 
+    if dask_address is not None:
+        from coderiv.system.cluster import check_workers, dask_client
+        from coderiv.text.remote import is_url
+
+        with dask_client(dask_address, workers) as client:
+            check_workers(client, ("fsspec",) if is_url(source) else ())
+            return build_sharded(source, path, shards, settings, stores, workers, dask_runner(client), markup)
     if shards < 1:
         raise CoderivError("--shards must be at least 1")
     root = Path(path)
@@ -278,29 +289,6 @@ def _link_shard(live: Path, new: Path) -> None:
                 os.link(Path(folder) / name, target / name)
             elif name != "lock":
                 shutil.copy2(Path(folder) / name, target / name)
-
-
-def build_sharded_on(
-    source: str | os.PathLike[str],
-    path: str | os.PathLike[str],
-    shards: int,
-    settings: AnalysisSettings | None = None,
-    stores: list[StoreSpec] | None = None,
-    workers: int | None = None,
-    dask_address: str | None = None,
-    markup: Markup | None = None,
-) -> ShardedReport:
-    """:func:`build_sharded` in this process, or on the Dask cluster at ``dask_address``
-    (``local``: a LocalCluster of ``workers`` processes), whose workers are first checked to
-    run this coderiv version (and to have fsspec for a source given by URL)."""
-    if dask_address is None:
-        return build_sharded(source, path, shards, settings, stores, workers, markup=markup)
-    from coderiv.system.cluster import check_workers, dask_client
-    from coderiv.text.remote import is_url
-
-    with dask_client(dask_address, workers) as client:
-        check_workers(client, ("fsspec",) if is_url(source) else ())
-        return build_sharded(source, path, shards, settings, stores, workers, dask_runner(client), markup)
 
 
 #: term keys merged per range of the key space (keys are uniform 64-bit hashes, so each range

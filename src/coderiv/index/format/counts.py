@@ -45,10 +45,8 @@ class CountValues(EncodedArray):
     Read from disk, ``low``'s blocks are checked as reads touch them and the side table (small)
     whole on first use (:mod:`.integrity`)."""
 
-    low: Checked[np.ndarray] = Checked()
     over_at: Checked[np.ndarray] = Checked()
     over_val: Checked[np.ndarray] = Checked()
-    _raw_low: np.ndarray
     _raw_over_at: np.ndarray
     _raw_over_val: np.ndarray
 

@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from coderiv.index.format.integrity import NO_GUARD, FileGuard, NoGuard
+from coderiv.index.format.integrity import NO_GUARD, Checked, FileGuard, NoGuard
 
 
 def narrow(values: np.ndarray) -> np.ndarray:
@@ -38,7 +38,11 @@ def concatenated_slices(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -
 
 class EncodedArray(ABC):
     """A one-dimensional array read through decoding: ``array[a:b]``, ``array[positions]`` and
-    ``np.asarray(array)`` give the plain numbers."""
+    ``np.asarray(array)`` give the plain numbers. Every encoding keeps a ``low`` array (the
+    numbers' or values' low bits), checked as reads touch it."""
+
+    low: Checked[np.ndarray] = Checked()
+    _raw_low: np.ndarray
 
     def __init__(self) -> None:
         #: block checks of the files read from disk, by array name (none for in-memory arrays)

@@ -92,10 +92,8 @@ class SplitNumbers(EncodedArray):
     """
 
     dtype = np.dtype(np.uint32)
-    low: Checked[np.ndarray] = Checked()
     run_at: Checked[np.ndarray] = Checked()
     run_high: Checked[np.ndarray] = Checked()
-    _raw_low: np.ndarray
     _raw_run_at: np.ndarray
     _raw_run_high: np.ndarray
 
