@@ -120,7 +120,8 @@ def test_an_index_of_format_5_without_block_checksums_is_rebuilt(tmp_path):
     manifest = json.loads((generation / "manifest.json").read_text("utf-8"))
     manifest["format_version"] = 5
     (generation / "manifest.json").write_text(json.dumps(manifest), "utf-8")
-    with pytest.raises(CorruptIndexError, match="index format 5 is not this coderiv's format 8; rebuild the index with 'coderiv index'"):
+    refused = "index format 5 is not this coderiv's format 8; rebuild the index with 'coderiv index --rebuild'"
+    with pytest.raises(CorruptIndexError, match=refused):
         Index.open(tmp_path / "i")
     report = Index.update_from(tmp_path / "c", tmp_path / "i", workers=1)
     assert report.rebuilt is not None

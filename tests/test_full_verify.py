@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from coderiv import Index
+from coderiv.errors import CorruptIndexError
 from coderiv.index.format import integrity
 from coderiv.index.format.storage import read_manifest, verify_files
 from tests.support.files import write_docs
@@ -97,20 +98,24 @@ def test_a_damaged_block_table_is_one_problem(tmp_path, monkeypatch):
     assert _verify(generation) == [f"{integrity.BLOCKS_FILE}: checksum mismatch"]
 
 
-def test_an_older_generation_with_a_sha256_per_file_still_opens_and_verifies(tmp_path, monkeypatch):
-    """Format 6 generations record a SHA-256 of every file beside its ``first_block``: such an
-    index opens, and it is what verify checks them by."""
+def test_an_index_of_an_older_format_is_refused_then_rebuilt(tmp_path, monkeypatch):
+    """Only format 8 is read: a format 6 generation (a SHA-256 of every file) opens as a one-line
+    error naming ``coderiv index --rebuild``, and the next update rebuilds it from its source with
+    the analysis it records (the same bytes as a fresh build's stores)."""
     generation = _build(tmp_path, monkeypatch)
     manifest = read_manifest(generation)
     manifest["format_version"] = 6
     for rel, meta in manifest["files"].items():
         meta["sha256"] = hashlib.sha256((generation / rel).read_bytes()).hexdigest()
     (generation / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True), "utf-8")
-    index = Index.open(tmp_path / "i")
-    assert index.verify() == []
-    assert len(index.store("terms").keys) > 0
-    _flip(generation / "store-0" / "docs.npy", (generation / "store-0" / "docs.npy").stat().st_size // 2)
-    assert Index.open(tmp_path / "i").verify() == ["store-0/docs.npy: checksum mismatch"]
+    refused = r"^index format 6 is not this coderiv's format 8; rebuild the index with 'coderiv index --rebuild'$"
+    with pytest.raises(CorruptIndexError, match=refused):
+        Index.open(tmp_path / "i")
+    report = Index.update_from(manifest["source"], tmp_path / "i", workers=1)
+    assert report.rebuilt is not None and report.rebuilt.startswith("the index was damaged")
+    rebuilt = Index.open(tmp_path / "i")
+    assert rebuilt.manifest["format_version"] == 8 and rebuilt.verify() == []
+    assert rebuilt.settings.to_dict() == manifest["analysis"]
 
 
 def test_first_bad_block(tmp_path):

@@ -99,7 +99,7 @@ def test_tiny_runs_and_ranges_give_the_same_index(tmp_path, monkeypatch):
     monkeypatch.setattr("coderiv.index.builder.writer.RANGE_POSTINGS", 13)
     monkeypatch.setattr("coderiv.index.builder.cosine_statistics.CHUNK_POSTINGS", 13)
     monkeypatch.setattr("coderiv.index.builder.invert.ENCODE_CHUNK", 5)
-    monkeypatch.setattr("coderiv.index.format.postings.ENCODE_CHUNK", 5)
+    monkeypatch.setattr("coderiv.index.format.split_numbers.ENCODE_CHUNK", 5)
     Index.update_from(tmp_path / "c", tmp_path / "many", stores=chunks, workers=2)  # ranges in 2 processes
     assert_same_index(Index.open(tmp_path / "one"), Index.open(tmp_path / "many"))
     for i in range(0, 120, 9):  # an update through many ranges, with kept documents from the old index

@@ -25,7 +25,7 @@ import numpy as np
 from coderiv.errors import AnalysisMismatchError, CoderivError, CorruptIndexError
 from coderiv.index.builder.generation import UpdateReport, write_failure, write_generation
 from coderiv.index.cosine_bounds import LIMITS_FILE, NORMS_FILE, load_class_norms
-from coderiv.index.format.generation import FORMAT, FORMAT_VERSION, MODIFIED_FILE, READABLE_FORMATS, store_is_presence, store_is_split
+from coderiv.index.format.generation import FORMAT, FORMAT_VERSION, MODIFIED_FILE, store_is_presence, store_is_split
 from coderiv.index.format.integrity import BLOCKS_FILE, BlockTable, Checked, FileGuard, Mapped, load_npy, map_file, premapped
 from coderiv.index.format.postings import Postings
 from coderiv.index.format.recorded import RecordedLayout, recorded_layout, recorded_markup
@@ -152,10 +152,10 @@ class Index:
         self._mmap = mmap
         if manifest.get("format") != FORMAT:
             raise CorruptIndexError(f"{generation} is not a coderiv index")
-        if manifest.get("format_version") not in READABLE_FORMATS:
+        if manifest.get("format_version") != FORMAT_VERSION:
             raise CorruptIndexError(
                 f"index format {manifest.get('format_version')} is not this coderiv's format "
-                f"{FORMAT_VERSION}; rebuild the index with 'coderiv index'"
+                f"{FORMAT_VERSION}; rebuild the index with 'coderiv index --rebuild'"
             )
         problems = verify_files(generation, manifest, full=False, checksummed=(BLOCKS_FILE,))
         if problems:

@@ -13,8 +13,8 @@ import numpy as np
 from coderiv.index.builder.analysis_workers import default_workers
 from coderiv.index.builder.segments import Segment, write_segment
 from coderiv.index.builder.spill import Run, safe_name
+from coderiv.index.format.encoded import ENCODE_CHUNK
 from coderiv.index.format.postings import Postings
-from coderiv.index.format.split_numbers import ENCODE_CHUNK
 from coderiv.system.child_processes import stop_pool, worker_pool
 
 

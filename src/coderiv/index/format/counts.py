@@ -20,13 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from coderiv.index.format.encoded import EncodedArray, concatenated_slices, narrow, nonempty_ranges
+from coderiv.index.format.encoded import ENCODE_CHUNK, EncodedArray, concatenated_slices, narrow, nonempty_ranges
 from coderiv.index.format.integrity import BlockTable, Checked, load_npy
 
 #: The escape in ``low`` of a store with a side table.
 ESCAPE = 255
 #: Postings re-encoded at a time by :func:`encode_file` (bounded memory).
-ENCODE_CHUNK = 16_000_000
 OVER_AT_FILE = "vals_over_at.npy"
 OVER_VAL_FILE = "vals_over_val.npy"
 #: The ``values`` of a presence store's record in the manifest (every value 1, no values file);
@@ -194,10 +193,8 @@ def encode_file(folder: Path) -> None:
 
 
 def load(folder: Path, low: np.ndarray, mmap: bool = True) -> CountValues:
-    """The values of a store folder whose ``vals.npy`` is already loaded as ``low``; the side
-    table is absent in indexes written before it (format 4), which then decode as stored."""
-    if not (folder / OVER_AT_FILE).exists():
-        return CountValues(low)
+    """The values of a store folder whose ``vals.npy`` is already loaded as ``low``, with their
+    side table (written for every store with values, empty or not)."""
     over_at = load_npy(folder / OVER_AT_FILE, mmap)
     over_val = load_npy(folder / OVER_VAL_FILE, mmap)
     return CountValues(low, over_at, over_val)

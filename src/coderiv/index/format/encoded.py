@@ -12,6 +12,9 @@ import numpy as np
 
 from coderiv.index.format.integrity import NO_GUARD, Checked, FileGuard, NoGuard
 
+#: Entries encoded or scanned at a time by the encoders that read a whole array (bounded memory).
+ENCODE_CHUNK = 16_000_000
+
 
 def narrow(values: np.ndarray) -> np.ndarray:
     """Values in the smallest unsigned integer type that holds them (counts are mostly 1–3)."""

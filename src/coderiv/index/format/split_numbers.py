@@ -8,11 +8,8 @@ from typing import Literal
 
 import numpy as np
 
-from coderiv.index.format.encoded import EncodedArray, concatenated_slices, narrow, nonempty_ranges
+from coderiv.index.format.encoded import ENCODE_CHUNK, EncodedArray, concatenated_slices, narrow, nonempty_ranges
 from coderiv.index.format.integrity import NO_GUARD, Checked, FileGuard, NoGuard, checked_insertion
-
-#: Postings encoded or scanned at a time when document numbers are split into runs.
-ENCODE_CHUNK = 16_000_000
 
 
 def insertion_points(
