@@ -1,0 +1,56 @@
+"""Reading postings as the compiled loops do, one at a time: a document number is its low 16 bits
+plus the high bits of the run holding it (:class:`~coderiv.index.format.split_numbers.SplitNumbers`),
+a value is its byte unless that is the escape, whose value is in the side table
+(:class:`~coderiv.index.format.counts.CountValues`). Plain functions of scalars and arrays, so
+that numba compiles them into the loops that call them (``LazyKernels(helpers=...)``,
+:mod:`coderiv.jit`), and the codec's layout is written once for every compiled reader."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def run_of(run_at: np.ndarray, position: int) -> int:
+    """The run holding posting ``position``: the last r with run_at[r] ≤ position."""
+    lo, hi = 0, run_at.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if int(run_at[mid]) <= position:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
+def first_escape(over_at: np.ndarray, position: int) -> int:
+    """Index in the side table of the first escaped posting at or after ``position``."""
+    lo, hi = 0, over_at.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if int(over_at[mid]) < position:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def escaped_value(over_at: np.ndarray, over_val: np.ndarray, position: int) -> int:
+    """The value of posting ``position``, whose byte is the escape: the side table's."""
+    return int(over_val[first_escape(over_at, position)])
+
+
+def next_posting(
+    low: np.ndarray, run_at: np.ndarray, run_high: np.ndarray, vals: np.ndarray, over_at: np.ndarray, over_val: np.ndarray,
+    position: int, run: int, escape: int,
+) -> tuple[int, int, int, int]:
+    """(document, value, run, escape) of posting ``position`` in a walk over ascending positions:
+    ``run`` is the run of the previous posting read (0 to start), ``escape`` the side table's
+    next unread entry (0 to start); the returned cursors are those of this posting."""
+    while run_at[run + 1] <= position:
+        run += 1
+    doc = (np.int64(run_high[run]) << 16) | np.int64(low[position])
+    value = np.int64(vals[position])
+    if escape < over_at.shape[0] and over_at[escape] == position:
+        value = np.int64(over_val[escape])
+        escape += 1
+    return doc, value, run, escape
