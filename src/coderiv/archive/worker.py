@@ -27,6 +27,7 @@ from coderiv.archive.checker import Checker, CheckResult
 from coderiv.archive.db import Database
 from coderiv.archive.models import Check, Submission, now
 from coderiv.archive.queue import DEFAULT_LEASE, Claim, claim, heartbeat
+from coderiv.archive.states import CheckState, SubmissionState
 from coderiv.errors import CoderivError
 from coderiv.system.child_processes import die_with_parent
 from coderiv.text.extract import MAX_DOCUMENT_BYTES
@@ -117,28 +118,29 @@ class Worker:
         moment = now()
         done = not isinstance(result, str)
         with self.database.session() as session:
-            values: dict[str, object] = {"state": "done" if done else "failed", "lease_until": None}
+            state = SubmissionState.DONE if done else SubmissionState.FAILED
+            values: dict[str, object] = {"state": state, "lease_until": None}
             if isinstance(result, CheckResult):
                 values.update(overall=result.overall, top_source=result.top_source, reason=None)
             else:
                 values["reason"] = result
             owned = cast(CursorResult[Any], session.execute(
                 update(Submission)
-                .where(Submission.id == claimed.submission_id, Submission.worker == self.name, Submission.state == "checking")
+                .where(Submission.id == claimed.submission_id, Submission.worker == self.name, Submission.state == SubmissionState.CHECKING)
                 .values(**values).execution_options(synchronize_session=False)))
             if owned.rowcount != 1:
                 return
             check = session.get(Check, claimed.check_id)
             if check is not None:
-                check.finished, check.state = moment, "done" if done else "failed"
+                check.finished, check.state = moment, CheckState.DONE if done else CheckState.FAILED
                 if isinstance(result, CheckResult):
                     check.generation, check.coderiv_version, check.overall = result.generation, result.coderiv_version, result.overall
                     check.ranking_json, check.report_json, check.report_html = result.ranking_json, result.report_json, result.report_html
                 else:
                     check.reason = result
-        self.notify(claimed.submission_id, "done" if done else "failed", result)
+        self.notify(claimed.submission_id, state, result)
 
-    def notify(self, submission_id: str, state: str, result: CheckResult | str) -> None:
+    def notify(self, submission_id: str, state: SubmissionState, result: CheckResult | str) -> None:
         """POST ``{"id", "state", "overall"}`` to the webhook, if one is set (failures are logged)."""
         if not self.webhook:
             return
