@@ -16,7 +16,6 @@ from coderiv.index.shards import ShardedIndex
 from coderiv.keys.kinds import StoreSpec
 from coderiv.progress import Progress
 
-
 REPORT_READY_HINT = "'coderiv index SOURCE --report-ready' builds it in the index's own reading"
 
 
