@@ -25,7 +25,7 @@ from coderiv.evaluation.pan_generate import (
     random_operations,
     write_pairs,
 )
-from coderiv.overlap.pan_format import (
+from coderiv.overlap.align.pan_format import (
     DETECTED,
     PLAGIARISM,
     Feature,
@@ -270,8 +270,8 @@ def test_unwritable_output_is_one_clear_error(tmp_path: Path) -> None:
 
 def test_exact_and_aligned_passages_as_detections() -> None:
     from coderiv.overlap.align import align_texts
+    from coderiv.overlap.align.pan import detections
     from coderiv.overlap.matching import normalize, shared_passages
-    from coderiv.overlap.pan_align import detections
 
     source = " ".join(f"w{k}" for k in range(100))
     susp = "intro words here. " + " ".join(f"w{k}" for k in range(20, 60)) + " outro."

@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path, PurePath
 from typing import Protocol
 
-from coderiv.overlap.align import DEFAULT_SETTINGS, AlignSettings, align_texts
-from coderiv.overlap.pan_format import DETECTED, Feature, read_pairs, read_raw, write_pair
+from coderiv.overlap.align.pan_format import DETECTED, Feature, read_pairs, read_raw, write_pair
+from coderiv.overlap.align.pipeline import DEFAULT_SETTINGS, AlignSettings, align_texts
 
 
 class Spans(Protocol):
