@@ -74,7 +74,7 @@ def test_bad_input_is_one_line(runner, indexed: Path, args: list[str], message: 
 
 
 def test_pan_format_names_every_source(runner, indexed: Path) -> None:  # type: ignore[no-untyped-def]
-    from coderiv.overlap.pan_format import parse_xml
+    from coderiv.overlap.align.pan_format import parse_xml
 
     result = runner.invoke(main, ["report", str(indexed / "q.txt"), "--index", str(indexed / "idx"), "--format", "pan", "--no-quotes"])
     assert result.exit_code == 0, result.output

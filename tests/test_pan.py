@@ -26,7 +26,7 @@ from coderiv.evaluation.pan_generate import (
     random_operations,
     write_pairs,
 )
-from coderiv.overlap.pan_format import (
+from coderiv.overlap.align.pan_format import (
     DETECTED,
     PLAGIARISM,
     Feature,
@@ -180,7 +180,7 @@ def test_align_keeps_the_sources_paths_and_writes_a_file_per_pair(tmp_path: Path
     assert len(written) == 4
     assert sorted((f.this_reference, f.source_reference) for features in written.values() for f in features) == sorted(pairs)
     assert "thesis-django-3.0%2Fdocs%2Findex.xml" in written and "thesis-a-b.xml" in written
-    digest = hashlib.sha256("thesis.txt\0a-b.txt".encode()).hexdigest()[:12]
+    digest = hashlib.sha256(b"thesis.txt\0a-b.txt").hexdigest()[:12]
     assert written[f"thesis-a-b-{digest}.xml"][0].source_reference == "a-b.txt"  # the later of the two
     (only,) = written["thesis-django-3.1%2Fdocs%2Findex.xml"]
     assert (only.this_offset, only.this_length) == (len("my own opening words. "), len(passage))
@@ -306,8 +306,8 @@ def test_unwritable_output_is_one_clear_error(tmp_path: Path) -> None:
 
 def test_exact_and_aligned_passages_as_detections() -> None:
     from coderiv.overlap.align import align_texts
+    from coderiv.overlap.align.pan import detections
     from coderiv.overlap.matching import normalize, shared_passages
-    from coderiv.overlap.pan_align import detections
 
     source = " ".join(f"w{k}" for k in range(100))
     susp = "intro words here. " + " ".join(f"w{k}" for k in range(20, 60)) + " outro."

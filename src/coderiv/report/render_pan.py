@@ -1,13 +1,13 @@
 """The report in PAN's text-alignment format (``coderiv report --format pan``): one
 ``<document>`` for the query with a ``detected-plagiarism`` feature per counted aligned passage
 of every source (a grouped version's passages name that version), ``source_reference`` its
-document id, offsets in characters of the visible texts (:mod:`coderiv.overlap.pan_format`)."""
+document id, offsets in characters of the visible texts (:mod:`coderiv.overlap.align.pan_format`)."""
 
 from __future__ import annotations
 
 from pathlib import PurePath
 
-from coderiv.overlap.pan_format import Feature, to_xml
+from coderiv.overlap.align.pan_format import Feature, to_xml
 from coderiv.report.model import Report
 
 

@@ -3,13 +3,13 @@ detection XML per pair (``coderiv align``; PAN 2012-2015's software submission i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 import hashlib
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from coderiv.overlap.align import DEFAULT_SETTINGS, AlignSettings, align_texts
-from coderiv.overlap.pan_format import DETECTED, Feature, pair_file_name, read_pairs, read_raw, write_pair
+from coderiv.overlap.align.pan_format import DETECTED, Feature, pair_file_name, read_pairs, read_raw, write_pair
+from coderiv.overlap.align.pipeline import DEFAULT_SETTINGS, AlignSettings, align_texts
 
 
 class Spans(Protocol):
