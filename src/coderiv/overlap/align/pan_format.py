@@ -18,6 +18,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path, PurePath
+from urllib.parse import quote
 
 from coderiv.errors import CoderivError, InputError
 
@@ -49,9 +50,18 @@ class Feature:
         return self.source_offset + self.source_length
 
 
+def _file_part(name: str) -> str:
+    """A document's name as a part of a file name: its path without the last suffix, with every
+    character other than letters, digits and ``-_.`` percent-encoded (a ``/`` becomes ``%2F``),
+    so that PAN's flat names are kept as they are and two paths never give the same part."""
+    return quote(PurePath(name).with_suffix("").as_posix(), safe="-_.")
+
+
 def pair_file_name(susp: str, src: str) -> str:
-    """``suspicious-document00005-source-document01090.xml`` for the pair's two file names."""
-    return f"{PurePath(susp).stem}-{PurePath(src).stem}.xml"
+    """``suspicious-document00005-source-document01090.xml`` for the pair's two names as the pairs
+    file gives them; a name with folders keeps them, encoded (``django-3.0/docs/index.txt`` gives
+    ``django-3.0%2Fdocs%2Findex``), so that two releases' ``index.txt`` get two files."""
+    return f"{_file_part(susp)}-{_file_part(src)}.xml"
 
 
 def to_xml(reference: str, features: list[Feature]) -> str:
@@ -72,12 +82,13 @@ def to_xml(reference: str, features: list[Feature]) -> str:
     return ET.tostring(root, encoding="unicode") + "\n"
 
 
-def write_pair(out_dir: Path, susp: str, src: str, features: list[Feature]) -> Path:
-    """Write the pair's file into ``out_dir`` (created if missing); return its path."""
-    path = out_dir / pair_file_name(susp, src)
+def write_pair(out_dir: Path, susp: str, src: str, features: list[Feature], file_name: str | None = None) -> Path:
+    """Write the pair's file into ``out_dir`` (created if missing), named ``file_name`` or
+    :func:`pair_file_name`; return its path. The document reference is ``susp`` as given."""
+    path = out_dir / (file_name or pair_file_name(susp, src))
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        path.write_text(to_xml(PurePath(susp).name, features), "utf-8")
+        path.write_text(to_xml(susp, features), "utf-8")
     except OSError as exc:
         raise CoderivError(f"cannot write {path}: {exc.strerror or exc}") from None
     return path
