@@ -201,7 +201,7 @@ SOURCE_B = "Intro here.\n\n" + " ".join(WORDS60) + "."
 
 
 def test_compare_lists_aligned_passages_and_writes_pan(runner: CliRunner, tmp_path: Path) -> None:
-    from coderiv.overlap.pan_format import parse_xml
+    from coderiv.overlap.align.pan_format import parse_xml
 
     write_docs(tmp_path, {"a.txt": EDITED_A, "b.txt": SOURCE_B})
     a, b = str(tmp_path / "a.txt"), str(tmp_path / "b.txt")

@@ -21,8 +21,8 @@ from coderiv.cli.options import (
 from coderiv.errors import CoderivError
 from coderiv.output import fmt_percent, json_line, over_100_note, printable, table, to_json, tsv
 from coderiv.overlap.align import AlignedPassage
+from coderiv.overlap.align.pan_format import Feature
 from coderiv.overlap.compare import COMPARE_METHODS, DEFAULT_MAX_CHARS, DEFAULT_MAX_PASSAGE_PAIRS
-from coderiv.overlap.pan_format import Feature
 from coderiv.overlap.verify import VerifiedResult
 from coderiv.ranking.measures import over_100_reason
 from coderiv.text.extract import DEFAULT_MARKUP, Markup
@@ -73,7 +73,7 @@ def compare_command(
             raise CoderivError(f"{label} has no words: nothing to compare")
     result = compare_texts(text_a, text_b, list(methods), analyzer, width, chunk_words, threshold, max_passage_pairs, max_chars)
     if fmt == "pan":
-        from coderiv.overlap.pan_format import to_xml
+        from coderiv.overlap.align.pan_format import to_xml
 
         click.echo(to_xml(file_name(label_a), aligned_features(file_name(label_a), file_name(label_b), result.aligned)), nl=False)
         return
