@@ -109,12 +109,12 @@ class Worker:
         with self.database.session() as session:
             owned = cast(CursorResult[Any], session.execute(
                 update(Submission)
-                .where(Submission.id == claimed.submission_id, Submission.worker == self.name, Submission.state == "checking")
-                .values(state="queued", lease_until=None, worker=None, attempts=Submission.attempts - 1)
+                .where(Submission.id == claimed.submission_id, Submission.worker == self.name, Submission.state == SubmissionState.CHECKING)
+                .values(state=SubmissionState.QUEUED, lease_until=None, worker=None, attempts=Submission.attempts - 1)
                 .execution_options(synchronize_session=False)))
             check = session.get(Check, claimed.check_id)
             if owned.rowcount == 1 and check is not None:
-                check.finished, check.state, check.reason = now(), "interrupted", f"{why}; queued again"
+                check.finished, check.state, check.reason = now(), CheckState.INTERRUPTED, f"{why}; queued again"
 
     def read(self, claimed: Claim, markup: Markup | None = None) -> str:
         """The submission's visible text: read from its upload the first time (in a child
