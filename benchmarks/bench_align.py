@@ -33,9 +33,9 @@ from coderiv.evaluation.pan_generate import (
     write_pairs,
 )
 from coderiv.overlap.align import align_sources, align_texts
+from coderiv.overlap.align.pan import align_pairs
+from coderiv.overlap.align.pan_format import DETECTED, Feature, read_folder, read_pairs, read_raw
 from coderiv.overlap.matching import normalize, shared_passages
-from coderiv.overlap.pan_align import align_pairs
-from coderiv.overlap.pan_format import DETECTED, Feature, read_folder, read_pairs, read_raw
 from coderiv.text.collection import iter_collection
 from common import machine
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from coderiv.evaluation.pan_generate import generate_pan
 from coderiv.index.index import Index
-from coderiv.overlap.pan_format import pair_file_name, read_pair, read_pairs, read_raw
+from coderiv.overlap.align.pan_format import pair_file_name, read_pair, read_pairs, read_raw
 from coderiv.ranking.containment import chunk_store_spec
 from coderiv.ranking.searchers import chunk_searcher
 from coderiv.report import build_report

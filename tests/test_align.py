@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coderiv.overlap.align import AlignSettings, WordSpan, align_sources, align_texts
-from coderiv.overlap.align_seeds import find_seeds, ngram_keys, split_words
+from coderiv.overlap.align.seeds import find_seeds, ngram_keys
+from coderiv.overlap.align.words import split_words
 
 SOURCE = (
     "Before the war the harbour town lived on fishing and on the salt works north of the river. "

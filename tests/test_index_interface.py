@@ -14,7 +14,7 @@ import pytest
 import coderiv
 from coderiv.errors import CoderivError
 from coderiv.index.builder.sharded import build_sharded
-from coderiv.index.builder.stores import open_with_store
+from coderiv.index.builder.stores import REPORT_READY_HINT, open_with_store
 from coderiv.index.index import DocumentFacts, Index
 from coderiv.index.reader import IndexReader, live_version, open_index, shard_count
 from coderiv.index.shards import ShardedIndex, ShardView
@@ -139,8 +139,9 @@ def test_open_with_store_adds_a_store_to_either_kind(tmp_path: Path) -> None:
     one = open_with_store(tmp_path / "one", spec, announce=said.append, workers=1)
     many = open_with_store(tmp_path / "many", spec, announce=said.append, workers=1)
     assert said == [
-        f"adding store {spec.name} to the index (reading {source.resolve()} again)",
-        f"adding the {spec.name} store: rebuilding the 2 shards of {tmp_path / 'many'} from {source.resolve()}",
+        f"adding store {spec.name} to the index (reading {source.resolve()} again); {REPORT_READY_HINT}",
+        f"adding the {spec.name} store: rebuilding the 2 shards of {tmp_path / 'many'} from {source.resolve()}; "
+        f"{REPORT_READY_HINT}",
     ]
     assert spec.name in one.specs and spec.name in many.specs and many.version == "set-000002"
     assert open_with_store(tmp_path / "one", spec, announce=said.append).version == one.version  # present: kept

@@ -3,6 +3,7 @@ and ``coderiv align``'s output parsed back."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import random
@@ -25,12 +26,13 @@ from coderiv.evaluation.pan_generate import (
     random_operations,
     write_pairs,
 )
-from coderiv.overlap.pan_format import (
+from coderiv.overlap.align.pan_format import (
     DETECTED,
     PLAGIARISM,
     Feature,
     pair_file_name,
     parse_xml,
+    read_folder,
     read_pair,
     read_pairs,
     to_xml,
@@ -148,6 +150,40 @@ def test_pair_file_name() -> None:
     assert pair_file_name("suspicious-document00013.txt", "source-document00010.txt") == (
         "suspicious-document00013-source-document00010.xml"
     )
+    # folders are kept, encoded, so two releases' index.txt get two files (issue 43)
+    assert pair_file_name("thesis.txt", "django-3.0/docs/index.txt") == "thesis-django-3.0%2Fdocs%2Findex.xml"
+    assert pair_file_name("thesis.txt", "django-3.1/docs/index.txt") == "thesis-django-3.1%2Fdocs%2Findex.xml"
+    assert pair_file_name("a b.md", "x/../y.txt") == "a%20b-x%2F..%2Fy.xml"  # no '/' ever reaches the path
+
+
+def test_align_keeps_the_sources_paths_and_writes_a_file_per_pair(tmp_path: Path) -> None:
+    passage = " ".join(f"w{k}" for k in range(60))
+    (tmp_path / "susp").mkdir()
+    (tmp_path / "susp" / "thesis.txt").write_text(f"my own opening words. {passage} my own closing words.", "utf-8")
+    for release in ("django-3.0", "django-3.1"):
+        (tmp_path / "src" / release / "docs").mkdir(parents=True)
+        (tmp_path / "src" / release / "docs" / "index.txt").write_text(f"release {release}: {passage}", "utf-8")
+    (tmp_path / "src" / "a-b.txt").write_text(passage, "utf-8")
+    (tmp_path / "src" / "b.txt").write_text(passage, "utf-8")
+    (tmp_path / "susp" / "thesis-a.txt").write_text(passage, "utf-8")
+    # 'thesis'+'django-3.0/...' and 'thesis'+'django-3.1/...' share a base name; 'thesis-a'+'b'
+    # and 'thesis'+'a-b' share PAN's name: every pair still gets its own file
+    pairs = [("thesis.txt", "django-3.0/docs/index.txt"), ("thesis.txt", "django-3.1/docs/index.txt"),
+             ("thesis-a.txt", "b.txt"), ("thesis.txt", "a-b.txt")]
+    (tmp_path / "pairs").write_text("".join(f"{s} {r}\n" for s, r in pairs), "utf-8")
+    result = CliRunner().invoke(align_command, [
+        "--pairs", str(tmp_path / "pairs"), "--susp", str(tmp_path / "susp"), "--src", str(tmp_path / "src"),
+        "--out", str(tmp_path / "out"), "-q",
+    ])
+    assert result.exit_code == 0, result.output
+    written = read_folder(tmp_path / "out")
+    assert len(written) == 4
+    assert sorted((f.this_reference, f.source_reference) for features in written.values() for f in features) == sorted(pairs)
+    assert "thesis-django-3.0%2Fdocs%2Findex.xml" in written and "thesis-a-b.xml" in written
+    digest = hashlib.sha256(b"thesis.txt\0a-b.txt").hexdigest()[:12]
+    assert written[f"thesis-a-b-{digest}.xml"][0].source_reference == "a-b.txt"  # the later of the two
+    (only,) = written["thesis-django-3.1%2Fdocs%2Findex.xml"]
+    assert (only.this_offset, only.this_length) == (len("my own opening words. "), len(passage))
 
 
 # --- generator ----------------------------------------------------------------------------------
@@ -270,16 +306,16 @@ def test_unwritable_output_is_one_clear_error(tmp_path: Path) -> None:
 
 def test_exact_and_aligned_passages_as_detections() -> None:
     from coderiv.overlap.align import align_texts
+    from coderiv.overlap.align.pan import detections
     from coderiv.overlap.matching import normalize, shared_passages
-    from coderiv.overlap.pan_align import detections
 
     source = " ".join(f"w{k}" for k in range(100))
     susp = "intro words here. " + " ".join(f"w{k}" for k in range(20, 60)) + " outro."
     exact = detections("dir/s.txt", "dir/r.txt", shared_passages(normalize(susp), normalize(source)))
     aligned = detections("dir/s.txt", "dir/r.txt", align_texts(susp, source))
     start = susp.index("w20")
-    expected = Feature("s.txt", start, len("w20") + susp.index("w59") - start, "r.txt", source.index("w20"),
+    expected = Feature("dir/s.txt", start, len("w20") + susp.index("w59") - start, "dir/r.txt", source.index("w20"),
                        source.index("w59") + 3 - source.index("w20"), DETECTED)
-    assert aligned == [expected]
+    assert aligned == [expected]  # the names keep their folders (issue 43)
     # The exact passage runs on to the space after w59 (both texts continue with a space there).
-    assert exact == [Feature("s.txt", start, 160, "r.txt", source.index("w20"), 160, DETECTED)]
+    assert exact == [Feature("dir/s.txt", start, 160, "dir/r.txt", source.index("w20"), 160, DETECTED)]

@@ -101,3 +101,18 @@ def test_one_pass_writes_both_stores(tmp_path: Path) -> None:
     assert source.passes == 1 and source.reads == dict.fromkeys(DOCS, 1)
     assert progress.starts == 1
     assert set(Index.open(tmp_path / "idx").specs) == {"terms", CHUNKS}
+
+
+TERMS_ONLY = "; terms only: the first report reads the collection again (index with --report-ready to avoid it)"
+
+
+def test_the_summary_line_says_when_the_index_is_terms_only(runner: CliRunner, tmp_path: Path) -> None:
+    src = write_docs(tmp_path / "src", DOCS)
+    plain = runner.invoke(main, ["index", str(src), "--index", str(tmp_path / "plain"), "-q"])
+    assert plain.output.splitlines()[0] == (
+        f"3 documents in {tmp_path / 'plain'} (added 3, changed 0, removed 0, unchanged 0){TERMS_ONLY}"
+    )
+    ready = runner.invoke(main, ["index", str(src), "--index", str(tmp_path / "ready"), "-q", "--report-ready"])
+    assert ready.output.splitlines()[0] == f"3 documents in {tmp_path / 'ready'} (added 3, changed 0, removed 0, unchanged 0)"
+    sharded = runner.invoke(main, ["index", str(src), "--index", str(tmp_path / "many"), "-q", "--shards", "2"])
+    assert sharded.output.splitlines()[0].endswith(TERMS_ONLY)

@@ -23,13 +23,13 @@ from typing import Any, cast
 
 from sqlalchemy import CursorResult, update
 
-from coderiv.archive.checker import Checker, CheckResult
+from coderiv.archive.checker import Checker, CheckResult, GenerationMoved
 from coderiv.archive.db import Database
 from coderiv.archive.models import Check, Submission, now
 from coderiv.archive.queue import DEFAULT_LEASE, Claim, claim, heartbeat
 from coderiv.errors import CoderivError
 from coderiv.system.child_processes import die_with_parent
-from coderiv.text.extract import MAX_DOCUMENT_BYTES
+from coderiv.text.extract import MAX_DOCUMENT_BYTES, Markup
 from coderiv.text.isolated import Budget, read_isolated
 
 log = logging.getLogger("coderiv.archive.worker")
@@ -81,12 +81,17 @@ class Worker:
         beat = threading.Thread(target=self._beat, args=(claimed, stop), daemon=True)
         beat.start()
         try:
-            delay = float(os.environ.get(FAULT_DELAY_ENV, "0") or 0)
-            if delay:
-                time.sleep(delay)
             try:
-                text = self.read(claimed)
-                result: CheckResult | str = self.checker.check(text, claimed.label, claimed.archived_doc)
+                index = self.checker.index()  # held to the check's end, whatever a writer publishes
+                delay = float(os.environ.get(FAULT_DELAY_ENV, "0") or 0)
+                if delay:
+                    time.sleep(delay)
+                text = self.read(claimed, index.markup)
+                result: CheckResult | str = self.checker.check(text, claimed.label, claimed.archived_doc, index)
+            except GenerationMoved as exc:
+                log.warning("check of %s queued again: %s", claimed.submission_id, exc)
+                self.requeue(claimed, str(exc))
+                return
             except CoderivError as exc:
                 result = str(exc)
             except Exception as exc:  # logged; the submission names only its type
@@ -97,13 +102,27 @@ class Worker:
             beat.join()
         self.finish(claimed, result)
 
-    def read(self, claimed: Claim) -> str:
+    def requeue(self, claimed: Claim, why: str) -> None:
+        """Put the submission back in the queue (this attempt not counted) if this worker still
+        holds it; its check row says why it stopped."""
+        with self.database.session() as session:
+            owned = cast(CursorResult[Any], session.execute(
+                update(Submission)
+                .where(Submission.id == claimed.submission_id, Submission.worker == self.name, Submission.state == "checking")
+                .values(state="queued", lease_until=None, worker=None, attempts=Submission.attempts - 1)
+                .execution_options(synchronize_session=False)))
+            check = session.get(Check, claimed.check_id)
+            if owned.rowcount == 1 and check is not None:
+                check.finished, check.state, check.reason = now(), "interrupted", f"{why}; queued again"
+
+    def read(self, claimed: Claim, markup: Markup | None = None) -> str:
         """The submission's visible text: read from its upload the first time (in a child
         process within the read budget, :func:`coderiv.text.isolated.read_isolated`, markup read
-        as the index read its documents), then kept in place of the bytes."""
+        as the index read its documents: ``markup``, by default the live generation's), then
+        kept in place of the bytes."""
         if claimed.upload is None:
             return claimed.text
-        markup = self.checker.index().markup
+        markup = self.checker.index().markup if markup is None else markup
         document = read_isolated(claimed.upload, claimed.label, self.budget, self.max_bytes, markup)
         with self.database.session() as session:
             session.execute(

@@ -24,8 +24,8 @@ _DIR = click.Path(exists=True, file_okay=False, path_type=Path)
 def align_command(pairs_file: Path, susp_dir: Path, src_dir: Path, out_dir: Path, quiet: bool) -> None:
     """Align every pair of PAIRS and write suspicious-documentX-source-documentY.xml per pair,
     with offsets in characters of the raw UTF-8 files (docs/alignment.md)."""
-    from coderiv.overlap.pan_align import align_pairs
-    from coderiv.overlap.pan_format import read_pairs
+    from coderiv.overlap.align.pan import align_pairs
+    from coderiv.overlap.align.pan_format import read_pairs
 
     count = len(read_pairs(pairs_file))
     with progress_bar(quiet, "align") as bar:

@@ -100,7 +100,8 @@ def index_command(
             rebuild=rebuild, progress=bar, announce=lambda line: click.echo(line, err=True),
         )
     if isinstance(report, ShardedReport):
-        click.echo(f"{report.n_docs} documents in {index_dir}, {report.shards} shards: {report.shard_documents}")
+        click.echo(f"{report.n_docs} documents in {index_dir}, {report.shards} shards: {report.shard_documents}"
+                   f"{terms_only_note(index_dir)}")
         if report.updated:
             click.echo(f"  updated: added {report.added}, changed {report.changed}, removed {report.removed}, "
                        f"unchanged {report.unchanged}")
@@ -110,7 +111,7 @@ def index_command(
     click.echo(
         f"{report.n_docs} documents in {index_dir} "
         f"(added {len(report.added)}, changed {len(report.changed)}, removed {len(report.removed)}, "
-        f"unchanged {report.unchanged})"
+        f"unchanged {report.unchanged}){terms_only_note(index_dir)}"
     )
     for fmt, (read, reasons) in report.by_format().items():
         why = "".join(f", {n} {reason}" for reason, n in reasons.items())
@@ -123,6 +124,18 @@ def index_command(
         click.echo(f"warning: {printable(doc_id)}: file name is not UTF-8; its bad bytes are spelled \\xNN in the id", err=True)
     for doc_id in report.lossy:
         click.echo(f"warning: {printable(doc_id)}: undecodable bytes replaced (not valid UTF-8)", err=True)
+
+
+def terms_only_note(index_dir: Path) -> str:
+    """The summary line's tail for an index without the chunk store: its first report,
+    containment query or chunk pairs will read the collection again, which ``--report-ready``
+    avoids (issue 43)."""
+    from coderiv.index.reader import open_index
+
+    specs = open_index(index_dir).specs
+    if any(spec.kind == "chunks" for spec in specs.values()):
+        return ""
+    return "; terms only: the first report reads the collection again (index with --report-ready to avoid it)"
 
 
 @click.command("info")

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from coderiv.output import table
-from coderiv.overlap.pan_format import Feature, read_folder
+from coderiv.overlap.align.pan_format import Feature, read_folder
 
 Interval = tuple[str, int, int]  # document, start, end (characters)
 

@@ -17,7 +17,7 @@ and its original's in the source, with ``obfuscation`` the level:
   next word), chosen uniformly.
 
 Output: ``susp/suspicious-documentNNNNN.txt``, ``src/source-documentNNNNN.txt``, ``pairs`` and
-``truth/`` (:mod:`coderiv.overlap.pan_format`), all UTF-8 with offsets in characters.
+``truth/`` (:mod:`coderiv.overlap.align.pan_format`), all UTF-8 with offsets in characters.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coderiv.errors import CoderivError, InputError
-from coderiv.overlap.pan_format import PLAGIARISM, Feature, pair_file_name, write_pair
+from coderiv.overlap.align.pan_format import PLAGIARISM, Feature, pair_file_name, write_pair
 from coderiv.text.analysis import split_paragraphs
 from coderiv.text.collection import RawDocument
 from coderiv.text.extract import DEFAULT_MARKUP, Markup, extract

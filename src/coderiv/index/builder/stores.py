@@ -16,6 +16,15 @@ from coderiv.index.shards import ShardedIndex
 from coderiv.keys.kinds import StoreSpec
 from coderiv.progress import Progress
 
+REPORT_READY_HINT = "'coderiv index SOURCE --report-ready' builds it in the index's own reading"
+
+
+def _ahead(spec: StoreSpec) -> str:
+    """What to add to the announcement of a store read again: for the chunk store, the command
+    that would have written it in the first reading (issue 43: the 80 s a new user waited
+    without being told how to avoid it)."""
+    return f"; {REPORT_READY_HINT}" if spec.kind == "chunks" else ""
+
 
 def _add_to_one(index: Index, spec: StoreSpec, announce: Callable[[str], Any] | None, progress: Progress | None,
                 workers: int | None) -> Index:
@@ -25,7 +34,7 @@ def _add_to_one(index: Index, spec: StoreSpec, announce: Callable[[str], Any] | 
     if not source or not source_exists(source):
         raise CoderivError(f"the index has no {spec.name} store and its source {source} is gone; rebuild the index")
     if announce is not None:
-        announce(f"adding store {spec.name} to the index (reading {source} again)")
+        announce(f"adding store {spec.name} to the index (reading {source} again){_ahead(spec)}")
     Index.update_from(source, index.root, stores=[spec], progress=progress, workers=workers)
     return Index.open(index.root)
 
@@ -34,7 +43,8 @@ def _add_to_shards(index: ShardedIndex, spec: StoreSpec, announce: Callable[[str
     if index.source is None:
         return index
     if announce is not None:
-        announce(f"adding the {spec.name} store: rebuilding the {index.k} shards of {index.root} from {index.source}")
+        announce(f"adding the {spec.name} store: rebuilding the {index.k} shards of {index.root} from {index.source}"
+                 f"{_ahead(spec)}")
     stores = [s for name, s in index.specs.items() if name != "terms"] + [spec]
     build_sharded(index.source, index.root, index.k, index.settings, stores, workers)
     return ShardedIndex.open(index.root)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from difflib import SequenceMatcher
 
-from coderiv.overlap.align_extend import Chain
+from coderiv.overlap.align.extend import Chain
 
 #: (same?, first word of A, end of A, first word of B, end of B), positions in words
 Block = tuple[bool, int, int, int, int]

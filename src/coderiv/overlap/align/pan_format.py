@@ -18,6 +18,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path, PurePath
+from urllib.parse import quote
 
 from coderiv.errors import CoderivError, InputError
 
@@ -28,7 +29,9 @@ PLAGIARISM = "plagiarism"
 @dataclass(frozen=True)
 class Feature:
     """One case or detection: characters [this_offset, this_offset + this_length) of the
-    document ``this_reference`` against [source_offset, + source_length) of ``source_reference``."""
+    document ``this_reference`` against [source_offset, + source_length) of ``source_reference``.
+    ``also_in``: other documents holding the same text (versions of the source), written as
+    ``<version reference="..."/>`` elements inside the feature, which PAN's evaluators ignore."""
 
     this_reference: str
     this_offset: int
@@ -39,6 +42,7 @@ class Feature:
     name: str = DETECTED
     obfuscation: str | None = None
     type: str | None = None
+    also_in: tuple[str, ...] = ()
 
     @property
     def this_end(self) -> int:
@@ -49,9 +53,18 @@ class Feature:
         return self.source_offset + self.source_length
 
 
+def _file_part(name: str) -> str:
+    """A document's name as a part of a file name: its path without the last suffix, with every
+    character other than letters, digits and ``-_.`` percent-encoded (a ``/`` becomes ``%2F``),
+    so that PAN's flat names are kept as they are and two paths never give the same part."""
+    return quote(PurePath(name).with_suffix("").as_posix(), safe="-_.")
+
+
 def pair_file_name(susp: str, src: str) -> str:
-    """``suspicious-document00005-source-document01090.xml`` for the pair's two file names."""
-    return f"{PurePath(susp).stem}-{PurePath(src).stem}.xml"
+    """``suspicious-document00005-source-document01090.xml`` for the pair's two names as the pairs
+    file gives them; a name with folders keeps them, encoded (``django-3.0/docs/index.txt`` gives
+    ``django-3.0%2Fdocs%2Findex``), so that two releases' ``index.txt`` get two files."""
+    return f"{_file_part(susp)}-{_file_part(src)}.xml"
 
 
 def to_xml(reference: str, features: list[Feature]) -> str:
@@ -67,17 +80,20 @@ def to_xml(reference: str, features: list[Feature]) -> str:
             this_offset=str(f.this_offset), this_length=str(f.this_length), source_reference=f.source_reference,
             source_offset=str(f.source_offset), source_length=str(f.source_length),
         )
-        ET.SubElement(root, "feature", attrs)
+        feature = ET.SubElement(root, "feature", attrs)
+        for other in f.also_in:
+            ET.SubElement(feature, "version", reference=other)
     ET.indent(root, "")
     return ET.tostring(root, encoding="unicode") + "\n"
 
 
-def write_pair(out_dir: Path, susp: str, src: str, features: list[Feature]) -> Path:
-    """Write the pair's file into ``out_dir`` (created if missing); return its path."""
-    path = out_dir / pair_file_name(susp, src)
+def write_pair(out_dir: Path, susp: str, src: str, features: list[Feature], file_name: str | None = None) -> Path:
+    """Write the pair's file into ``out_dir`` (created if missing), named ``file_name`` or
+    :func:`pair_file_name`; return its path. The document reference is ``susp`` as given."""
+    path = out_dir / (file_name or pair_file_name(susp, src))
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        path.write_text(to_xml(PurePath(susp).name, features), "utf-8")
+        path.write_text(to_xml(susp, features), "utf-8")
     except OSError as exc:
         raise CoderivError(f"cannot write {path}: {exc.strerror or exc}") from None
     return path
@@ -101,7 +117,7 @@ def parse_xml(text: str, label: str, names: frozenset[str] = frozenset({PLAGIARI
                 reference, int(node.get("this_offset", "")), int(node.get("this_length", "")),
                 node.get("source_reference") or "", int(node.get("source_offset", "")),
                 int(node.get("source_length", "")), node.get("name", DETECTED), node.get("obfuscation"),
-                node.get("type"),
+                node.get("type"), tuple(v.get("reference", "") for v in node.iter("version")),
             ))
         except ValueError:
             raise InputError(f"{label}: a feature without integer offsets and lengths") from None

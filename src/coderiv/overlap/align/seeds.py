@@ -1,13 +1,11 @@
-"""Seeding for text alignment: the words of a raw text with their offsets, and the word n-grams
-two texts share (the *seeds* of :mod:`coderiv.overlap.align`).
+"""Seeding for text alignment: the word n-grams two texts share (the *seeds* of
+:mod:`coderiv.overlap.align`), over the words of :mod:`.words`.
 
-A word is a maximal run of letters and digits (:data:`coderiv.text.analysis.WORD_RE`), compared
-case folded; its offsets are characters of the raw text, so a detection can be written in PAN's
-format without a second mapping. A seed is a position pair (i, j): the ``n`` words from word i of
+A seed is a position pair (i, j): the ``n`` words from word i of
 the suspicious text equal the ``n`` words from word j of the source. This is the "common
 features" step of Kasprzak & Brandejs (PAN 2010: word 5-grams) and Torrejón & Ramos (PAN 2012-13:
 word n-grams with n 2-3), with shorter n-grams than Kasprzak's so that one changed word in every
-few still leaves seeds; the extension step (:mod:`.align_extend`) turns the scattered seeds into
+few still leaves seeds; the extension step (:mod:`.extend`) turns the scattered seeds into
 passages.
 
 An n-gram found more than ``max_occurrences`` times in either text (boilerplate such as "of the
@@ -16,49 +14,11 @@ same") is dropped: it seeds everywhere and aligns nothing.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
-#: The words of :data:`coderiv.text.analysis.WORD_RE`, found with ``\w+`` on a copy of the text
-#: whose underscores are spaces (the same offsets, several times faster than ``[^\W_]+``).
-_WORD = re.compile(r"\w+")
-
-
-@dataclass(frozen=True)
-class Words:
-    """The words of a raw text: ``ids[k]`` the k-th word's number in a vocabulary shared with
-    the other text, ``starts[k]``/``ends[k]`` its offsets in characters of ``text``."""
-
-    text: str
-    ids: np.ndarray
-    starts: np.ndarray
-    ends: np.ndarray
-    folded: list[str]
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def span(self, first: int, last: int) -> tuple[int, int]:
-        """Characters of words [first, last) in the raw text: from the first's start to the last's end."""
-        return int(self.starts[first]), int(self.ends[last - 1])
-
-
-def split_words(text: str, vocabulary: dict[str, int]) -> Words:
-    """The case-folded words of ``text`` with their raw offsets; new words are added to ``vocabulary``."""
-    lowered = text.replace("_", " ").lower()
-    if len(lowered) != len(text):  # a character whose lower case is longer: fold word by word
-        lowered = text.replace("_", " ")
-        found = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(lowered)]
-    else:
-        found = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(lowered)]
-    folded = [w for _, _, w in found]
-    setdefault = vocabulary.setdefault
-    ids = np.fromiter((setdefault(w, len(vocabulary)) for w in folded), np.int64, len(folded))
-    starts = np.fromiter((s for s, _, _ in found), np.int64, len(found))
-    ends = np.fromiter((e for _, e, _ in found), np.int64, len(found))
-    return Words(text, ids, starts, ends, folded)
+from coderiv.overlap.align.words import Words
 
 
 def ngram_keys(ids: np.ndarray, n: int) -> np.ndarray:
