@@ -49,25 +49,36 @@ from coderiv.text.extract import DEFAULT_MARKUP, Markup
 )
 @analysis_options
 @markup_option("How .rst and .md files are read: render (their visible text; default) or text (their source, markup included).")
+@click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Read A and B as this index reads its documents (its analysis settings and --markup; "
+              "flags given here win). Without it, the defaults; nothing of an index is read.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "tsv", "pan"]), default="table", show_default=True,
               help="pan: PAN's text-alignment XML of A's aligned passages (source_reference = B's file name).")
 @friendly_errors
 def compare_command(
     a: str, b: str, methods: tuple[str, ...], width: int, chunk_words: int, threshold: int, max_passage_pairs: int,
     max_chars: int,
-    stop: bool | None, stem: bool | None, language: str | None, markup: Markup | None, fmt: str,
+    stop: bool | None, stem: bool | None, language: str | None, markup: Markup | None, index_dir: Path | None, fmt: str,
 ) -> None:
     """How much of A is in B and of B in A, by each overlap method, the exact passages they
     share and the passages aligned across word edits (character offsets into each file, each
-    aligned passage's share of identical words, and an excerpt)."""
+    aligned passage's share of identical words, and an excerpt). With --index, A and B are
+    analysed as that index's documents are."""
     from coderiv.overlap.compare import compare_texts, passage_locations
     from coderiv.text.analysis import Analyzer
 
     if a == "-" and b == "-":
         raise CoderivError("only one of A and B can be standard input")
-    doc_a, doc_b = read_query_reporting(a, markup or DEFAULT_MARKUP), read_query_reporting(b, markup or DEFAULT_MARKUP)
+    base, base_markup = None, DEFAULT_MARKUP
+    if index_dir is not None:
+        from coderiv.index.reader import open_index
+
+        index = open_index(index_dir)
+        base, base_markup = index.settings, index.markup
+    markup = markup or base_markup
+    doc_a, doc_b = read_query_reporting(a, markup), read_query_reporting(b, markup)
     label_a, text_a, label_b, text_b = doc_a.label, doc_a.text, doc_b.label, doc_b.text
-    analyzer = Analyzer(settings_from(stop, stem, language))
+    analyzer = Analyzer(settings_from(stop, stem, language, base) or base)
     for label, text in ((label_a, text_a), (label_b, text_b)):
         if not analyzer.words(text):
             raise CoderivError(f"{label} has no words: nothing to compare")

@@ -1,4 +1,5 @@
-"""The inner loops of exact top-k pruning (:mod:`coderiv.ranking.pruning`) in compiled code
+"""The inner loops of exact top-k (:mod:`coderiv.ranking.topk`, through
+:class:`coderiv.ranking.kernel.CompiledPasses`) in compiled code
 (numba), when ``coderiv[fast]`` is installed: reading postings into partial sums, probing
 documents in postings, and cosine's per-document bounds, each in one pass.
 
@@ -25,7 +26,7 @@ of both paths against the full pass).
 
 numba is optional. Importing it and loading the loops from numba's disk cache costs about 0.4 s
 of CPU (0.2 s when numba is already imported): what the loops save on 5–10 whole-document
-cosine queries of a 100K-document index. So :mod:`coderiv.ranking.pruning` loads them only once
+cosine queries of a 100K-document index. So :mod:`coderiv.ranking.topk` loads them only once
 the process has spent as much CPU time in the numpy passes (:func:`note_numpy_work`: a single
 short query never pays for the import); a batch of known size (:func:`expect_queries`, from
 ``coderiv query FOLDER``) decides at its first query whether the rest repays the load; and a
