@@ -175,6 +175,7 @@ def test_a_dripping_receiver_never_delays_a_check(tmp_path: Path) -> None:
                 return [client.get(f"/api/submissions/{i}", headers=sam).json()["state"] for i in ids]
 
             assert wait_until(lambda: states() == ["done"] * 3, 120), states()
+            assert wait_until(lambda: dripper.endings, 30)  # the sender polls once a second
             assert dripper.endings[0] == "open" and dripper.sent[0] < len(dripper.answer)  # still dripping the first answer
             dripper.release()
             database = client.app.state.context.archive.database  # type: ignore[attr-defined]
