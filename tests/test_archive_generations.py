@@ -109,7 +109,7 @@ def test_a_check_the_index_keeps_changing_under_goes_back_to_the_queue(
     with database.session() as session:
         session.add(Submission(id="s" * 32, user_id=1, filename="q.txt", format="txt", size=3, sha256="0" * 64, text=P,
                                state="queued", attempts=0, decision="open"))
-    worker = Worker(database, index, lease=60.0, webhook=None, parent=None)
+    worker = Worker(database, index, lease=60.0, notify=False, parent=None)
     with database.session() as session:
         claimed = claim(session, worker.name, 60.0)
     assert claimed is not None

@@ -59,7 +59,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, webhook: str) -> Iterator[tup
     index = build_collection(root)
     url = f"sqlite:///{root / 'archive.sqlite'}"
     tokens = add_users(url)
-    app = create_app(ServeSettings(index, archive=ArchiveSettings(url, workers=2, lease=5, webhook=webhook)))
+    app = create_app(ServeSettings(index, archive=ArchiveSettings(url, workers=2, lease=5, webhook=webhook, webhook_allow_private=True)))
     with TestClient(app) as client:
         yield client, tokens, index
 

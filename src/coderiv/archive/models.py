@@ -142,3 +142,23 @@ class AuditEntry(Base):
     action: Mapped[str] = mapped_column(String(40))
     target: Mapped[str] = mapped_column(String(1000), default="")
     detail: Mapped[str] = mapped_column(Text, default="")
+
+
+class Notification(Base):
+    """A webhook delivery telling that a check ended (:mod:`coderiv.archive.notifications`):
+    recorded by the worker with the check's result, sent by the server's sender thread, retried
+    with backoff until it is delivered or given up."""
+
+    __tablename__ = "notifications"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), index=True)
+    created: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+    #: the JSON body sent
+    body: Mapped[str] = mapped_column(Text)
+    #: pending (to send at ``next_at``; claimed by a sender until then), delivered, or given up
+    state: Mapped[str] = mapped_column(String(16), default="pending", index=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now, index=True)
+    sender: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    delivered: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)

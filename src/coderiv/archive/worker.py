@@ -9,7 +9,6 @@ its lease runs out and the restarted server's workers check the submission again
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import signal
@@ -17,7 +16,6 @@ import socket
 import sys
 import threading
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any, cast
 
@@ -26,6 +24,7 @@ from sqlalchemy import CursorResult, update
 from coderiv.archive.checker import Checker, CheckResult, GenerationMoved
 from coderiv.archive.db import Database
 from coderiv.archive.models import Check, Submission, now
+from coderiv.archive.notifications import enqueue
 from coderiv.archive.queue import DEFAULT_LEASE, Claim, claim, heartbeat
 from coderiv.errors import CoderivError
 from coderiv.system.child_processes import die_with_parent
@@ -42,7 +41,7 @@ FAULT_DELAY_ENV = "CODERIV_ARCHIVE_FAULT_DELAY"
 
 class Worker:
     def __init__(
-        self, database: Database, index: Path, lease: float, webhook: str | None, parent: int | None,
+        self, database: Database, index: Path, lease: float, notify: bool, parent: int | None,
         budget: Budget | None = None, max_bytes: int = MAX_DOCUMENT_BYTES,
     ) -> None:
         self.database = database
@@ -50,7 +49,8 @@ class Worker:
         self.max_bytes = max_bytes
         self.checker = Checker(index)
         self.lease = lease
-        self.webhook = webhook
+        #: record a webhook delivery with each result (sent by the server, never by this worker)
+        self.notify = notify
         self.parent = parent
         self.name = f"{socket.gethostname()}:{os.getpid()}"
 
@@ -155,20 +155,9 @@ class Worker:
                     check.ranking_json, check.report_json, check.report_html = result.ranking_json, result.report_json, result.report_html
                 else:
                     check.reason = result
-        self.notify(claimed.submission_id, "done" if done else "failed", result)
-
-    def notify(self, submission_id: str, state: str, result: CheckResult | str) -> None:
-        """POST ``{"id", "state", "overall"}`` to the webhook, if one is set (failures are logged)."""
-        if not self.webhook:
-            return
-        body = {"id": submission_id, "state": state, "overall": result.overall if isinstance(result, CheckResult) else None}
-        request = urllib.request.Request(
-            self.webhook, json.dumps(body).encode(), {"Content-Type": "application/json"}, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=10):  # noqa: S310 - the URL is the operator's setting
-                pass
-        except OSError as exc:
-            log.warning("webhook %s failed: %s", self.webhook, exc)
+            if self.notify:  # told by the server's sender, in the transaction that stores the result
+                enqueue(session, claimed.submission_id, "done" if done else "failed",
+                        result.overall if isinstance(result, CheckResult) else None)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -176,7 +165,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--database", required=True)
     parser.add_argument("--index", required=True, type=Path)
     parser.add_argument("--lease", type=float, default=DEFAULT_LEASE)
-    parser.add_argument("--webhook", default=None)
+    parser.add_argument("--notify", action="store_true")
     parser.add_argument("--parent", type=int, default=None)
     parser.add_argument("--read-seconds", type=float, default=Budget().seconds)
     parser.add_argument("--read-memory", type=int, default=Budget().memory_bytes)
@@ -188,7 +177,7 @@ def main(argv: list[str] | None = None) -> None:
         die_with_parent(args.parent)  # (elsewhere than Linux the poll loop checks)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     budget = Budget(args.read_seconds, args.read_memory, args.max_words)
-    worker = Worker(Database(args.database), args.index, args.lease, args.webhook, args.parent, budget, args.max_bytes)
+    worker = Worker(Database(args.database), args.index, args.lease, args.notify, args.parent, budget, args.max_bytes)
     try:
         worker.run()
     except KeyboardInterrupt:
