@@ -1,4 +1,4 @@
-"""Cosine top-20 CPU time a query against ``cosine_pruning.RESCORE_VS_SCAN``, the constant that
+"""Cosine top-20 CPU time a query against ``topk.RESCORE_VS_SCAN``, the constant that
 chooses between the full pass and pruning (speed only: the answers must not change, and this
 script stops if one does).
 
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from coderiv import Index, Searcher
-from coderiv.ranking import compiled_probes, cosine_pruning
+from coderiv.ranking import compiled_probes, topk
 from common import machine, tar_texts
 
 
@@ -46,7 +46,7 @@ def main() -> None:
     values = [float(v) for v in args.values.split(",")]
     print(f"# {machine()}; load {os.getloadavg()[0]:.2f}; compiled loops: {compiled_probes.load()}")
     searcher = Searcher(Index.open(args.index))
-    kept = cosine_pruning.RESCORE_VS_SCAN
+    kept = topk.RESCORE_VS_SCAN
     try:
         for words in (int(w) for w in args.words.split(",")):
             prepared = [searcher.prepare(text) for text in query_texts(args.collection, args.queries, words)]
@@ -54,7 +54,7 @@ def main() -> None:
             cpu: dict[float, list[float]] = {v: [] for v in values}
             for round_number in range(args.rounds + 1):
                 for value in values if round_number % 2 == 0 else values[::-1]:
-                    cosine_pruning.RESCORE_VS_SCAN = value
+                    topk.RESCORE_VS_SCAN = value
                     for i, query in enumerate(prepared):
                         start = time.process_time()
                         result = searcher.rank(query, "cosine", top=20, prune=True)
@@ -70,7 +70,7 @@ def main() -> None:
                 print(f"{label}: RESCORE_VS_SCAN {value:g}: CPU {statistics.median(ms):.2f} ms median, "
                       f"{statistics.fmean(ms):.2f} ms mean a query ({len(ms)} runs)")
     finally:
-        cosine_pruning.RESCORE_VS_SCAN = kept
+        topk.RESCORE_VS_SCAN = kept
     print(f"# load at the end {os.getloadavg()[0]:.2f}")
 
 

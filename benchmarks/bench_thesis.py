@@ -67,7 +67,7 @@ def phase_queries(index_dir: Path, tar: Path, count: int) -> dict[str, Any]:
     from coderiv import Index, Searcher
     from coderiv.ranking import compiled_probes
     from coderiv.ranking.measures import get_measure
-    from coderiv.ranking.pruning import pruned_top_k
+    from coderiv.ranking.topk import pruned_top_k
 
     index = Index.open(index_dir)
     searcher = Searcher(index)

@@ -232,3 +232,22 @@ def test_generate_pan_cases(runner: CliRunner, tmp_path: Path) -> None:
     assert len(list((tmp_path / "pan/truth").glob("*.xml"))) == 2
     refused = runner.invoke(main, ["generate", str(folder), "--format", "pan"])
     assert refused.exit_code == 1 and "give it with --output DIR" in refused.output
+
+
+def test_compare_reads_the_texts_as_the_index_does(runner: CliRunner, tmp_path: Path) -> None:
+    # 'the cat sat on the mat' against 'a cat sat on a mat': with stopwords out both are
+    # 'cat sat mat' (2-word shingles all shared); kept, 2 of the 5 shingles are shared
+    write_docs(tmp_path / "docs", {"a.txt": "the cat sat on the mat\n", "b.txt": "a cat sat on a mat\n"})
+    assert runner.invoke(main, ["index", str(tmp_path / "docs"), "--index", str(tmp_path / "idx"), "--no-stop"]).exit_code == 0
+    a, b = str(tmp_path / "docs" / "a.txt"), str(tmp_path / "docs" / "b.txt")
+
+    def row(*flags: str) -> list[str]:
+        out = runner.invoke(main, ["compare", a, b, "-m", "containment", "-w", "2", *flags])
+        assert out.exit_code == 0, out.output
+        return next(line.split() for line in out.output.splitlines() if line.startswith("containment"))
+
+    assert row() == ["containment", "w=2", "100.0%", "100.0%"]  # the defaults: stopwords out
+    assert row("--index", str(tmp_path / "idx")) == ["containment", "w=2", "40.0%", "40.0%"]  # as the index: kept
+    assert row("--index", str(tmp_path / "idx"), "--stop") == ["containment", "w=2", "100.0%", "100.0%"]  # a flag wins
+    missing = runner.invoke(main, ["compare", a, b, "--index", str(tmp_path / "nothere")])
+    assert missing.exit_code == 1 and "no index at" in missing.output and "Traceback" not in missing.output

@@ -5,6 +5,9 @@ loops' logic is checked where numba is missing; and loaded only once worth it.""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -223,3 +226,12 @@ def test_coderiv_query_announces_its_batch(tmp_path: Path) -> None:
         items = list(query_documents(index, MeasureSearcher(index, "cosine"), paths, ["b.txt"], Limits(2, 0.0)))
     expect.assert_called_once_with(4)
     assert len(items) == 4
+
+
+def test_the_loops_compile_from_an_empty_cache(tmp_path: Path) -> None:
+    """The loops call the codec's packed-run helpers (index.format.packed_runs, one calling
+    another): compiled from nothing, in a new process with an empty numba cache, they load."""
+    script = "from coderiv.ranking import compiled_probes; print(compiled_probes.load())"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env)
+    assert done.stdout.split() == ["True"]

@@ -244,7 +244,7 @@ def test_the_archive_worker_reads_an_upload_as_the_index_read_its_documents(tmp_
     _index(folder, path, "--markup", "text")
     database = Database(f"sqlite:///{tmp_path / 'archive.db'}")
     try:
-        worker = Worker(database, path, lease=60.0, webhook=None, parent=None)
+        worker = Worker(database, path, lease=60.0, notify=False, parent=None)
         assert worker.read(Claim("s1", 1, "", "up.rst", None, RST.encode())) == RST  # in its child, as text
     finally:
         database.dispose()

@@ -24,7 +24,7 @@ from coderiv.index.format.counts import OVER_AT_FILE, OVER_VAL_FILE
 from coderiv.index.format.postings import Postings
 from coderiv.index.index import Index
 from coderiv.pairs.run import compute_pairs
-from coderiv.ranking import compiled_probes, pruning
+from coderiv.ranking import compiled_probes, kernel, topk
 from coderiv.ranking.containment import chunk_store_spec
 from coderiv.ranking.measures import MEASURES
 from coderiv.ranking.search import Searcher
@@ -279,12 +279,12 @@ def test_a_terms_store_of_single_occurrences_ranks_as_its_files_did(
     assert _record(tmp_path / "presence", "terms")["values"] == "presence"
     assert _record(tmp_path / "files", "terms")["values"] == "counts"
     new, old = Index.open(tmp_path / "presence"), Index.open(tmp_path / "files")
-    kinds: list[type[pruning._NumpyPasses]] = [pruning._NumpyPasses]
+    kinds: list[type[kernel.NumpyPasses]] = [kernel.NumpyPasses]
     if compiled_probes.available() and compiled_probes.load():
-        kinds.append(pruning._CompiledPasses)
+        kinds.append(kernel.CompiledPasses)
     query = " ".join([docs["d004.txt"], docs["d020.txt"]])
     for kind in kinds:
-        with mock.patch.object(pruning, "_passes", kind):
+        with mock.patch.object(topk, "_passes", kind):
             for measure in MEASURES.names():
                 got = [(m.doc_id, m.score) for m in Searcher(new).search(query, measure, top=5).matches]
                 want = [(m.doc_id, m.score) for m in Searcher(old).search(query, measure, top=5).matches]

@@ -1,4 +1,4 @@
-"""Exact top-k pruning (coderiv.ranking.pruning) answers the full pass's top k with either
+"""Exact top-k pruning (coderiv.ranking.topk) answers the full pass's top k with either
 implementation of its inner loops — numpy, as without ``coderiv[fast]``, and the compiled loops
 of coderiv.ranking.compiled_probes — for every measure, through both ways of finishing the
 surviving candidates (probing them, or streaming the remaining postings); and both give the
@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coderiv import Index, Searcher
-from coderiv.ranking import compiled_probes, cosine_pruning, pruning
+from coderiv.ranking import compiled_probes, kernel, topk
 from coderiv.ranking.kernel import all_scores, top_k
 from coderiv.ranking.measures import MEASURES, get_measure
 from tests.support.files import built_index as built
@@ -22,10 +22,10 @@ from tests.support.strategies import document
 PROPERTY = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def kinds() -> list[type[pruning._NumpyPasses]]:
-    found: list[type[pruning._NumpyPasses]] = [pruning._NumpyPasses]
+def kinds() -> list[type[kernel.NumpyPasses]]:
+    found: list[type[kernel.NumpyPasses]] = [kernel.NumpyPasses]
     if compiled_probes.available() and compiled_probes.load():
-        found.append(pruning._CompiledPasses)
+        found.append(kernel.CompiledPasses)
     return found
 
 
@@ -41,15 +41,15 @@ def check(index: Index, query: str, k: int | None, percent: float) -> None:
         answers = set()
         for kind in kinds():
             for search_vs_scan in (0.0, 1e9):  # always stream / always probe the candidates
-                with mock.patch.object(pruning, "_passes", kind), mock.patch.object(pruning, "_SEARCH_VS_SCAN", search_vs_scan), \
-                        mock.patch.object(cosine_pruning, "FIRST_READ", 3), mock.patch.object(pruning, "_PROBE_VS_SCAN", 0.01), \
-                        mock.patch.object(pruning, "_COMPILED_PROBE_VS_SCAN", 0.01), \
-                        mock.patch.object(cosine_pruning, "RESCORE_VS_SCAN", 0.0):  # cosine: prune, then rescore
-                    ranked, got = pruning.pruned_top_k(index, prepared, measure, k, floor)
+                with mock.patch.object(topk, "_passes", kind), mock.patch.object(topk, "_SEARCH_VS_SCAN", search_vs_scan), \
+                        mock.patch.object(topk, "FIRST_READ", 3), mock.patch.object(kernel, "_PROBE_VS_SCAN", 0.01), \
+                        mock.patch.object(kernel, "_COMPILED_PROBE_VS_SCAN", 0.01), \
+                        mock.patch.object(topk, "RESCORE_VS_SCAN", 0.0):  # cosine: prune, then rescore
+                    ranked, got = topk.pruned_top_k(index, prepared, measure, k, floor)
                 label = f"{name} {kind.__name__} {search_vs_scan}"
                 assert ranked.tolist() == expected.tolist(), label
                 np.testing.assert_allclose(got, scores[expected], rtol=1e-12, err_msg=label)
-                answers.add((kind is pruning._CompiledPasses, search_vs_scan, tuple(got.tolist())))
+                answers.add((kind is kernel.CompiledPasses, search_vs_scan, tuple(got.tolist())))
         # the compiled loops add in numpy's order: the very same bits, loaded or not
         for search_vs_scan in (0.0, 1e9):
             assert len({bits for _, way, bits in answers if way == search_vs_scan}) == 1, name

@@ -23,7 +23,7 @@ from coderiv.index import cosine_bounds
 from coderiv.index.builder.sharded import build_sharded
 from coderiv.index.cosine_bounds import N_CLASSES, NORMS_FILE, class_limits, class_norms, class_of
 from coderiv.index.shards import ShardedIndex
-from coderiv.ranking import compiled_probes, cosine_pruning, pruning
+from coderiv.ranking import compiled_probes, kernel, topk
 from coderiv.ranking.kernel import PreparedQuery, all_scores, top_k
 from coderiv.ranking.measures import get_measure
 from coderiv.ranking.sharded import ShardedMeasureSearcher
@@ -41,23 +41,23 @@ texts_strategy = st.lists(words.map(" ".join), min_size=3, max_size=25)
 @contextmanager
 def small_rounds() -> Iterator[None]:
     """Read a few postings a round, so that tiny collections go through every pruning step."""
-    with mock.patch.object(cosine_pruning, "FIRST_READ", 3), mock.patch.object(pruning, "_PROBE_VS_SCAN", 0.01), \
-            mock.patch.object(pruning, "_COMPILED_PROBE_VS_SCAN", 0.01), mock.patch.object(cosine_pruning, "RESCORE_VS_SCAN", 0.0):
+    with mock.patch.object(topk, "FIRST_READ", 3), mock.patch.object(kernel, "_PROBE_VS_SCAN", 0.01), \
+            mock.patch.object(kernel, "_COMPILED_PROBE_VS_SCAN", 0.01), mock.patch.object(topk, "RESCORE_VS_SCAN", 0.0):
         yield
 
 
-def passes_kinds() -> list[type[pruning._NumpyPasses]]:
+def passes_kinds() -> list[type[kernel.NumpyPasses]]:
     """The numpy passes, and the compiled ones where numba is installed."""
-    kinds: list[type[pruning._NumpyPasses]] = [pruning._NumpyPasses]
+    kinds: list[type[kernel.NumpyPasses]] = [kernel.NumpyPasses]
     if compiled_probes.available() and compiled_probes.load():
-        kinds.append(pruning._CompiledPasses)
+        kinds.append(kernel.CompiledPasses)
     return kinds
 
 
 @contextmanager
-def forced(kind: type[pruning._NumpyPasses]) -> Iterator[None]:
+def forced(kind: type[kernel.NumpyPasses]) -> Iterator[None]:
     """Take these passes whatever the process has loaded (numpy: as without numba)."""
-    with mock.patch.object(pruning, "_passes", kind):
+    with mock.patch.object(topk, "_passes", kind):
         yield
 
 
@@ -84,8 +84,8 @@ def assert_pruned_equals_full(index: Index, query: str, k: int | None, floor: fl
     expected = full_top(index, prepared, k, floor)
     for kind in passes_kinds():
         for rescore_vs_scan in (0.0, 1e9):  # always rescore the near-top documents; always the full pass
-            with small_rounds(), forced(kind), mock.patch.object(cosine_pruning, "RESCORE_VS_SCAN", rescore_vs_scan):
-                got = pruning.pruned_top_k(index, prepared, COSINE, k, floor)
+            with small_rounds(), forced(kind), mock.patch.object(topk, "RESCORE_VS_SCAN", rescore_vs_scan):
+                got = topk.pruned_top_k(index, prepared, COSINE, k, floor)
             assert got[0].tolist() == expected[0].tolist(), kind.__name__
             assert got[1].tolist() == expected[1].tolist(), kind.__name__  # floats compared exactly
 
@@ -197,7 +197,7 @@ def test_an_index_without_the_table_answers_with_per_term_bounds() -> None:
         Index.update_from(root / "c", root / "i", workers=1)
         index = Index.open(root / "i")
         prepared = Searcher(index).prepare(docs["d07.txt"])
-        with_table = pruning.pruned_top_k(index, prepared, COSINE, 5)
+        with_table = topk.pruned_top_k(index, prepared, COSINE, 5)
         generation = index.generation
         manifest = json.loads((generation / "manifest.json").read_text("utf-8"))
         for name in (cosine_bounds.NORMS_FILE, cosine_bounds.LIMITS_FILE):
@@ -206,7 +206,7 @@ def test_an_index_without_the_table_answers_with_per_term_bounds() -> None:
         (generation / "manifest.json").write_text(json.dumps(manifest), "utf-8")
         old = Index.open(root / "i")
         assert old.cosine_classes is None
-        without = pruning.pruned_top_k(old, Searcher(old).prepare(docs["d07.txt"]), COSINE, 5)
+        without = topk.pruned_top_k(old, Searcher(old).prepare(docs["d07.txt"]), COSINE, 5)
         assert with_table[0].tolist() == without[0].tolist()
         np.testing.assert_allclose(with_table[1], without[1], rtol=1e-12)
 
@@ -284,8 +284,8 @@ def test_without_numba_cosine_prunes_with_numpy() -> None:
         Index.update_from(root / "c", root / "i", workers=1)
         index = Index.open(root / "i")
         prepared = Searcher(index).prepare(docs["d12.txt"])
-        passes = pruning._passes(index, prepared, COSINE)
-        assert type(passes) is pruning._NumpyPasses
-        got = pruning.pruned_top_k(index, prepared, COSINE, 5)
+        passes = topk._passes(index, prepared, COSINE)
+        assert type(passes) is kernel.NumpyPasses
+        got = topk.pruned_top_k(index, prepared, COSINE, 5)
         assert got[0].tolist() == full_top(index, prepared, 5, 0.0)[0].tolist()
         assert not compiled_probes.loaded()

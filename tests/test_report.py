@@ -211,7 +211,7 @@ def test_json_form(index) -> None:  # type: ignore[no-untyped-def]
         "number": 1, "doc_id": "a.txt", "query_start": 0, "query_end": len(A1),
         "source_start": DOCS["a.txt"].index(A1), "source_end": DOCS["a.txt"].index(A1) + len(A1),
         "words": 20, "counted_words": 20, "excluded": None, "text": A1,
-        "same_words": 20, "source_words": 20, "identical_share": 1.0, "match": "verbatim",
+        "same_words": 20, "source_words": 20, "identical_share": 1.0, "match": "verbatim", "credited_words": 20,
         "query_spans": [{"start": 0, "end": len(A1) - 1, "kind": "same"}],  # words: the full stop is not one
         "source_spans": [{"start": DOCS["a.txt"].index(A1), "end": DOCS["a.txt"].index(A1) + len(A1) - 1, "kind": "same"}],
     }
@@ -330,6 +330,20 @@ RELEASE = para("rel", 0, 60)  # a page in three releases: r1 and r3 change words
 
 def _release(changed: set[int]) -> str:
     return " ".join(f"old{i}" if i in changed else w for i, w in enumerate(RELEASE.split(" ")))
+
+
+def test_pan_output_credits_one_release_per_passage(tmp_path: Path) -> None:
+    from coderiv.report.render_pan import pan_features
+
+    releases = {"r1.txt": _release({5, 25, 45}), "r2.txt": RELEASE, "r3.txt": _release({15})}
+    query = f"{OWN}\n\n{RELEASE}"
+    report = build_report(build(tmp_path, releases), query, "q.txt")
+    assert [(p.doc_id, p.credited_words) for p in report.sources[0].passages] == [("r2.txt", 60), ("r1.txt", 60), ("r3.txt", 60)]
+    # three releases hold the passage: one detection, of the release the report credits (issue 43)
+    (detection,) = pan_features(report)
+    assert (detection.source_reference, detection.this_offset, detection.this_length) == (
+        "r2.txt", query.index(RELEASE), len(RELEASE))
+    assert detection.also_in == ("r1.txt", "r3.txt")
 
 
 def test_the_best_release_is_named_and_every_known_version_listed(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ import importlib.machinery
 import importlib.util
 import sys
 import threading
+import types
 from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
@@ -96,13 +97,24 @@ def compile_helpers(namespace: dict[str, Any], names: Sequence[str]) -> bool:
     """Compile the functions ``names`` of a module's ``namespace`` (its ``globals()``) and put
     the compiled versions in their place, before :func:`compile_loops` compiles the loops that
     call them: a compiled loop calls a helper by its module name, and only a compiled one. False
-    when numba is missing or fails (the plain functions stay)."""
-    plain = {name: getattr(namespace[name], "py_func", namespace[name]) for name in names}
+    when numba is missing or fails (the plain functions stay).
+
+    A helper imported from another module (:mod:`coderiv.index.format.packed_runs`) is compiled
+    as if defined in ``namespace``, so that a helper calling another helper of ``names`` calls
+    its compiled version too (numba resolves a call by the caller's globals)."""
+    plain = {name: _in_namespace(getattr(namespace[name], "py_func", namespace[name]), namespace) for name in names}
     compiled = compile_loops(plain)
     if compiled is None:
         return False
     namespace.update(compiled)
     return True
+
+
+def _in_namespace(function: types.FunctionType, namespace: dict[str, Any]) -> types.FunctionType:
+    """``function`` with ``namespace`` for its globals (itself if they already are)."""
+    if function.__globals__ is namespace:
+        return function
+    return types.FunctionType(function.__code__, namespace, function.__name__, function.__defaults__)
 
 
 class LazyKernels:

@@ -7,4 +7,5 @@ Modules, one concept each: :mod:`.db` (engine, sessions, migrations), :mod:`.mod
 :mod:`.users` (tokens and roles), :mod:`.queue` (states and leases), :mod:`.checker` (one
 check), :mod:`.worker` (a worker process), :mod:`.workers` (the bounded pool of them),
 :mod:`.writer` (archiving into the index and the pair table), :mod:`.retention` (expiry,
-deletion, export), :mod:`.audit` (who did what, when)."""
+deletion, export), :mod:`.audit` (who did what, when), :mod:`.webhook` (which URL may be told,
+one POST within a deadline), :mod:`.notifications` (the deliveries' queue and sender)."""

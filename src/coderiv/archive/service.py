@@ -1,5 +1,5 @@
-"""The archive as a server runs it: its settings, the database, the worker processes and the
-writer, started and stopped together (:class:`Archive`), and the submissions' queries the web
+"""The archive as a server runs it: its settings, the database, the worker processes, the
+writer and the webhook's sender, started and stopped together (:class:`Archive`), and the submissions' queries the web
 layer shares (who may see which)."""
 
 from __future__ import annotations
@@ -13,7 +13,10 @@ from sqlalchemy.orm import Session
 
 from coderiv.archive.db import Database, default_url
 from coderiv.archive.models import Submission, User
+from coderiv.archive.notifications import Sender
 from coderiv.archive.queue import DEFAULT_LEASE
+from coderiv.archive.states import DecisionState, Role, SubmissionState
+from coderiv.archive.webhook import DEADLINE, webhook_target
 from coderiv.archive.workers import WorkerPool
 from coderiv.archive.writer import ArchiveWriter
 from coderiv.text.extract import MAX_DOCUMENT_BYTES
@@ -26,9 +29,10 @@ log = logging.getLogger("coderiv.archive")
 class ArchiveSettings:
     """``database``: a SQLAlchemy URL (None: SQLite beside the index); ``workers``: checking
     processes; ``lease``: seconds a check's claim lasts without a heartbeat; ``webhook``: a URL
-    told when a check ends; ``archive_all``: archive every checked submission (the policy
-    "archive every accepted thesis"); ``retention_days``: unarchived submissions older than
-    this are deleted (None: kept)."""
+    told when a check ends (http or https; ``webhook_allow_private`` lets it reach loopback,
+    link-local and private addresses; ``webhook_deadline``: seconds one delivery may take);
+    ``archive_all``: archive every checked submission (the policy "archive every accepted
+    thesis"); ``retention_days``: unarchived submissions older than this are deleted (None: kept)."""
 
     database: str | None = None
     workers: int = 2
@@ -36,6 +40,8 @@ class ArchiveSettings:
     webhook: str | None = None
     archive_all: bool = False
     retention_days: float | None = None
+    webhook_allow_private: bool = False
+    webhook_deadline: float = DEADLINE
 
     def url(self, index_dir: Path) -> str:
         return self.database or default_url(index_dir)
@@ -51,29 +57,38 @@ class Archive:
         self.settings = settings
         self.index_dir = index_dir
         self.url = settings.url(index_dir)
+        # a webhook that may not be used is refused before anything starts (one line)
+        target = webhook_target(settings.webhook, settings.webhook_allow_private) if settings.webhook else None
         self.database = Database(self.url)
-        self.workers = WorkerPool(self.url, index_dir, settings.workers, settings.lease, settings.webhook, budget or Budget(), max_bytes)
+        self.workers = WorkerPool(self.url, index_dir, settings.workers, settings.lease, target is not None, budget or Budget(), max_bytes)
         self.writer = ArchiveWriter(self.database, index_dir, retention_days=settings.retention_days)
+        self.sender = Sender(self.database, target, settings.webhook_deadline) if target is not None else None
 
     def start(self) -> None:
         self.workers.start()
         self.writer.start()
+        if self.sender is not None:
+            self.sender.start()
 
     def stop(self) -> None:
+        if self.sender is not None:
+            self.sender.stop()
         self.writer.stop()
         self.workers.stop()
         self.database.dispose()
 
 
-def visible(user: User, state: str | None = None, decision: str | None = None) -> Select[Submission]:
+def visible(
+    user: User, state: SubmissionState | None = None, decision: DecisionState | None = None,
+) -> Select[Submission]:
     """The submissions ``user`` may see: their own (submitter), all (examiner, admin); only those
     in ``state`` and with ``decision`` when given (the list page's and the API's filters)."""
     query = select(Submission)
-    if user.role == "submitter":
+    if user.role == Role.SUBMITTER:
         query = query.where(Submission.user_id == user.id)
-    if state:
+    if state is not None:
         query = query.where(Submission.state == state)
-    if decision:
+    if decision is not None:
         query = query.where(Submission.decision == decision)
     return query
 

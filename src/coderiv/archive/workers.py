@@ -20,7 +20,7 @@ WATCH = 0.5
 
 class WorkerPool:
     def __init__(
-        self, database_url: str, index: Path, size: int, lease: float, webhook: str | None = None,
+        self, database_url: str, index: Path, size: int, lease: float, notify: bool = False,
         budget: Budget | None = None, max_bytes: int = MAX_DOCUMENT_BYTES,
     ) -> None:
         budget = budget or Budget()
@@ -28,7 +28,7 @@ class WorkerPool:
             sys.executable, "-m", "coderiv.archive.worker", "--database", database_url, "--index", str(index),
             "--lease", str(lease), "--parent", str(os.getpid()), "--read-seconds", str(budget.seconds),
             "--read-memory", str(budget.memory_bytes), "--max-words", str(budget.words), "--max-bytes", str(max_bytes),
-        ] + (["--webhook", webhook] if webhook else [])
+        ] + (["--notify"] if notify else [])
         self.size = size
         self.processes: list[subprocess.Popen[bytes]] = []
         self.restarts = 0

@@ -22,7 +22,7 @@ from coderiv.errors import CoderivError
 from coderiv.output import fmt_percent, json_line, over_100_note, printable, table, to_json, tsv
 from coderiv.overlap.align import AlignedPassage
 from coderiv.overlap.align.pan_format import Feature
-from coderiv.overlap.compare import COMPARE_METHODS, DEFAULT_MAX_CHARS, DEFAULT_MAX_PASSAGE_PAIRS
+from coderiv.overlap.compare import COMPARE_METHODS, DEFAULT_MAX_CHARS, DEFAULT_MAX_PASSAGE_PAIRS, DEFAULT_MAX_PASSAGE_POSTINGS
 from coderiv.overlap.verify import VerifiedResult
 from coderiv.ranking.measures import over_100_reason
 from coderiv.text.extract import DEFAULT_MARKUP, Markup
@@ -44,34 +44,50 @@ from coderiv.text.extract import DEFAULT_MARKUP, Markup
     help="Most passage pairs the passages method scores (its cost grows with the square of the texts' length).",
 )
 @click.option(
+    "--max-passage-postings", type=click.IntRange(1), default=DEFAULT_MAX_PASSAGE_POSTINGS, show_default=True,
+    help="Most postings the passages method reads (text repeated puts every term in every passage).",
+)
+@click.option(
     "--max-chars", type=click.IntRange(1), default=DEFAULT_MAX_CHARS, show_default=True,
     help="Most characters of A and B together (about 70 bytes of memory each).",
 )
 @analysis_options
 @markup_option("How .rst and .md files are read: render (their visible text; default) or text (their source, markup included).")
+@click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Read A and B as this index reads its documents (its analysis settings and --markup; "
+              "flags given here win). Without it, the defaults; nothing of an index is read.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "tsv", "pan"]), default="table", show_default=True,
               help="pan: PAN's text-alignment XML of A's aligned passages (source_reference = B's file name).")
 @friendly_errors
 def compare_command(
     a: str, b: str, methods: tuple[str, ...], width: int, chunk_words: int, threshold: int, max_passage_pairs: int,
-    max_chars: int,
-    stop: bool | None, stem: bool | None, language: str | None, markup: Markup | None, fmt: str,
+    max_passage_postings: int, max_chars: int,
+    stop: bool | None, stem: bool | None, language: str | None, markup: Markup | None, index_dir: Path | None, fmt: str,
 ) -> None:
     """How much of A is in B and of B in A, by each overlap method, the exact passages they
     share and the passages aligned across word edits (character offsets into each file, each
-    aligned passage's share of identical words, and an excerpt)."""
+    aligned passage's share of identical words, and an excerpt). With --index, A and B are
+    analysed as that index's documents are."""
     from coderiv.overlap.compare import compare_texts, passage_locations
     from coderiv.text.analysis import Analyzer
 
     if a == "-" and b == "-":
         raise CoderivError("only one of A and B can be standard input")
-    doc_a, doc_b = read_query_reporting(a, markup or DEFAULT_MARKUP), read_query_reporting(b, markup or DEFAULT_MARKUP)
+    base, base_markup = None, DEFAULT_MARKUP
+    if index_dir is not None:
+        from coderiv.index.reader import open_index
+
+        index = open_index(index_dir)
+        base, base_markup = index.settings, index.markup
+    markup = markup or base_markup
+    doc_a, doc_b = read_query_reporting(a, markup), read_query_reporting(b, markup)
     label_a, text_a, label_b, text_b = doc_a.label, doc_a.text, doc_b.label, doc_b.text
-    analyzer = Analyzer(settings_from(stop, stem, language))
+    analyzer = Analyzer(settings_from(stop, stem, language, base) or base)
     for label, text in ((label_a, text_a), (label_b, text_b)):
         if not analyzer.words(text):
             raise CoderivError(f"{label} has no words: nothing to compare")
-    result = compare_texts(text_a, text_b, list(methods), analyzer, width, chunk_words, threshold, max_passage_pairs, max_chars)
+    result = compare_texts(
+        text_a, text_b, list(methods), analyzer, width, chunk_words, threshold, max_passage_pairs, max_chars, max_passage_postings)
     if fmt == "pan":
         from coderiv.overlap.align.pan_format import to_xml
 

@@ -48,7 +48,9 @@ def is_loopback(host: str) -> bool:
               help="Archive: worker processes checking submissions.")
 @click.option("--lease", type=click.FloatRange(1), default=30.0, show_default=True,
               help="Archive: seconds a check's claim lasts without a heartbeat (then it is checked again).")
-@click.option("--webhook", default=None, help="Archive: URL told (POST JSON) when a check ends.")
+@click.option("--webhook", default=None, help="Archive: http(s) URL told (POST JSON) when a check ends.")
+@click.option("--webhook-allow-private", is_flag=True,
+              help="Archive: let the webhook reach loopback, link-local and private addresses.")
 @click.option("--archive-all", is_flag=True, help="Archive: add every checked submission to the collection.")
 @click.option("--retention-days", type=click.FloatRange(0, min_open=True), default=None,
               help="Archive: delete unarchived submissions older than this [default: keep].")
@@ -56,7 +58,7 @@ def is_loopback(host: str) -> bool:
 def serve_command(
     index_dir: Path, host: str, port: int, token: str | None, max_upload_mb: float, workers: int | None, queue: int | None,
     read_seconds: float, read_memory_mb: int, max_words: int, archive_on: bool, database: str | None, check_workers: int, lease: float,
-    webhook: str | None, archive_all: bool, retention_days: float | None,
+    webhook: str | None, webhook_allow_private: bool, archive_all: bool, retention_days: float | None,
 ) -> None:
     """Serve the check page, the collection pages and the JSON API (/docs) over the index.
 
@@ -73,8 +75,12 @@ def serve_command(
 
         if token:
             raise CoderivError("--token does not apply with --archive: every user has a token of their own (coderiv users add)")
-        archive = ArchiveSettings(database, check_workers, lease, webhook, archive_all, retention_days)
-    elif database or webhook or archive_all or retention_days is not None:
+        archive = ArchiveSettings(database, check_workers, lease, webhook, archive_all, retention_days, webhook_allow_private)
+        if webhook:
+            from coderiv.archive.webhook import webhook_target
+
+            webhook_target(webhook, webhook_allow_private)  # refused now, in one line, not after every check
+    elif database or webhook or archive_all or retention_days is not None or webhook_allow_private:
         raise CoderivError("--database, --webhook, --archive-all and --retention-days need --archive")
     if not is_loopback(host) and not token and archive is None:
         raise CoderivError(f"--host {host} makes the server reachable from other machines: give --token or set CODERIV_TOKEN")

@@ -13,7 +13,7 @@ the terms with N/2^(c+1) < f_t ≤ N/2^c; rarer terms (f_t ≤ N/256) belong to 
 read. For every document and class the index stores ``‖d_c‖ / W_d`` (the share of the document's
 norm on that class's terms, ≤ 1), rounded **up** to a multiple of 1/255 in one byte, so the
 bound stays a bound: 8 bytes a document. The query side ‖q_{U∩c}‖ is computed at query time
-over the class's terms not read yet. :mod:`coderiv.ranking.pruning` uses it.
+over the class's terms not read yet. :mod:`coderiv.ranking.topk` uses it.
 
 The classes are given by f_t limits stored beside the table (a sharded index classifies with
 the collection's f_t and N, which its queries use too).

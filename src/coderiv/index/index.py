@@ -30,7 +30,9 @@ from coderiv.index.format.integrity import BLOCKS_FILE, BlockTable, Checked, Fil
 from coderiv.index.format.postings import Postings
 from coderiv.index.format.recorded import RecordedLayout, recorded_layout, recorded_markup
 from coderiv.index.format.storage import (
+    MANIFEST,
     current_generation,
+    file_sha256,
     newest_readable_manifest,
     read_manifest,
     verify_files,
@@ -157,6 +159,11 @@ class Index:
                 f"index format {manifest.get('format_version')} is not this coderiv's format "
                 f"{FORMAT_VERSION}; rebuild the index with 'coderiv index --rebuild'"
             )
+        try:  # taken now, never re-read by path: a writer may unlink this generation while it is open
+            #: SHA-256 of this generation's manifest (what a pair table records it was computed from)
+            self.manifest_sha256 = file_sha256(generation / MANIFEST)
+        except OSError as exc:
+            raise CorruptIndexError(f"index at {root} is damaged ({exc}); rebuild it") from exc
         problems = verify_files(generation, manifest, full=False, checksummed=(BLOCKS_FILE,))
         if problems:
             raise CorruptIndexError(f"index at {root} is damaged: {'; '.join(problems[:3])}; rebuild it")

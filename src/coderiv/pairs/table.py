@@ -28,7 +28,6 @@ from coderiv.errors import CoderivError, CorruptIndexError
 from coderiv.index.format.storage import (
     MANIFEST,
     current_generation,
-    file_sha256,
     new_generation,
     read_manifest,
     verify_files,
@@ -58,8 +57,9 @@ def table_root(index: Index, method: str) -> Path:
 
 
 def index_manifest_digest(index: Index) -> str:
-    """SHA-256 of the index generation's manifest: changes with every new generation."""
-    return file_sha256(index.generation / MANIFEST)
+    """SHA-256 of the index generation's manifest: changes with every new generation. Taken
+    when the index was opened (a writer may have removed the generation's folder since)."""
+    return index.manifest_sha256
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Ranking a collection against whole documents: the measures as pure formulas
-(:mod:`.measures`), the one scoring kernel (:mod:`.kernel`), exact top-k pruning
-(:mod:`.pruning`), percentages and the threshold rule (:mod:`.percent`), and the searchers behind
+(:mod:`.measures`), the one scoring kernel (:mod:`.kernel`), exact top-k
+(:mod:`.topk`), percentages and the threshold rule (:mod:`.percent`), and the searchers behind
 one protocol (:mod:`.protocol`): ranking (:mod:`.search`), fingerprints
 (:mod:`.fingerprint_search`), passage windows (:mod:`.passage_windows`), containment
 (:mod:`.containment`: the share of the query in each document), chosen by

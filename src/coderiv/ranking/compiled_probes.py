@@ -1,4 +1,5 @@
-"""The inner loops of exact top-k pruning (:mod:`coderiv.ranking.pruning`) in compiled code
+"""The inner loops of exact top-k (:mod:`coderiv.ranking.topk`, through
+:class:`coderiv.ranking.kernel.CompiledPasses`) in compiled code
 (numba), when ``coderiv[fast]`` is installed: reading postings into partial sums, probing
 documents in postings, and cosine's per-document bounds, each in one pass.
 
@@ -9,7 +10,9 @@ and a probe is one binary search per (term, document) costing several numpy call
 - :func:`accumulate` adds ``table[offset_i + f_dt]`` to ``partial[d]`` for every posting
   (d, f_dt) of the given keys (and marks d as seen, for the per-term bounds' pruning), decoding the run-split document numbers
   (:class:`~coderiv.index.format.postings.SplitNumbers`) and the escaped counts
-  (:class:`~coderiv.index.format.counts.CountValues`) on the way;
+  (:class:`~coderiv.index.format.counts.CountValues`) on the way, with the codec's packed-run
+  helpers (:mod:`coderiv.index.format.packed_runs`: the run of a posting, the side table's
+  entries);
 - :func:`probe` adds the same contributions for an ascending list of documents, found by
   galloping search in each key's postings (the documents ascend, so each search starts where
   the last one ended);
@@ -25,7 +28,7 @@ of both paths against the full pass).
 
 numba is optional. Importing it and loading the loops from numba's disk cache costs about 0.4 s
 of CPU (0.2 s when numba is already imported): what the loops save on 5–10 whole-document
-cosine queries of a 100K-document index. So :mod:`coderiv.ranking.pruning` loads them only once
+cosine queries of a 100K-document index. So :mod:`coderiv.ranking.topk` loads them only once
 the process has spent as much CPU time in the numpy passes (:func:`note_numpy_work`: a single
 short query never pays for the import); a batch of known size (:func:`expect_queries`, from
 ``coderiv query FOLDER``) decides at its first query whether the rest repays the load; and a
@@ -40,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from coderiv.index.format.packed_runs import escaped_value, first_escape, run_of
 from coderiv.jit import LazyKernels
 from coderiv.jit import available as available  # re-exported: whether numba is installed
 
@@ -55,35 +59,6 @@ SAVED_SHARE = 0.6
 _SPENT = 0.0
 _PLANNED: int | None = None  # queries announced by a batch, not begun yet
 _HOLD = 0  # pruned queries still to run before the rent-or-buy rule may load
-
-
-def _run_of(run_at: np.ndarray, position: int) -> int:
-    """The run holding posting ``position``: the last r with run_at[r] ≤ position."""
-    lo, hi = 0, run_at.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if int(run_at[mid]) <= position:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo - 1
-
-
-def _first_escape(over_at: np.ndarray, position: int) -> int:
-    """Index in the side table of the first escaped posting at or after ``position``."""
-    lo, hi = 0, over_at.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if int(over_at[mid]) < position:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-def _escaped(over_at: np.ndarray, over_val: np.ndarray, position: int) -> int:
-    """f_dt of posting ``position``, whose byte is the escape: the side table's value."""
-    return int(over_val[_first_escape(over_at, position)])
 
 
 def _accumulate(
@@ -112,8 +87,8 @@ def _accumulate(
         position, end, offset = int(starts[i]), int(ends[i]), int(offsets[i])
         if position >= end:
             continue
-        run = _run_of(run_at, position)
-        escape = _first_escape(over_at, position) if n_over else 0
+        run = run_of(run_at, position)
+        escape = first_escape(over_at, position) if n_over else 0
         while position < end:
             stop = min(int(run_at[run + 1]), end)
             high = int(run_high[run]) << 16
@@ -164,7 +139,7 @@ def _probe(
         position, end, offset = int(starts[i]), int(ends[i]), int(offsets[i])
         if position >= end or n_docs == 0:
             continue
-        run = _run_of(run_at, position)
+        run = run_of(run_at, position)
         j = 0
         while position < end and j < n_docs:
             stop = min(int(run_at[run + 1]), end)
@@ -190,7 +165,7 @@ def _probe(
                 if position < stop and int(low[position]) == target:
                     value = int(vals[position])
                     if value == 255 and escapes:
-                        value = _escaped(over_at, over_val, position)
+                        value = escaped_value(over_at, over_val, position)
                     sums[j] += table[offset + value]
                     position += 1
                 j += 1
@@ -248,7 +223,7 @@ def _warm_up(kernels: dict[str, Callable[..., Any]]) -> None:
 
 _KERNELS = LazyKernels(
     {"accumulate": _accumulate, "probe": _probe, "above": _above, "fill_products": _fill_products}, _warm_up,
-    helpers=(globals(), ("_run_of", "_first_escape", "_escaped")),  # the loops call them, compiled
+    helpers=(globals(), ("run_of", "first_escape", "escaped_value")),  # the loops call them, compiled
 )
 
 

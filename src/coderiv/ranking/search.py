@@ -3,7 +3,7 @@
 :class:`Searcher` takes the measure per call (the library's general form); :class:`MeasureSearcher`
 binds one measure and is the :class:`~coderiv.ranking.protocol.DocumentSearcher` the CLI and the
 evaluation use. Scores come from the one kernel (:mod:`coderiv.ranking.kernel`); a top-k answer
-goes through exact MaxScore-style pruning (:mod:`coderiv.ranking.pruning`), while evaluation,
+goes through exact MaxScore-style pruning (:mod:`coderiv.ranking.topk`), while evaluation,
 which needs every document's percentage, takes the full pass.
 """
 
@@ -15,8 +15,8 @@ from coderiv.index.index import Index
 from coderiv.ranking.kernel import PreparedQuery, all_scores, top_k
 from coderiv.ranking.measures import DEFAULT_MEASURE, get_measure, self_score
 from coderiv.ranking.percent import percent, score_floor
-from coderiv.ranking.pruning import pruned_top_k
 from coderiv.ranking.results import DocumentPercentages, Match, QueryResult
+from coderiv.ranking.topk import pruned_top_k
 from coderiv.text.analysis import AnalysisSettings
 
 
@@ -39,6 +39,7 @@ class Searcher:
         positions = store.lookup(keys)
         starts, ends = store.pointers(positions)
         return PreparedQuery(
+            keys=np.asarray(keys, np.uint64),
             positions=positions,
             f_qt=np.asarray(vals, np.int64),
             f_t=ends - starts,

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -27,9 +26,9 @@ from coderiv.ranking.fingerprint_search import FingerprintSearcher, PreparedFing
 from coderiv.ranking.kernel import PreparedQuery, all_scores, top_k
 from coderiv.ranking.measures import DEFAULT_MEASURE, Measure, get_measure, self_score
 from coderiv.ranking.percent import meets_threshold, percent, score_floor
-from coderiv.ranking.pruning import pruned_top_k
 from coderiv.ranking.results import Match, QueryResult
 from coderiv.ranking.search import ranking_note
+from coderiv.ranking.topk import pruned_top_k
 from coderiv.text.analysis import AnalysisSettings
 
 
@@ -62,41 +61,18 @@ def _global_measure(name: str, n_docs: int) -> Measure:
     return with_collection_size(get_measure(name), n_docs)
 
 
-@dataclass
-class ShardedQuery:
-    """A query's terms present in the collection (sorted keys, their global f_t); each shard
-    looks them up in its own store."""
-
-    keys: np.ndarray
-    f_qt: np.ndarray
-    f_t: np.ndarray
-    f_q: int
-    n_terms: int
-
-    @property
-    def length(self) -> int:
-        return self.f_q
-
-
-def _part(index: ShardedIndex, shard: int, query: ShardedQuery) -> PreparedQuery:
-    """The query as shard ``shard`` scores it: the terms it holds, with the global f_t."""
-    pos = index.shards[shard].terms.lookup(query.keys)
-    here = pos >= 0
-    return PreparedQuery(positions=pos[here], f_qt=query.f_qt[here], f_t=query.f_t[here], f_q=query.f_q, n_terms=query.n_terms)
-
-
 def shard_top_k(
-    index: ShardedIndex, shard: int, measure: str, query: ShardedQuery, top: int | None, floor: float
+    index: ShardedIndex, shard: int, measure: str, query: PreparedQuery, top: int | None, floor: float
 ) -> tuple[list[str], np.ndarray]:
     """A fan-out step: the shard's exact top k at the score floor (ids and scores)."""
     ix = index.shards[shard]
-    ranked, scores = pruned_top_k(ix, _part(index, shard, query), _global_measure(measure, index.n_docs), top, floor)
+    ranked, scores = pruned_top_k(ix, query.in_store(ix.terms), _global_measure(measure, index.n_docs), top, floor)
     return [ix.doc_ids[d] for d in ranked.tolist()], scores
 
 
-def shard_scores(index: ShardedIndex, shard: int, measure: str, query: ShardedQuery) -> np.ndarray:
+def shard_scores(index: ShardedIndex, shard: int, measure: str, query: PreparedQuery) -> np.ndarray:
     """A fan-out step: every document of the shard's score (full pass), in shard order."""
-    return all_scores(index.shards[shard], _part(index, shard, query), _global_measure(measure, index.n_docs))
+    return all_scores(index.shards[shard], query.in_store(index.shards[shard].terms), _global_measure(measure, index.n_docs))
 
 
 class ShardedMeasureSearcher:
@@ -119,35 +95,35 @@ class ShardedMeasureSearcher:
         self.fanout = fanout or ThreadFanout(index)
         self.order = sorted(index.shards)
 
-    def _prepare(self, keys: np.ndarray, f_qt: np.ndarray, f_q: int, n_terms: int) -> ShardedQuery:
+    def _prepare(self, keys: np.ndarray, f_qt: np.ndarray, f_q: int, n_terms: int) -> PreparedQuery:
         order = np.argsort(keys)
         keys, f_qt = keys[order], f_qt[order]
         f_t = self.index.term_frequencies(keys)
         present = f_t > 0
-        return ShardedQuery(keys[present], f_qt[present], f_t[present], f_q, n_terms)
+        return PreparedQuery(keys[present], np.zeros(0, np.int64), f_qt[present], f_t[present], f_q, n_terms)
 
-    def prepare(self, text: str) -> ShardedQuery:
+    def prepare(self, text: str) -> PreparedQuery:
         terms = self.index.analyzer.terms(text)
         counts = Counter(terms)
         keys = term_keys(list(counts))
         return self._prepare(np.asarray(keys, np.uint64), np.fromiter(counts.values(), np.int64, len(counts)), len(terms), len(counts))
 
-    def prepare_doc(self, doc_id: str) -> ShardedQuery:
+    def prepare_doc(self, doc_id: str) -> PreparedQuery:
         shard, number = self.index.locate(doc_id)
         keys, vals = shard.terms.doc_keys(number)
         return self._prepare(np.asarray(keys, np.uint64), np.asarray(vals, np.int64), int(shard.doc_lengths[number]), len(keys))
 
-    def _self_score(self, prepared: ShardedQuery) -> float:
+    def _self_score(self, prepared: PreparedQuery) -> float:
         return self_score(self.measure, prepared.f_qt, prepared.f_t, self.index.n_docs, prepared.f_q)
 
-    def percentages(self, prepared: ShardedQuery) -> np.ndarray:
+    def percentages(self, prepared: PreparedQuery) -> np.ndarray:
         """Every document's absolute percentage, in the collection's document order."""
         scores = np.zeros(self.index.n_docs)
         for s, part in zip(self.order, self.fanout.map(shard_scores, self.order, self.method, prepared)):
             scores[np.asarray(self.index.numbers[s])] = part
         return percent(scores, self._self_score(prepared))
 
-    def rank(self, prepared: ShardedQuery, top: int | None = 10, *, label: str = "", min_percent: float = 0.0) -> QueryResult:
+    def rank(self, prepared: PreparedQuery, top: int | None = 10, *, label: str = "", min_percent: float = 0.0) -> QueryResult:
         own = self._self_score(prepared)
         floor = score_floor(own, min_percent)
         ids: list[str] = []

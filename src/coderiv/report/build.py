@@ -142,7 +142,7 @@ def build_report(
     credited, picked = _credit(groups, covers, len(words.starts))
     known = _known_versions(index) if options.group_versions else {}
     sources = [
-        _source(rank, members, cover, credit, passages, covers, doc_texts, len(words.starts),
+        _source(rank, members, cover, credit, passages, covers, doc_texts, words,
                 float(containment_percent[index.number(members[0])]), found.ranking.get(members[0]), known)
         for rank, (members, cover, credit) in enumerate(picked, start=1)
     ]
@@ -254,16 +254,19 @@ def _credit(
 
 def _source(
     rank: int, members: list[str], cover: np.ndarray, credit: np.ndarray, passages: dict[str, list[ReportPassage]],
-    covers: dict[str, np.ndarray], doc_texts: dict[str, str], total: int, containment_percent: float,
+    covers: dict[str, np.ndarray], doc_texts: dict[str, str], words: _Words, containment_percent: float,
     ranking_percent: float | None, known: dict[str, frozenset[str]],
 ) -> ReportSource:
     """One source of the report: its best member, its versions (those aligned, then every other
-    one the index's version groups know), share and passages."""
+    one the index's version groups know), share and passages (each with the words of it that
+    are credited to this source)."""
     head = members[0]
+    total = len(words.starts)
     versions = [ReportVersion(d, int(covers[d].sum())) for d in members[1:]]
     others = set().union(*(known.get(d, frozenset()) for d in members)) - set(members)
     versions += [ReportVersion(d, 0, verified=False) for d in sorted(others)]
-    source_passages = [p for d in members for p in passages[d]]
+    source_passages = [replace(p, credited_words=int(credit[slice(*words.range(p.query_start, p.query_end))].sum()))
+                       for d in members for p in passages[d]]
     return ReportSource(
         rank=rank,
         doc_id=head,

@@ -83,7 +83,9 @@ class ReportPassage:
     ``doc_id``: the document it was found in (a version of the source when grouped).
     ``same_words``: query words identical in the source (same order); ``identical_share``:
     ``same_words / words`` (1.0: verbatim); ``query_spans``/``source_spans``: each side's words
-    as alternating same/changed runs."""
+    as alternating same/changed runs. ``credited_words``: its query words credited to its source
+    (0 when another source of the report explains them all: a source lists every passage it
+    matches, but each word counts for one source only)."""
 
     number: int
     doc_id: str
@@ -99,6 +101,7 @@ class ReportPassage:
     source_words: int = 0
     query_spans: tuple[PassageSpan, ...] = ()
     source_spans: tuple[PassageSpan, ...] = ()
+    credited_words: int = 0
 
     @property
     def identical_share(self) -> float:

@@ -1,6 +1,6 @@
 """The cosine statistics of a written terms store (Hoad & Zobel 2003; :mod:`coderiv.weights`):
 W_d for every document, each term's largest x_dt / W_d (the bound that lets cosine queries
-prune, :mod:`coderiv.ranking.pruning`), and the per-class sums of squares behind the norm
+prune, :mod:`coderiv.ranking.topk`), and the per-class sums of squares behind the norm
 classes of :mod:`~coderiv.index.cosine_bounds`.
 
 Each is a pass over the store a key range at a time (about :data:`CHUNK_POSTINGS` postings):

@@ -29,7 +29,9 @@ PLAGIARISM = "plagiarism"
 @dataclass(frozen=True)
 class Feature:
     """One case or detection: characters [this_offset, this_offset + this_length) of the
-    document ``this_reference`` against [source_offset, + source_length) of ``source_reference``."""
+    document ``this_reference`` against [source_offset, + source_length) of ``source_reference``.
+    ``also_in``: other documents holding the same text (versions of the source), written as
+    ``<version reference="..."/>`` elements inside the feature, which PAN's evaluators ignore."""
 
     this_reference: str
     this_offset: int
@@ -40,6 +42,7 @@ class Feature:
     name: str = DETECTED
     obfuscation: str | None = None
     type: str | None = None
+    also_in: tuple[str, ...] = ()
 
     @property
     def this_end(self) -> int:
@@ -77,7 +80,9 @@ def to_xml(reference: str, features: list[Feature]) -> str:
             this_offset=str(f.this_offset), this_length=str(f.this_length), source_reference=f.source_reference,
             source_offset=str(f.source_offset), source_length=str(f.source_length),
         )
-        ET.SubElement(root, "feature", attrs)
+        feature = ET.SubElement(root, "feature", attrs)
+        for other in f.also_in:
+            ET.SubElement(feature, "version", reference=other)
     ET.indent(root, "")
     return ET.tostring(root, encoding="unicode") + "\n"
 
@@ -112,7 +117,7 @@ def parse_xml(text: str, label: str, names: frozenset[str] = frozenset({PLAGIARI
                 reference, int(node.get("this_offset", "")), int(node.get("this_length", "")),
                 node.get("source_reference") or "", int(node.get("source_offset", "")),
                 int(node.get("source_length", "")), node.get("name", DETECTED), node.get("obfuscation"),
-                node.get("type"),
+                node.get("type"), tuple(v.get("reference", "") for v in node.iter("version")),
             ))
         except ValueError:
             raise InputError(f"{label}: a feature without integer offsets and lengths") from None
