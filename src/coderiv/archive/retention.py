@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -109,14 +111,31 @@ def delete(session: Session, submission: Submission, user: User | None, collecti
     return archived is not None
 
 
-def expire(session: Session, days: float) -> list[str]:
+@dataclass(frozen=True)
+class Expired:
+    """What an expiry deleted: the submissions' ids, and whether some were pending sources of
+    the collection (mode all: their files are gone, the index must be updated)."""
+
+    ids: list[str]
+    pooled: bool
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.ids)
+
+
+def expire(session: Session, days: float, collection: Path | None = None) -> Expired:
     """Delete every unarchived submission created more than ``days`` days ago (not one waiting
-    to be archived, unless its check failed: it never will be); returns their ids."""
+    to be archived, unless its check failed: it never will be), and the file of each that was a
+    pending source in ``collection``; mode ``none``'s "nothing remains after the retention"."""
     cutoff = now() - dt.timedelta(days=days)
     old = list(session.scalars(select(Submission).where(
         Submission.created < cutoff, Submission.archived.is_(None),
         or_(Submission.archive_requested.is_(False), Submission.state == SubmissionState.FAILED))))
+    pooled = False
     for submission in old:
+        if submission.archived_doc and collection is not None:
+            (collection / submission.archived_doc).unlink(missing_ok=True)
+            pooled = True
         audit.record(session, None, "expire", submission.id, f"older than {days:g} days")
         session.delete(submission)
-    return [s.id for s in old]
+    return Expired([s.id for s in old], pooled)
