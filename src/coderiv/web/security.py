@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs
@@ -37,7 +37,7 @@ DOCS_CSP = (
 DOCS_PATHS = ("/docs",)
 
 
-async def _respond(send: Send, status: int, body: bytes, content_type: str, headers: list[tuple[bytes, bytes]] = ()) -> None:  # type: ignore[assignment]
+async def _respond(send: Send, status: int, body: bytes, content_type: str, headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
     await send({
         "type": "http.response.start",
         "status": status,
@@ -50,7 +50,7 @@ def _wants_json(scope: Scope) -> bool:
     return str(scope.get("path", "")).startswith("/api")
 
 
-async def error_response(scope: Scope, send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] = ()) -> None:  # type: ignore[assignment]
+async def error_response(scope: Scope, send: Send, status: int, message: str, headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
     """A one-line error as JSON (API paths) or as a minimal page (everything else)."""
     if _wants_json(scope):
         await _respond(send, status, json.dumps({"error": message}).encode(), "application/json", headers)
