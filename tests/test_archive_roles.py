@@ -1,43 +1,77 @@
-"""The archive's path policy (``web/archive_auth.allowed``): the roles are nested (whatever a
-submitter may open an examiner may, whatever an examiner may an admin may), user management is
-an admin's alone, and a path that merely starts like a submitter's prefix is not one."""
+"""The archive's vocabularies and who may do what: the roles are nested (whatever a submitter may
+do an examiner may, whatever an examiner may an admin may), every state, decision and role is a
+member of its enum and no module of the archive spells one as a bare string, and a value outside
+an enum is one clear line."""
 
 from __future__ import annotations
+
+import ast
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-pytest.importorskip("sqlalchemy", reason="the archive extra (coderiv[archive]) is not installed")
-pytest.importorskip("fastapi", reason="the web extra (coderiv[web]) is not installed")
+from coderiv.archive.states import CheckState, DecisionState, Role, SubmissionState, parse
+from coderiv.errors import InputError
 
-from coderiv.web.archive_auth import allowed  # noqa: E402
-
-SEGMENTS = st.sampled_from(["api", "submissions", "users", "audit", "docs", "archive", "document", "x", "..", "", "check"])
-PATHS = st.lists(SEGMENTS, min_size=1, max_size=5).map(lambda parts: "/" + "/".join(parts))
+ENUMS = (SubmissionState, CheckState, DecisionState, Role)
+SRC = Path(__file__).resolve().parents[1] / "src" / "coderiv"
 
 
-@given(PATHS | st.text(min_size=1).map(lambda s: "/" + s))
-def test_roles_are_nested(path: str) -> None:
-    assert not allowed("submitter", path) or allowed("examiner", path)
-    assert not allowed("examiner", path) or allowed("admin", path)
+@given(st.sampled_from(list(Role)), st.sampled_from(list(Role)), st.sampled_from(list(Role)))
+def test_roles_are_nested(a: Role, b: Role, c: Role) -> None:
+    assert a.may(a)
+    assert not (a.may(b) and b.may(c)) or a.may(c)  # transitive
+    assert a.may(b) or b.may(a)  # a chain: any two are ordered
 
 
-@pytest.mark.parametrize(("path", "submitter", "examiner", "admin"), [
-    ("/api/submissions", True, True, True),
-    ("/api/submissions/abc/report", True, True, True),
-    ("/submissions", True, True, True),
-    ("/submissionsX", False, True, True),  # a prefix of the name is not the path
-    ("/api/submissions-all", False, True, True),
-    ("/docs", True, True, True),
-    ("/openapi.json", True, True, True),
-    ("/", False, True, True),
-    ("/collection", False, True, True),
-    ("/archive/document", False, True, True),
-    ("/api/users", False, False, True),
-    ("/api/users/sam", False, False, True),
-    ("/api/users/../submissions", False, False, True),  # the raw path decides; never less strict
-    ("/api/audit", False, False, True),
+def test_who_may_do_what() -> None:
+    assert [[held.may(needed) for needed in Role] for held in Role] == [
+        [True, False, False],  # a submitter: only a submitter's routes
+        [True, True, False],  # an examiner: also every page and the decisions
+        [True, True, True],  # an admin: also the users and the audit log
+    ]
+
+
+def test_members_are_their_values_as_strings() -> None:
+    assert [str(s) for s in SubmissionState] == ["queued", "checking", "done", "failed"]
+    assert [f"{s}" for s in CheckState] == ["checking", "done", "failed", "interrupted"]
+    assert list(DecisionState) == ["open", "cleared", "misconduct"]
+    assert [s for s in SubmissionState if s.pending] == [SubmissionState.QUEUED, SubmissionState.CHECKING]
+
+
+@pytest.mark.parametrize(("kind", "value", "what", "message"), [
+    (DecisionState, "guilty", "decision", "the decision must be one of open, cleared, misconduct (got 'guilty')"),
+    (Role, "root", "role", "the role must be one of submitter, examiner, admin (got 'root')"),
+    (SubmissionState, "Done", "state", "the state must be one of queued, checking, done, failed (got 'Done')"),
 ])
-def test_who_may_open_what(path: str, submitter: bool, examiner: bool, admin: bool) -> None:
-    assert (allowed("submitter", path), allowed("examiner", path), allowed("admin", path)) == (submitter, examiner, admin)
+def test_a_value_outside_the_enum_is_one_line(kind: type[DecisionState], value: str, what: str, message: str) -> None:
+    with pytest.raises(InputError) as refused:
+        parse(kind, value, what)
+    assert str(refused.value) == message
+
+
+def bare_values(path: Path) -> list[str]:
+    """The string constants of ``path`` (docstrings aside) that are some enum's value."""
+    values = {m.value for kind in ENUMS for m in kind}
+    tree = ast.parse(path.read_text("utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)}
+    return [f"{path.name}:{node.lineno} {node.value!r}" for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in values
+            and id(node) not in docstrings]
+
+
+def test_no_state_string_outside_the_enums() -> None:
+    modules = [p for p in (SRC / "archive").glob("*.py") if p.name != "states.py"]
+    modules += [SRC / "web" / "auth.py", *(SRC / "web").glob("archive_*.py"), SRC / "cli" / "users.py"]
+    assert len(modules) > 12
+    assert [hit for path in sorted(modules) for hit in bare_values(path)] == []
+
+
+def test_the_checker_finds_a_bare_state(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text('"""done"""\ndef f(s):\n    """open"""\n    return s.state == "done"\n')
+    assert bare_values(source) == ["m.py:4 'done'"]

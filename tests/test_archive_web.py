@@ -312,5 +312,27 @@ def test_the_api_is_described_with_its_bearer_token(site: tuple[TestClient, dict
     assert described["paths"]["/api/submissions"]["post"]["security"] == [{"HTTPBearer": []}]
 
 
+def test_every_archive_route_describes_its_answer(site: tuple[TestClient, dict[str, str], Path]) -> None:
+    client, tokens, _ = site
+    described = client.get("/openapi.json", headers=auth(tokens, "sam")).json()
+    prefixes = ("/api/submissions", "/api/archive", "/api/audit", "/api/users")
+    answers = {(method.upper(), path): operation["responses"] for path, methods in described["paths"].items()
+               if path.startswith(prefixes) for method, operation in methods.items()}
+    assert set(answers) == {route for route in ROUTES if route[1].startswith(prefixes)} and len(answers) == 14
+    schemas = described["components"]["schemas"]
+    for route, responses in answers.items():
+        success = next(code for code in responses if code.startswith("2"))
+        for media, content in responses[success]["content"].items():
+            schema = content.get("schema", {})
+            assert schema, (route, media)
+            if media == "application/json" and "$ref" in schema:
+                assert schemas[schema["$ref"].rsplit("/", 1)[1]]["properties"], route
+    record = schemas["SubmissionRecord"]["properties"]
+    assert {"id", "state", "overall", "sources", "checks", "decisions"} <= set(record)
+    assert schemas["SubmissionState"]["enum"] == ["queued", "checking", "done", "failed"]
+    assert answers[("GET", "/api/submissions/{submission_id}")]["200"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/SubmissionRecord"}
+
+
 def test_static_files_need_no_token(site: tuple[TestClient, dict[str, str], Path]) -> None:
     assert site[0].get("/static/style.css").status_code == 200

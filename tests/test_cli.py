@@ -15,7 +15,7 @@ DOCS = {"d1.txt": "apple banana apple", "d2.txt": "banana cherry", "d3.txt": "ch
 @pytest.fixture
 def indexed(tmp_path, runner):
     write_docs(tmp_path / "c", DOCS)
-    result = runner.invoke(main, ["index", str(tmp_path / "c"), "--index", str(tmp_path / "i"), "--workers", "1"])
+    result = runner.invoke(main, ["index", str(tmp_path / "c"), "--index", str(tmp_path / "i"), "--workers", "1", "--report-ready"])
     assert result.exit_code == 0, result.output
     assert "3 documents" in result.output and "added 3" in result.output
     (tmp_path / "q.txt").write_text("apple banana", "utf-8")
@@ -222,18 +222,22 @@ def test_query_a_folder_one_list_each_and_a_summary(indexed, runner):
     lines = result.output.splitlines()
     assert lines[0].startswith(f"{folder}/d1.txt: identity5, 2 of 2 distinct terms")
     assert lines[1] == "excluded: d1.txt"
-    assert lines[-6:] == [
+    # two-word documents share no 5-word chunk: each best match is its ranked list's top, 0% by containment
+    best = "best match (most of the query in it)"
+    assert lines[-7:] == [
         "summary: 3 documents checked",
-        "query" + " " * (len(folder) + 4) + "best match  percent",
-        "-" * (len(folder) + 7) + "  ----------  -------",
-        f"{folder}/d1.txt  d2.txt        19.7%",
-        f"{folder}/d2.txt  d1.txt        29.5%",
-        f"{folder}/d3.txt  d2.txt         9.8%",
+        "query" + " " * (len(folder) + 4) + f"{best}  containment:n=5  identity5",
+        "-" * (len(folder) + 7) + "  " + "-" * len(best) + "  ---------------  ---------",
+        f"{folder}/d1.txt  d2.txt" + " " * (len(best) - 6) + "             0.0%      19.7%",
+        f"{folder}/d2.txt  d1.txt" + " " * (len(best) - 6) + "             0.0%      29.5%",
+        f"{folder}/d3.txt  d2.txt" + " " * (len(best) - 6) + "             0.0%       9.8%",
+        "containment:n=5: share of the query's 5-word chunks in the document; "
+        "identity5: the whole-document measure of the ranked lists",
     ]
-    # without --exclude-self each finds itself first, at 100%
+    # without --exclude-self each finds itself first, at 100% by both measures
     lines = runner.invoke(main, ["query", folder, "--index", str(indexed / "i"), "-k", "1"]).output.splitlines()
-    assert lines[-3:] == [f"{folder}/d1.txt  d1.txt       100.0%", f"{folder}/d2.txt  d2.txt       100.0%",
-                          f"{folder}/d3.txt  d3.txt       100.0%"]
+    assert [line.split() for line in lines[-4:-1]] == [
+        [f"{folder}/d{k}.txt", f"d{k}.txt", "100.0%", "100.0%"] for k in (1, 2, 3)]
 
 
 def test_query_an_archive_and_a_pattern_as_json_lines(indexed, runner):

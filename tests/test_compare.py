@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coderiv.errors import UnknownNameError
-from coderiv.overlap.compare import COMPARE_METHODS, compare_texts
+from coderiv.overlap.compare import COMPARE_METHODS, DEFAULT_MAX_PASSAGE_PAIRS, compare_texts
 from coderiv.overlap.matching import coverage_percent, normalize, shared_passages
 from coderiv.overlap.pairwise import patricia, shingles
 from coderiv.text.analysis import AnalysisSettings, Analyzer
@@ -132,6 +134,65 @@ def test_passages_past_the_limit_left_out_of_all_and_refused_by_name() -> None:
     with pytest.raises(InputError, match="25 passage pairs, more than the limit of 24"):
         compare_texts(a, b, methods=["passages"], max_passage_pairs=24)
     assert compare_texts(a, b, methods=["chunks"], max_passage_pairs=1).rows == full.rows[2:3]
+
+
+def _counting_postings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the postings ``passages`` reads (what :func:`passage_postings` predicts)."""
+    from coderiv.ranking import passage_windows
+
+    read: list[int] = []
+    real = passage_windows.store_contributions
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        docs, contributions = real(*args, **kwargs)
+        read.append(len(docs))
+        return docs, contributions
+
+    monkeypatch.setattr(passage_windows, "store_contributions", counted)
+    return read
+
+
+#: One paragraph of 40 distinct terms (no stop words): any 50-term passage of it repeated holds all 40.
+PARAGRAPH = " ".join(f"term{i}" for i in range(40))
+
+
+def test_passage_postings_are_the_postings_passages_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coderiv.overlap.compare import passage_count, passage_postings
+    from coderiv.text.analysis import Analyzer
+
+    read = _counting_postings(monkeypatch)
+    a, b = " ".join([PARAGRAPH] * 20), " ".join([PARAGRAPH] * 20)  # 800 terms: 31 passages each
+    terms = Analyzer().terms(a)
+    assert (len(terms), passage_count(800)) == (800, 31)
+    # every term is in all 62 passages of A and B: 40 terms x 62^2
+    assert passage_postings(terms, terms) == 40 * 62 * 62 == 153_760
+    assert rows(a, b)["passages"] == (100.0, 100.0)
+    assert sum(read) == 153_760  # the work done is the work counted
+    read.clear()
+    prose_a, prose_b = "the cat sat on the mat and looked at the dog", "a dog barked at the cat on the mat"
+    rows(prose_a, prose_b)
+    assert sum(read) == passage_postings(Analyzer().terms(prose_a), Analyzer().terms(prose_b))
+
+
+def test_a_paragraph_repeated_trips_the_postings_limit_before_any_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coderiv.errors import InputError
+    from coderiv.overlap.compare import passage_pairs
+
+    read = _counting_postings(monkeypatch)
+    repeated = " ".join([PARAGRAPH] * 2000)  # 80,000 terms: 3,199 passages each, 6,398 in all
+    assert passage_pairs(80_000, 80_000) == 6398**2 < DEFAULT_MAX_PASSAGE_PAIRS  # the pair limit lets it through
+    with pytest.raises(InputError) as refused:
+        compare_texts(repeated, repeated, methods=["passages"])
+    assert str(refused.value) == (
+        f"passages: these texts make {40 * 6398**2:,} passage postings to read, more than the limit of 500,000,000 "
+        "(text repeated puts every term in every passage); raise --max-passage-postings to compute it")
+    assert read == []  # refused before any posting was read
+    left_out = compare_texts(repeated, repeated, methods=["all"])
+    assert "passages" not in [r.method for r in left_out.rows] and left_out.notes == [str(refused.value)]
+    assert read == []
+    five_hundred = " ".join([PARAGRAPH] * 500)  # 40 x 1,598^2 = 102 M postings: within the limit
+    assert compare_texts(five_hundred, five_hundred, methods=["passages"]).rows[0].a_in_b == 100.0
+    assert sum(read) == 40 * 1598**2
 
 
 # Texts made of a few words, so that long exact passages and repeats are common.

@@ -29,3 +29,12 @@ class InputError(CoderivError):
 
 class MissingExtraError(CoderivError, ImportError):
     """A feature needs an optional dependency group (an extra) that is not installed."""
+
+
+class NotFoundError(CoderivError):
+    """A thing asked for by id that is not there, or that the asker may not see (one answer for
+    both, so nobody learns whether another's exists): HTTP 404."""
+
+
+class ForbiddenError(CoderivError):
+    """The asker's role may not do this: HTTP 403."""

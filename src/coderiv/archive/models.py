@@ -7,15 +7,17 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 
-from sqlalchemy import Boolean, DateTime, Float, ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy import Boolean, DateTime, Enum, Float, ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-#: Submission states, in order.
-STATES = ("queued", "checking", "done", "failed")
-#: An examiner's decision on a submission.
-DECISIONS = ("open", "cleared", "misconduct")
-#: Users' roles: submitters see their own submissions, examiners all, admins also manage users.
-ROLES = ("submitter", "examiner", "admin")
+from coderiv.archive.states import CheckState, DecisionState, Role, StrEnum, SubmissionState
+
+
+def column_type(kind: type[StrEnum]) -> Enum:
+    """The column type storing ``kind`` by its values in a ``VARCHAR(16)`` (no database enum
+    type, so a new member needs no migration of the column)."""
+    return Enum(kind, native_enum=False, length=16, values_callable=lambda members: [m.value for m in members],
+                validate_strings=True, create_constraint=False)
 
 
 def now() -> dt.datetime:
@@ -36,7 +38,7 @@ class User(Base):
     __tablename__ = "users"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
-    role: Mapped[str] = mapped_column(String(16))
+    role: Mapped[Role] = mapped_column(column_type(Role))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
     revoked: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
@@ -55,7 +57,7 @@ class Submission(Base):
     text: Mapped[str] = mapped_column(Text)
     #: the uploaded bytes, kept only until a worker has read them (then None)
     upload: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True, deferred=True)
-    state: Mapped[str] = mapped_column(String(16), default="queued", index=True)
+    state: Mapped[SubmissionState] = mapped_column(column_type(SubmissionState), default=SubmissionState.QUEUED, index=True)
     reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     #: the lease of the worker checking it: past this time another worker may take it over
     lease_until: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
@@ -63,7 +65,7 @@ class Submission(Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     overall: Mapped[float | None] = mapped_column(Float, nullable=True)
     top_source: Mapped[str | None] = mapped_column(Text, nullable=True)
-    decision: Mapped[str] = mapped_column(String(16), default="open")
+    decision: Mapped[DecisionState] = mapped_column(column_type(DecisionState), default=DecisionState.OPEN)
     archive_requested: Mapped[bool] = mapped_column(Boolean, default=False)
     archived_doc: Mapped[str | None] = mapped_column(Text, nullable=True)
     archived: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
@@ -76,15 +78,14 @@ class Submission(Base):
 
 
 class Check(Base):
-    """One run of a check: ``checking`` while it runs, then ``done``, ``failed`` or
-    ``interrupted`` (its worker died; the submission was checked again)."""
+    """One run of a check (its :class:`~coderiv.archive.states.CheckState`)."""
 
     __tablename__ = "checks"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), index=True)
     started: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
     finished: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
-    state: Mapped[str] = mapped_column(String(16), default="checking")
+    state: Mapped[CheckState] = mapped_column(column_type(CheckState), default=CheckState.CHECKING)
     worker: Mapped[str | None] = mapped_column(String(100), nullable=True)
     generation: Mapped[str | None] = mapped_column(String(100), nullable=True)
     coderiv_version: Mapped[str | None] = mapped_column(String(40), nullable=True)
@@ -101,7 +102,7 @@ class Decision(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), index=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
-    state: Mapped[str] = mapped_column(String(16))
+    state: Mapped[DecisionState] = mapped_column(column_type(DecisionState))
     note: Mapped[str] = mapped_column(Text, default="")
     created: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
     submission: Mapped[Submission] = relationship(back_populates="decisions")

@@ -17,6 +17,7 @@ from sqlalchemy import ColumnElement, CursorResult, or_, select, update
 from sqlalchemy.orm import Session
 
 from coderiv.archive.models import Check, Submission, now
+from coderiv.archive.states import CheckState, SubmissionState
 
 #: Seconds a claim lasts without a heartbeat.
 DEFAULT_LEASE = 30.0
@@ -39,8 +40,8 @@ class Claim:
 
 def _claimable(moment: dt.datetime) -> ColumnElement[bool]:
     return or_(
-        Submission.state == "queued",
-        (Submission.state == "checking") & (Submission.lease_until < moment),
+        Submission.state == SubmissionState.QUEUED,
+        (Submission.state == SubmissionState.CHECKING) & (Submission.lease_until < moment),
     )
 
 
@@ -54,19 +55,19 @@ def claim(session: Session, worker: str, lease: float = DEFAULT_LEASE) -> Claim 
         taken = cast(CursorResult[Any], session.execute(
             update(Submission)
             .where(Submission.id == submission_id, _claimable(moment))
-            .values(state="checking", worker=worker, lease_until=moment + dt.timedelta(seconds=lease),
+            .values(state=SubmissionState.CHECKING, worker=worker, lease_until=moment + dt.timedelta(seconds=lease),
                     attempts=Submission.attempts + 1)
             .execution_options(synchronize_session=False)
         ))
         if taken.rowcount != 1:  # another worker was first
             continue
-        for cut_off in session.scalars(select(Check).where(Check.submission_id == submission_id, Check.state == "checking")):
-            cut_off.state, cut_off.finished, cut_off.reason = "interrupted", moment, "its worker stopped before the check ended"
+        for cut_off in session.scalars(select(Check).where(Check.submission_id == submission_id, Check.state == CheckState.CHECKING)):
+            cut_off.state, cut_off.finished, cut_off.reason = CheckState.INTERRUPTED, moment, "its worker stopped before the check ended"
         submission = session.get(Submission, submission_id)
         assert submission is not None
         session.refresh(submission)
         if submission.attempts > MAX_ATTEMPTS:
-            submission.state, submission.lease_until = "failed", None
+            submission.state, submission.lease_until = SubmissionState.FAILED, None
             submission.reason = f"the check was cut off {MAX_ATTEMPTS} times (its worker stopped each time)"
             continue
         check = Check(submission_id=submission_id, worker=worker, started=moment)
@@ -80,16 +81,16 @@ def heartbeat(session: Session, claim: Claim, worker: str, lease: float = DEFAUL
     """Renew ``worker``'s lease on the claim; False when it lost it (another worker took over)."""
     renewed = cast(CursorResult[Any], session.execute(
         update(Submission)
-        .where(Submission.id == claim.submission_id, Submission.worker == worker, Submission.state == "checking")
+        .where(Submission.id == claim.submission_id, Submission.worker == worker, Submission.state == SubmissionState.CHECKING)
         .values(lease_until=now() + dt.timedelta(seconds=lease))
         .execution_options(synchronize_session=False)
     ))
     return bool(renewed.rowcount == 1)
 
 
-def counts(session: Session) -> dict[str, int]:
+def counts(session: Session) -> dict[SubmissionState, int]:
     """Submissions in each state."""
-    found = {state: 0 for state in ("queued", "checking", "done", "failed")}
+    found = {state: 0 for state in SubmissionState}
     for state in session.scalars(select(Submission.state)):
-        found[state] = found.get(state, 0) + 1
+        found[state] += 1
     return found

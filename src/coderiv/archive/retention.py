@@ -12,16 +12,67 @@ from typing import Any
 
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
+from typing_extensions import TypedDict  # pydantic (the API's schema) needs this one before Python 3.12
 
 from coderiv.archive import audit
 from coderiv.archive.models import Submission, User, now
+from coderiv.archive.states import CheckState, DecisionState, SubmissionState
 
 
 def _time(value: dt.datetime | None) -> str | None:
     return None if value is None else value.isoformat(timespec="seconds") + "Z"
 
 
-def export(session: Session, submission: Submission) -> dict[str, Any]:
+class ExportedCheck(TypedDict):
+    started: str | None
+    finished: str | None
+    state: CheckState
+    generation: str | None
+    coderiv_version: str | None
+    overall: float | None
+    reason: str | None
+    ranking: dict[str, Any] | None
+    report: dict[str, Any] | None
+
+
+class ExportedDecision(TypedDict):
+    at: str | None
+    by: str
+    state: DecisionState
+    note: str
+
+
+class ExportedAuditEntry(TypedDict):
+    at: str | None
+    user: str | None
+    action: str
+    detail: str
+
+
+class SubmissionExport(TypedDict):
+    """Everything stored about a submission (the data subject's copy; JSON as it is)."""
+
+    id: str
+    user: str
+    created: str | None
+    filename: str
+    format: str
+    size: int
+    sha256: str
+    text: str
+    state: SubmissionState
+    reason: str | None
+    overall: float | None
+    top_source: str | None
+    decision: DecisionState
+    archived_doc: str | None
+    archived: str | None
+    checks: list[ExportedCheck]
+    decisions: list[ExportedDecision]
+    audit: list[ExportedAuditEntry]
+
+
+def export(session: Session, submission: Submission) -> SubmissionExport:
     """Everything stored about ``submission``: its metadata and text, every check with its report,
     the decisions and the audit entries that name it."""
     return {
@@ -64,7 +115,7 @@ def expire(session: Session, days: float) -> list[str]:
     cutoff = now() - dt.timedelta(days=days)
     old = list(session.scalars(select(Submission).where(
         Submission.created < cutoff, Submission.archived.is_(None),
-        or_(Submission.archive_requested.is_(False), Submission.state == "failed"))))
+        or_(Submission.archive_requested.is_(False), Submission.state == SubmissionState.FAILED))))
     for submission in old:
         audit.record(session, None, "expire", submission.id, f"older than {days:g} days")
         session.delete(submission)

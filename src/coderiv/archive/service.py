@@ -15,6 +15,7 @@ from coderiv.archive.db import Database, default_url
 from coderiv.archive.models import Submission, User
 from coderiv.archive.notifications import Sender
 from coderiv.archive.queue import DEFAULT_LEASE
+from coderiv.archive.states import DecisionState, Role, SubmissionState
 from coderiv.archive.webhook import DEADLINE, webhook_target
 from coderiv.archive.workers import WorkerPool
 from coderiv.archive.writer import ArchiveWriter
@@ -77,15 +78,17 @@ class Archive:
         self.database.dispose()
 
 
-def visible(user: User, state: str | None = None, decision: str | None = None) -> Select[Submission]:
+def visible(
+    user: User, state: SubmissionState | None = None, decision: DecisionState | None = None,
+) -> Select[Submission]:
     """The submissions ``user`` may see: their own (submitter), all (examiner, admin); only those
     in ``state`` and with ``decision`` when given (the list page's and the API's filters)."""
     query = select(Submission)
-    if user.role == "submitter":
+    if user.role == Role.SUBMITTER:
         query = query.where(Submission.user_id == user.id)
-    if state:
+    if state is not None:
         query = query.where(Submission.state == state)
-    if decision:
+    if decision is not None:
         query = query.where(Submission.decision == decision)
     return query
 

@@ -11,7 +11,8 @@ import secrets
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from coderiv.archive.models import ROLES, User, now
+from coderiv.archive.models import User, now
+from coderiv.archive.states import Role, parse
 from coderiv.errors import InputError
 
 #: User names: letters, digits and ``._@-``, as a learning platform's account names are.
@@ -23,12 +24,11 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def add_user(session: Session, name: str, role: str) -> str:
+def add_user(session: Session, name: str, role: Role | str) -> str:
     """Add ``name`` with ``role`` and return its token (the only time it is seen)."""
     if not NAME_RE.fullmatch(name):
         raise InputError(f"a user name is 1 to 100 letters, digits or . _ @ - (got {name!r})")
-    if role not in ROLES:
-        raise InputError(f"the role must be one of {', '.join(ROLES)} (got {role!r})")
+    role = parse(Role, role, "role")
     if session.scalar(select(User).where(User.name == name)) is not None:
         raise InputError(f"there is already a user {name!r} (revoke it first, or choose another name)")
     token = secrets.token_urlsafe(32)

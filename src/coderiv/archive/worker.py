@@ -26,6 +26,7 @@ from coderiv.archive.db import Database
 from coderiv.archive.models import Check, Submission, now
 from coderiv.archive.notifications import enqueue
 from coderiv.archive.queue import DEFAULT_LEASE, Claim, claim, heartbeat
+from coderiv.archive.states import CheckState, SubmissionState
 from coderiv.errors import CoderivError
 from coderiv.system.child_processes import die_with_parent
 from coderiv.text.extract import MAX_DOCUMENT_BYTES, Markup
@@ -108,12 +109,12 @@ class Worker:
         with self.database.session() as session:
             owned = cast(CursorResult[Any], session.execute(
                 update(Submission)
-                .where(Submission.id == claimed.submission_id, Submission.worker == self.name, Submission.state == "checking")
-                .values(state="queued", lease_until=None, worker=None, attempts=Submission.attempts - 1)
+                .where(Submission.id == claimed.submission_id, Submission.worker == self.name, Submission.state == SubmissionState.CHECKING)
+                .values(state=SubmissionState.QUEUED, lease_until=None, worker=None, attempts=Submission.attempts - 1)
                 .execution_options(synchronize_session=False)))
             check = session.get(Check, claimed.check_id)
             if owned.rowcount == 1 and check is not None:
-                check.finished, check.state, check.reason = now(), "interrupted", f"{why}; queued again"
+                check.finished, check.state, check.reason = now(), CheckState.INTERRUPTED, f"{why}; queued again"
 
     def read(self, claimed: Claim, markup: Markup | None = None) -> str:
         """The submission's visible text: read from its upload the first time (in a child
@@ -136,27 +137,28 @@ class Worker:
         moment = now()
         done = not isinstance(result, str)
         with self.database.session() as session:
-            values: dict[str, object] = {"state": "done" if done else "failed", "lease_until": None}
+            state = SubmissionState.DONE if done else SubmissionState.FAILED
+            values: dict[str, object] = {"state": state, "lease_until": None}
             if isinstance(result, CheckResult):
                 values.update(overall=result.overall, top_source=result.top_source, reason=None)
             else:
                 values["reason"] = result
             owned = cast(CursorResult[Any], session.execute(
                 update(Submission)
-                .where(Submission.id == claimed.submission_id, Submission.worker == self.name, Submission.state == "checking")
+                .where(Submission.id == claimed.submission_id, Submission.worker == self.name, Submission.state == SubmissionState.CHECKING)
                 .values(**values).execution_options(synchronize_session=False)))
             if owned.rowcount != 1:
                 return
             check = session.get(Check, claimed.check_id)
             if check is not None:
-                check.finished, check.state = moment, "done" if done else "failed"
+                check.finished, check.state = moment, CheckState.DONE if done else CheckState.FAILED
                 if isinstance(result, CheckResult):
                     check.generation, check.coderiv_version, check.overall = result.generation, result.coderiv_version, result.overall
                     check.ranking_json, check.report_json, check.report_html = result.ranking_json, result.report_json, result.report_html
                 else:
                     check.reason = result
             if self.notify:  # told by the server's sender, in the transaction that stores the result
-                enqueue(session, claimed.submission_id, "done" if done else "failed",
+                enqueue(session, claimed.submission_id, state,
                         result.overall if isinstance(result, CheckResult) else None)
 
 

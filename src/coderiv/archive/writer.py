@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 from coderiv.archive.db import Database
 from coderiv.archive.models import DocumentMatch, Submission, now
 from coderiv.archive.retention import expire
+from coderiv.archive.states import SubmissionState
 from coderiv.errors import CoderivError
 from coderiv.index.index import Index
 from coderiv.pairs.methods import METHODS
@@ -150,7 +151,7 @@ class ArchiveWriter:
             with self.database.session() as session:
                 waiting = list(session.scalars(
                     select(Submission).where(Submission.archive_requested.is_(True), Submission.archived.is_(None),
-                                             Submission.archive_error.is_(None), Submission.state == "done")
+                                             Submission.archive_error.is_(None), Submission.state == SubmissionState.DONE)
                     .order_by(Submission.created).limit(BATCH)))
                 if not waiting and not reindex:
                     return []

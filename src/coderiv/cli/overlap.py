@@ -22,7 +22,7 @@ from coderiv.errors import CoderivError
 from coderiv.output import fmt_percent, json_line, over_100_note, printable, table, to_json, tsv
 from coderiv.overlap.align import AlignedPassage
 from coderiv.overlap.align.pan_format import Feature
-from coderiv.overlap.compare import COMPARE_METHODS, DEFAULT_MAX_CHARS, DEFAULT_MAX_PASSAGE_PAIRS
+from coderiv.overlap.compare import COMPARE_METHODS, DEFAULT_MAX_CHARS, DEFAULT_MAX_PASSAGE_PAIRS, DEFAULT_MAX_PASSAGE_POSTINGS
 from coderiv.overlap.verify import VerifiedResult
 from coderiv.ranking.measures import over_100_reason
 from coderiv.text.extract import DEFAULT_MARKUP, Markup
@@ -44,6 +44,10 @@ from coderiv.text.extract import DEFAULT_MARKUP, Markup
     help="Most passage pairs the passages method scores (its cost grows with the square of the texts' length).",
 )
 @click.option(
+    "--max-passage-postings", type=click.IntRange(1), default=DEFAULT_MAX_PASSAGE_POSTINGS, show_default=True,
+    help="Most postings the passages method reads (text repeated puts every term in every passage).",
+)
+@click.option(
     "--max-chars", type=click.IntRange(1), default=DEFAULT_MAX_CHARS, show_default=True,
     help="Most characters of A and B together (about 70 bytes of memory each).",
 )
@@ -57,7 +61,7 @@ from coderiv.text.extract import DEFAULT_MARKUP, Markup
 @friendly_errors
 def compare_command(
     a: str, b: str, methods: tuple[str, ...], width: int, chunk_words: int, threshold: int, max_passage_pairs: int,
-    max_chars: int,
+    max_passage_postings: int, max_chars: int,
     stop: bool | None, stem: bool | None, language: str | None, markup: Markup | None, index_dir: Path | None, fmt: str,
 ) -> None:
     """How much of A is in B and of B in A, by each overlap method, the exact passages they
@@ -82,7 +86,8 @@ def compare_command(
     for label, text in ((label_a, text_a), (label_b, text_b)):
         if not analyzer.words(text):
             raise CoderivError(f"{label} has no words: nothing to compare")
-    result = compare_texts(text_a, text_b, list(methods), analyzer, width, chunk_words, threshold, max_passage_pairs, max_chars)
+    result = compare_texts(
+        text_a, text_b, list(methods), analyzer, width, chunk_words, threshold, max_passage_pairs, max_chars, max_passage_postings)
     if fmt == "pan":
         from coderiv.overlap.align.pan_format import to_xml
 

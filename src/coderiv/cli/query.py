@@ -91,8 +91,12 @@ def query_command(
 
     if not files and not doc_ids:
         raise CoderivError("give a query file, a folder or archive of them, '-' for standard input, or --doc ID")
+    explain = not verify and _wants_explainer(method, files, doc_ids, fmt)
     with contextlib.ExitStack() as stack:
         with progress_bar(quiet, "indexing") as bar:  # adding a store re-reads the whole source
+            if explain:  # the chunk store first, so that one generation serves both searchers
+                open_for_method(index_dir, "containment", announce=lambda line: click.echo(line, err=True), progress=bar,
+                                markup=markup)
             index = open_for_method(  # queries are read as the index read its documents (another --markup is refused)
                 index_dir, method, announce=lambda line: click.echo(line, err=True), progress=bar, markup=markup
             )
@@ -103,14 +107,18 @@ def query_command(
             fanout = dask_fanout(index, lambda: stack.enter_context(dask_client(dask_address)))
         options = QueryOptions(measure, strategy, full_query, settings_from(stop, stem, language, index.settings), fanout)
         searcher = searcher_for(index, method, options)
-        _run_queries(index, searcher, files, doc_ids, top, min_percent, exclude_self, exclude_versions, fmt, quiet, verify)
+        explainer = searcher_for(index, "containment", options) if explain else None
+        _run_queries(index, searcher, files, doc_ids, top, min_percent, exclude_self, exclude_versions, fmt, quiet, verify,
+                     explainer)
 
 
 def _run_queries(
     index: IndexReader, searcher: DocumentSearcher[Any], files: tuple[str, ...], doc_ids: tuple[str, ...], top: int | None,
     min_percent: float | None, exclude_self: bool, exclude_versions: bool, fmt: str, quiet: bool, verify: bool,
+    explainer: DocumentSearcher[Any] | None = None,
 ) -> None:
-    """Rank every query with ``searcher`` and print the lists as they come."""
+    """Rank every query with ``searcher`` and print the lists as they come (``explainer``: the
+    search naming each query's best match, see :func:`coderiv.ranking.batch.check_batch`)."""
     from coderiv.ranking.batch import Limits, query_documents
 
     versions = None
@@ -123,7 +131,7 @@ def _run_queries(
     limits = Limits.from_options(top, min_percent)
     with progress_bar(quiet, "queries") as bar:
         items = query_documents(
-            index, searcher, list(files), list(doc_ids), limits, exclude_self or exclude_versions, versions, bar
+            index, searcher, list(files), list(doc_ids), limits, exclude_self or exclude_versions, versions, bar, explainer
         )
         if verify:
             _print_verified(list(items), fmt, index, bar)
@@ -132,6 +140,21 @@ def _run_queries(
 
 
 Echo = Callable[..., None]
+
+#: Methods whose percentage is already a share of the query a document holds: their ranked
+#: list's top is the best match as it is.
+SHARE_METHODS = ("containment",)
+
+
+def _wants_explainer(method: str, files: tuple[str, ...], doc_ids: tuple[str, ...], fmt: str) -> bool:
+    """Whether a batch's summary or JSON lines name a best match by the containment search,
+    the document holding the most of each query (issue 43): for several queries, in a table or
+    JSON lines, unless the method already measures that share."""
+    from coderiv.text.reading import is_batch
+
+    if fmt not in ("table", "jsonl") or method in SHARE_METHODS:
+        return False
+    return is_batch(list(files)) or len(files) + len(doc_ids) > 1
 
 
 def _warn(item: BatchItem, echo: Echo) -> None:
@@ -199,21 +222,40 @@ def _print_table(item: BatchItem, unit: str, echo: Echo) -> None:
 
 
 def _print_summary(items: list[BatchItem], echo: Echo) -> None:
-    """One row per query: its best match (after exclusions) and that match's percentage."""
+    """One row per query: its best match (after exclusions: the document holding the most of
+    it, when the batch had an explainer) with that document's percentage by each measure, the
+    columns named by their measures."""
     rows, skipped = [], 0
+    explainer = next((i.explainer for i in items if i.explainer is not None), None)
+    measure = next((i.result.measure for i in items if i.result is not None), "percent")
+    whole: list[float] = []
     for item in items:
         if item.result is None:
             skipped += 1
             continue
-        best = item.best
-        rows.append([item.label, "-" if best is None else best.doc_id, "-" if best is None else fmt_percent(best.percent)])
+        source = item.best_source
+        if source is None:
+            rows.append([item.label, "-", "-"] + (["-"] if explainer else []))
+            continue
+        doc_id, percent, whole_percent = source
+        if explainer is None:
+            rows.append([item.label, doc_id, fmt_percent(percent)])
+            whole.append(percent)
+        elif item.explained is None:  # no document shares a chunk with it: the ranked list's top
+            rows.append([item.label, doc_id, fmt_percent(0.0), fmt_percent(percent)])
+            whole.append(percent)
+        else:
+            rows.append([item.label, doc_id, fmt_percent(percent), fmt_percent(whole_percent or 0.0)])
+            whole.append(whole_percent or 0.0)
     checked = len(items) - skipped
     echo(f"summary: {checked} documents checked" + (f", {skipped} skipped" if skipped else ""))
-    echo(table(["query", "best match", "percent"], rows, align="<<>"))
-    over = over_100_note(
-        [i.best.percent for i in items if i.best is not None],
-        [over_100_reason(i.result.measure) for i in items if i.result is not None],
-    )
+    if explainer is None:
+        echo(table(["query", "best match", measure], rows, align="<<>"))
+    else:
+        echo(table(["query", "best match (most of the query in it)", explainer, measure], rows, align="<<>>"))
+        echo(f"{explainer}: share of the query's 5-word chunks in the document; "
+             f"{measure}: the whole-document measure of the ranked lists")
+    over = over_100_note(whole, [over_100_reason(i.result.measure) for i in items if i.result is not None])
     if over:
         echo(over)
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from coderiv.archive.states import Role
 from coderiv.cli.options import friendly_errors, index_option
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def users_command() -> None:
 
 @users_command.command("add")
 @click.argument("name")
-@click.option("--role", type=click.Choice(["submitter", "examiner", "admin"]), required=True)
+@click.option("--role", type=click.Choice([r.value for r in Role]), required=True)
 @index_option
 @database_option
 @friendly_errors

@@ -17,7 +17,8 @@ Each method answers "how much of A is in B" and "how much of B is in A", as a pe
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -44,7 +45,7 @@ from coderiv.overlap.pairwise import (
     patricia,
     shingles,
 )
-from coderiv.ranking.passage_windows import PASSAGE_STEP, PASSAGE_WORDS, passage_scores
+from coderiv.ranking.passage_windows import PASSAGE_STEP, PASSAGE_WORDS, passage_scores, split_passages
 from coderiv.registry import Registry
 from coderiv.text.analysis import Analyzer
 from coderiv.text.exclusions import word_bounds
@@ -97,6 +98,15 @@ class Comparison:
 #: machine of docs/performance.md; two texts of ~175,000 words after stopping) it is refused.
 DEFAULT_MAX_PASSAGE_PAIRS = 200_000_000
 
+#: Besides its dense rows, ``passages`` visits, for each passage, the postings of each of its
+#: distinct terms over every passage of A and B: Σ_t f_t² postings in all (f_t: passages holding
+#: term t). Ordinary prose keeps that near the pair count (174 M postings for 81 M pairs, two
+#: texts of 113,000 terms), but a paragraph repeated puts every term in every passage: one
+#: paragraph repeated 2,000 times made 45 M pairs, under the pair limit, and 948 M to 2.9 G
+#: postings (5 to 29 s; issue 44). Past this many postings ``passages`` is refused as past the
+#: pair limit (docs/overlap.md).
+DEFAULT_MAX_PASSAGE_POSTINGS = 500_000_000
+
 #: The exact methods hold suffix arrays and per-character arrays of both texts: about 70 bytes of
 #: memory and 1 s per million characters of A and B together (docs/overlap.md). Past this many
 #: characters (about 2.3 GB) ``compare`` refuses rather than surprise a user with a machine's
@@ -109,6 +119,17 @@ def passage_pairs(a_terms: int, b_terms: int, size: int = PASSAGE_WORDS, step: i
     """How many (query passage, passage) pairs ``passages`` scores for texts of these lengths."""
     total = passage_count(a_terms, size, step) + passage_count(b_terms, size, step)
     return total * total
+
+
+def passage_postings(a_terms: Sequence[str], b_terms: Sequence[str], size: int = PASSAGE_WORDS, step: int = PASSAGE_STEP) -> int:
+    """How many postings ``passages`` visits for these texts, both ways: Σ_t f_t², f_t the number
+    of passages of A and B holding term t (each passage of either text is a query passage once,
+    and each of its distinct terms' postings is read over the passages of both). Linear to count."""
+    held: Counter[str] = Counter()
+    for terms in (a_terms, b_terms):
+        for passage in split_passages(terms, size, step):
+            held.update(set(passage))
+    return sum(f * f for f in held.values())
 
 
 def passage_count(n_terms: int, size: int = PASSAGE_WORDS, step: int = PASSAGE_STEP) -> int:
@@ -239,13 +260,15 @@ def compare_texts(
     threshold: int = DEFAULT_THRESHOLD,
     max_passage_pairs: int = DEFAULT_MAX_PASSAGE_PAIRS,
     max_chars: int = DEFAULT_MAX_CHARS,
+    max_passage_postings: int = DEFAULT_MAX_PASSAGE_POSTINGS,
 ) -> Comparison:
     """Every method's percentages both ways, and the exact passages of at least ``threshold``
     characters (offsets into ``a`` and ``b``).
 
-    ``passages`` past ``max_passage_pairs`` is an error when asked for by name, and left out
-    with a note when it comes with ``all`` (the default), so long texts still get the other
-    methods in linear time."""
+    ``passages`` past ``max_passage_pairs`` or ``max_passage_postings`` (its two costs, both
+    counted before any is paid) is an error when asked for by name, and left out with a note
+    when it comes with ``all`` (the default), so long texts still get the other methods in
+    linear time."""
     if len(a) + len(b) > max_chars:
         raise InputError(
             f"A and B hold {len(a) + len(b):,} characters together, more than the limit of {max_chars:,} "
@@ -257,12 +280,8 @@ def compare_texts(
     analyzer = analyzer or Analyzer()
     a_terms, b_terms = analyzer.terms(a), analyzer.terms(b)
     notes: list[str] = []
-    cost = passage_pairs(len(a_terms), len(b_terms))
-    if "passages" in methods and cost > max_passage_pairs:
-        why = (
-            f"passages: these texts make {cost:,} passage pairs, more than the limit of {max_passage_pairs:,} "
-            "(its cost grows with the square of the texts' length); raise --max-passage-pairs to compute it"
-        )
+    why = _passages_refused(a_terms, b_terms, max_passage_pairs, max_passage_postings) if "passages" in methods else None
+    if why is not None:
         if by_name:
             raise InputError(why)
         methods = [m for m in methods if m != "passages"]
@@ -270,6 +289,23 @@ def compare_texts(
     na, nb = normalize(a), normalize(b)
     pair = TextPair(a_terms, b_terms, na, nb, width, chunk_words, threshold)
     return Comparison([COMPARE_METHODS.get(m)(pair) for m in methods], pair.a_passages, notes, pair.aligned)
+
+
+def _passages_refused(a_terms: list[str], b_terms: list[str], max_pairs: int, max_postings: int) -> str | None:
+    """Why ``passages`` is not computed for these texts (None: within both limits)."""
+    cost = passage_pairs(len(a_terms), len(b_terms))
+    if cost > max_pairs:
+        return (
+            f"passages: these texts make {cost:,} passage pairs, more than the limit of {max_pairs:,} "
+            "(its cost grows with the square of the texts' length); raise --max-passage-pairs to compute it"
+        )
+    postings = passage_postings(a_terms, b_terms)
+    if postings > max_postings:
+        return (
+            f"passages: these texts make {postings:,} passage postings to read, more than the limit of {max_postings:,} "
+            "(text repeated puts every term in every passage); raise --max-passage-postings to compute it"
+        )
+    return None
 
 
 def passage_locations(passages: list[Passage], a: LocationMap, b: LocationMap) -> list[tuple[str | None, str | None]]:

@@ -15,6 +15,13 @@ list still has K rows, ranked 1…K after the exclusions.
 
 A batch goes through one :class:`~coderiv.ranking.protocol.DocumentSearcher`, prepared once, so
 the index is opened and its statistics read once for all documents.
+
+**The best match.** A whole-document measure ranks a long document that shares a little of
+everything above the source a thesis copied a fifth of (issue 43: ``CODE_OF_CONDUCT.rst`` at
+2.6% named as the best match of four theses that each copy 10-20% of a source). Given an
+``explainer`` (the containment search: the share of the query's 5-word chunks in a document), a
+batch item's best match is the document that holds the most of the query, and the ranked list's
+measure gives that document's whole-document figure beside it (:attr:`BatchItem.best_source`).
 """
 
 from __future__ import annotations
@@ -110,28 +117,70 @@ class BatchItem:
     excluded: tuple[str, ...] = ()
     skipped: str | None = None
     document: QueryDocument | None = None
+    explained: Match | None = None
+    explainer: str | None = None
+    whole_document_percent: float | None = None
 
     @property
     def best(self) -> Match | None:
-        """The best match left after the exclusions (None: nothing scores)."""
+        """The top of the ranked list left after the exclusions (None: nothing scores)."""
         if self.result is None or not self.result.matches:
             return None
         return self.result.matches[0]
 
-    def to_dict(self) -> dict[str, Any]:
-        """One JSON line of a batch: the query, the best match and the whole ranked list."""
+    @property
+    def best_source(self) -> tuple[str, float, float | None] | None:
+        """What a person acts on: (document, percentage, whole-document percentage). The
+        document that holds the most of the query by the ``explainer`` (its percentage, and
+        the ranked list's measure's for it) when there was one and it found a document; else
+        the ranked list's top (its percentage twice over: None for the second)."""
+        if self.explained is not None:
+            return self.explained.doc_id, self.explained.percent, self.whole_document_percent
         best = self.best
+        return None if best is None else (best.doc_id, best.percent, None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """One JSON line of a batch: the query, the best match (:attr:`best_source`, its
+        measure named), the ranked list's top, and the whole ranked list."""
+        best, source = self.best, self.best_source
         data: dict[str, Any] = {
             "query": self.label,
             "own_document": self.own,
             "excluded": list(self.excluded),
-            "best_match": None if best is None else best.doc_id,
-            "best_percent": None if best is None else json_percent(best.percent),
+            "best_match": None if source is None else source[0],
+            "best_percent": None if source is None else json_percent(source[1]),
+            "best_measure": None if source is None else (self.explainer if self.explained is not None else self.result_measure),
+            "whole_document_measure": self.result_measure,
+            "whole_document_percent": None if source is None else json_percent(
+                source[1] if self.explained is None else self.whole_document_percent or 0.0),
+            "top_ranked": None if best is None else best.doc_id,
             "skipped": self.skipped,
         }
         if self.result is not None:
             data["result"] = self.result.to_dict()
         return data
+
+    @property
+    def result_measure(self) -> str | None:
+        """The ranked list's method (``identity5``...), None for a skipped document."""
+        return None if self.result is None else self.result.measure
+
+
+def explain(
+    index: IndexReader, searcher: DocumentSearcher[Any], prepared: Any, result: QueryResult,
+    explainer: DocumentSearcher[Any], explainer_prepared: Any, exclude: Collection[str],
+) -> tuple[Match | None, float | None]:
+    """The document that holds the most of the query by ``explainer`` (after the exclusions),
+    and the ranked list's percentage for it: read off ``result`` when it is listed there, else
+    from ``searcher``'s percentages of every document (one full pass)."""
+    found = rank_query(explainer, explainer_prepared, Limits(1, 0.0), result.query, exclude).matches
+    if not found:
+        return None, None
+    doc_id = found[0].doc_id
+    listed = next((m.percent for m in result.matches if m.doc_id == doc_id), None)
+    if listed is None:
+        listed = float(searcher.percentages(prepared)[index.number(doc_id)])
+    return found[0], listed
 
 
 def check_batch(
@@ -143,12 +192,14 @@ def check_batch(
     versions: Mapping[str, Collection[str]] | None = None,
     progress: Progress | None = None,
     total: int | None = None,
+    explainer: DocumentSearcher[Any] | None = None,
 ) -> Iterator[BatchItem]:
     """Rank the collection against every query, one after the other, through one searcher:
     documents read from files, folders or archives (:func:`coderiv.text.reading.iter_queries`),
     or ids of indexed documents (``--doc``). A document without words is skipped and said so,
     as is one a folder or archive could not give. ``total`` is the number of queries, for
-    ``progress``, when known."""
+    ``progress``, when known. With an ``explainer`` each item also names the document holding
+    the most of the query (see the module docstring)."""
     if progress is not None:
         progress.start(total, "queries")
     for query in queries:
@@ -170,7 +221,12 @@ def check_batch(
                 yield BatchItem(label, None, own, skipped=f"no words after analysis ({index.settings.describe()})", document=document)
             else:
                 result = rank_query(searcher, prepared, limits, label, excluded)
-                yield BatchItem(label, result, own, tuple(sorted(excluded)), document=document)
+                explained, whole = None, None
+                if explainer is not None:
+                    other = explainer.prepare_doc(str(query)) if document is None else explainer.prepare(document.text)
+                    explained, whole = explain(index, searcher, prepared, result, explainer, other, excluded)
+                yield BatchItem(label, result, own, tuple(sorted(excluded)), document=document, explained=explained,
+                                explainer=None if explainer is None else explainer.method, whole_document_percent=whole)
         if progress is not None:
             progress.advance(1)
 
@@ -185,19 +241,20 @@ def query_documents(
     exclude_self: bool = False,
     versions: Mapping[str, Collection[str]] | None = None,
     progress: Progress | None = None,
+    explainer: DocumentSearcher[Any] | None = None,
 ) -> Iterator[BatchItem]:
     """``coderiv query``: every document named by ``paths`` (files, ``-``, folders, archives,
     glob patterns: :func:`coderiv.text.reading.iter_queries`; markup read as the index read
     it), then the indexed documents ``doc_ids``, ranked one after the other
-    (:func:`check_batch`). A file named alone that has no words is an error; a document of a
-    folder, archive or pattern without words is skipped and said so."""
+    (:func:`check_batch`; ``explainer``: see there). A file named alone that has no words is an
+    error; a document of a folder, archive or pattern without words is skipped and said so."""
     total = count_queries(paths)
     compiled_probes.expect_queries(None if total is None else total + len(doc_ids))  # compiled pruning only if it pays
     queries: Iterable[QueryDocument | SkippedQuery | str] = chain(iter_queries(paths, index.markup), doc_ids)
     batch = is_batch(paths)
     for item in check_batch(
         index, searcher, queries, limits, exclude_self, versions, progress,
-        None if total is None else total + len(doc_ids),
+        None if total is None else total + len(doc_ids), explainer,
     ):
         if item.skipped is not None and not batch and item.document is not None:
             raise CoderivError(f"{item.label} has {item.skipped}")

@@ -7,14 +7,18 @@ The description it shows is ``/openapi.json``."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
-from fastapi.responses import HTMLResponse
+from fastapi.params import Depends
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 #: Where the page and Swagger UI's files are served.
 DOCS_PATH = "/docs"
+OPENAPI_PATH = "/openapi.json"
 ASSETS_PATH = "/docs/assets"
 
 PAGE = """<!doctype html>
@@ -34,13 +38,19 @@ PAGE = """<!doctype html>
 """
 
 
-def add_api_docs(app: FastAPI) -> None:
-    """Serve the API documentation page and its files from the package (no network)."""
+def add_api_docs(app: FastAPI, dependencies: Sequence[Depends]) -> None:
+    """Serve the API documentation page, its files (from the package: no network) and the
+    OpenAPI description; the page and the description need ``dependencies`` (who may read them)."""
     import fastapi_offline  # coderiv[web]
 
     assets = Path(fastapi_offline.__file__).parent / "static"
     app.mount(ASSETS_PATH, StaticFiles(directory=str(assets)), name="api-docs-assets")
 
-    @app.get(DOCS_PATH, include_in_schema=False)
+    @app.get(DOCS_PATH, include_in_schema=False, dependencies=dependencies)
     async def api_docs() -> HTMLResponse:
         return HTMLResponse(PAGE.format(title=app.title, assets=ASSETS_PATH))
+
+    @app.get(OPENAPI_PATH, include_in_schema=False, dependencies=dependencies)
+    async def openapi() -> JSONResponse:
+        description: dict[str, Any] = app.openapi()
+        return JSONResponse(description)

@@ -14,20 +14,21 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from coderiv._version import __version__
-from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
+from coderiv.archive.states import Role
+from coderiv.errors import CoderivError, CorruptIndexError, ForbiddenError, IndexNotFoundError, NotFoundError
 from coderiv.web import api, pages
 from coderiv.web.api_docs import add_api_docs
+from coderiv.web.auth import TokenCookie, Unauthorized, require
 from coderiv.web.context import ServeSettings, WebContext
 from coderiv.web.pool import RETRY_AFTER, Busy
-from coderiv.web.security import BodyLimit, HostCheck, SameOrigin, SecurityHeaders, TokenAuth
-from coderiv.web.views import Forbidden, NotAvailable
+from coderiv.web.security import BodyLimit, HostCheck, SameOrigin, SecurityHeaders, wants_json
 
 log = logging.getLogger("coderiv.web")
 
@@ -36,9 +37,11 @@ FORM_OVERHEAD = 64 * 1024
 
 
 def _status(exc: CoderivError) -> int:
-    if isinstance(exc, NotAvailable):
+    if isinstance(exc, Unauthorized):
+        return 401
+    if isinstance(exc, NotFoundError):
         return 404
-    if isinstance(exc, Forbidden):
+    if isinstance(exc, ForbiddenError):
         return 403
     if isinstance(exc, (Busy, IndexNotFoundError, CorruptIndexError)):
         return 503
@@ -46,8 +49,8 @@ def _status(exc: CoderivError) -> int:
 
 
 def error(request: Request, status: int, message: str, headers: dict[str, str] | None = None) -> Response:
-    """A one-line error: JSON under ``/api``, an error page elsewhere."""
-    if request.url.path.startswith("/api"):
+    """A one-line error: JSON for the API (:func:`~coderiv.web.security.wants_json`), an error page elsewhere."""
+    if wants_json(request.url.path):
         return JSONResponse({"error": message}, status_code=status, headers=headers)
     response = pages.page(request, "error.html", status=status, status_code=status, message=message)
     response.headers.update(headers or {})
@@ -86,23 +89,28 @@ def create_app(settings: ServeSettings) -> FastAPI:
         lifespan=lifespan,
         docs_url=None,  # served from the package by web.api_docs (FastAPI's loads from a CDN)
         redoc_url=None,
+        openapi_url=None,  # served by web.api_docs too, behind the same authorisation as every route
         form_limits={"max_files": 2, "max_fields": 16, "max_part_size": settings.max_upload},
     )
     app.state.context = context
-    app.include_router(pages.router)
-    app.include_router(api.router)
+    # the index's pages and API: an examiner's on an archive (a token's on a server with one)
+    examiner = [Depends(require(Role.EXAMINER))]
+    app.include_router(pages.router, dependencies=examiner)
+    app.include_router(api.router, dependencies=examiner)
     if context.archive is not None:
         from coderiv.web import archive_api, archive_pages
 
         app.include_router(archive_api.router)
         app.include_router(archive_pages.router)
     app.mount("/static", StaticFiles(directory=str(Path(__file__).parent / "static")), name="static")
-    add_api_docs(app)
+    add_api_docs(app, [Depends(require(Role.SUBMITTER))])
 
     @app.exception_handler(CoderivError)
     async def coderiv_error(request: Request, exc: CoderivError) -> Response:
         status = _status(exc)
         headers = {"Retry-After": str(RETRY_AFTER)} if isinstance(exc, Busy) else None
+        if isinstance(exc, Unauthorized):
+            headers = {"WWW-Authenticate": 'Bearer realm="coderiv"'}
         return error(request, status, str(exc), headers)
 
     @app.exception_handler(HTTPException)
@@ -118,15 +126,10 @@ def create_app(settings: ServeSettings) -> FastAPI:
         log.exception("unexpected error on %s", request.url.path)
         return error(request, 500, f"internal error ({type(exc).__name__}); the server log has the details")
 
-    # the last added is the outermost: headers on every answer, the token before any body is read
+    # the last added is the outermost: headers on every answer, hosts and origins checked first
     app.add_middleware(BodyLimit, limit=settings.max_upload + FORM_OVERHEAD)
+    app.add_middleware(TokenCookie)  # the cookie for a token given once in ?token= (web.auth)
     app.add_middleware(SameOrigin)  # no cross-site form posts, token or not
-    if context.archive is not None:  # every user's own token, and their role on every path
-        from coderiv.web.archive_auth import UserAuth
-
-        app.add_middleware(UserAuth, database=context.archive.database)
-    elif settings.token:
-        app.add_middleware(TokenAuth, token=settings.token)
     if settings.hosts is not None:
         app.add_middleware(HostCheck, allowed=settings.hosts)
     app.add_middleware(SecurityHeaders)

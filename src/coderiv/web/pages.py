@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from coderiv.archive.states import Role, SubmissionState
 from coderiv.errors import CoderivError
 from coderiv.output import html_visible
 from coderiv.pairs.methods import DEFAULT_METHOD, METHODS
@@ -27,6 +28,7 @@ from coderiv.web.snapshot import Snapshot
 
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 TEMPLATES.env.finalize = html_visible  # control characters of ids and names shown as escapes
+TEMPLATES.env.globals.update(Role=Role, SubmissionState=SubmissionState)  # the archive's pages compare with these
 router = APIRouter(include_in_schema=False)
 log = logging.getLogger("coderiv.web")
 

@@ -1,5 +1,5 @@
-"""ASGI middleware that keeps the server safe by default: a body size limit, a token when the
-server is reachable from other machines, and security headers on every response.
+"""ASGI middleware that keeps the server safe by default: a body size limit, host and origin
+checks, and security headers on every response (who may ask is :mod:`coderiv.web.auth`).
 
 Written as plain ASGI (not per-route code) so that no route can forget them.
 """
@@ -7,11 +7,8 @@ Written as plain ASGI (not per-route code) so that no route can forget them.
 from __future__ import annotations
 
 import json
-import secrets
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
-from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qs
 
 from starlette.exceptions import HTTPException
 
@@ -20,8 +17,6 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-TOKEN_COOKIE = "coderiv_token"
 
 #: Pages of the app: scripts and styles from this server only, no framing, no plugins.
 STRICT_CSP = (
@@ -46,13 +41,14 @@ async def _respond(send: Send, status: int, body: bytes, content_type: str, head
     await send({"type": "http.response.body", "body": body})
 
 
-def _wants_json(scope: Scope) -> bool:
-    return str(scope.get("path", "")).startswith("/api")
+def wants_json(path: str) -> bool:
+    """Whether an answer (an error too) to ``path`` is JSON: the API's paths are, pages are not."""
+    return path == "/api" or path.startswith("/api/")
 
 
 async def error_response(scope: Scope, send: Send, status: int, message: str, headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
     """A one-line error as JSON (API paths) or as a minimal page (everything else)."""
-    if _wants_json(scope):
+    if wants_json(str(scope.get("path", ""))):
         await _respond(send, status, json.dumps({"error": message}).encode(), "application/json", headers)
         return
     from html import escape
@@ -107,61 +103,6 @@ class BodyLimit:
             if started or exc.status_code != 413:
                 raise
             await error_response(scope, send, 413, message)
-
-
-def presented_token(scope: Scope) -> tuple[str | None, bool]:
-    """The token a request carries (``Authorization: Bearer``, the cookie, or ``?token=``), and
-    whether it came in the query string (then the answer sets the cookie)."""
-    for name, value in scope.get("headers", []):
-        if name == b"authorization" and value.lower().startswith(b"bearer "):
-            return value[7:].decode("latin-1").strip(), False
-    for name, value in scope.get("headers", []):
-        if name == b"cookie":
-            cookie: SimpleCookie = SimpleCookie()
-            try:
-                cookie.load(value.decode("latin-1"))
-            except Exception:  # a malformed cookie header is no token
-                continue
-            if TOKEN_COOKIE in cookie:
-                return cookie[TOKEN_COOKIE].value, False
-    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-    if "token" in query:
-        return query["token"][0], True
-    return None, False
-
-
-class TokenAuth:
-    """Every request but the static files must carry the token: ``Authorization: Bearer T``, the
-    ``coderiv_token`` cookie, or ``?token=T`` (which sets the cookie, so a browser asks once)."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.token = token
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or str(scope.get("path", "")).startswith("/static/"):
-            await self.app(scope, receive, send)
-            return
-        presented, from_query = presented_token(scope)
-        if presented is None or not secrets.compare_digest(presented.encode(), self.token.encode()):
-            why = "this server needs a token" if presented is None else "wrong token"
-            await error_response(
-                scope, send, 401,
-                f"{why}: send 'Authorization: Bearer TOKEN', or open the page once with ?token=TOKEN",
-                [(b"www-authenticate", b'Bearer realm="coderiv"')],
-            )
-            return
-        if not from_query:
-            await self.app(scope, receive, send)
-            return
-
-        async def set_cookie(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                cookie = f"{TOKEN_COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict"
-                message["headers"] = [*message.get("headers", []), (b"set-cookie", cookie.encode())]
-            await send(message)
-
-        await self.app(scope, receive, set_cookie)
 
 
 class SecurityHeaders:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from coderiv.errors import CoderivError
+from coderiv.errors import CoderivError, ForbiddenError, NotFoundError
 from coderiv.pairs.methods import DEFAULT_METHOD
 from coderiv.web.snapshot import Snapshot
 
@@ -16,13 +16,13 @@ DEFAULT_GROUP_MIN = 50.0
 MAX_SEARCH_RESULTS = 200
 
 
-class NotAvailable(CoderivError):
+class NotAvailable(NotFoundError):
     """What was asked for is not there: a document id not in the index, a pair table not
     computed (HTTP 404)."""
 
 
-class Forbidden(CoderivError):
-    """The user's role may not do this (403; the archive's routes)."""
+class Forbidden(ForbiddenError):
+    """The user's role may not do this (403)."""
 
 
 class DocumentNotFound(NotAvailable):

@@ -1,0 +1,223 @@
+"""What users do to the archive, one function each, whatever asks (the JSON API, the pages, a
+learning platform): accept an upload, view, list, read the report, decide, archive, check again,
+export and delete; each opens its own transaction, writes its audit entry, and answers a typed
+value (:mod:`coderiv.archive.records`). Who may do what is checked here too (a submitter sees
+only their own submissions, and another's id is refused exactly as an unknown one), so that
+every caller gets the same rules; the web layer only parses, authorises the path and answers."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import PurePosixPath
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from coderiv.archive import audit
+from coderiv.archive.models import Decision, DocumentMatch, DocumentView, Submission, User, now
+from coderiv.archive.records import (
+    Accepted,
+    AuditLog,
+    Deleted,
+    DocumentMatches,
+    DocumentMatchRow,
+    Report,
+    SubmissionPage,
+    SubmissionRecord,
+    UserAdded,
+    UserList,
+    UserRevoked,
+    audit_row,
+    last_check,
+    record,
+    stamp,
+    stamp_or_none,
+    summary,
+    user_row,
+)
+from coderiv.archive.retention import SubmissionExport, delete, export
+from coderiv.archive.service import Archive, find, visible
+from coderiv.archive.states import DecisionState, Role, SubmissionState, parse
+from coderiv.archive.users import add_user, list_users, revoke_user
+from coderiv.archive.writer import collection_folder
+from coderiv.errors import ForbiddenError, InputError, NotFoundError
+
+#: The longest page of a list.
+MAX_PER_PAGE = 100
+
+
+def need(user: User, role: Role) -> None:
+    """Refuse unless ``user``'s role includes ``role``."""
+    if not user.role.may(role):
+        raise ForbiddenError(f"a {user.role} may not do this; an {role} may" if role[0] in "aeiou"
+                           else f"a {user.role} may not do this; a {role} may")
+
+
+def format_of(name: str) -> str:
+    """The format a file name says (its suffix, lower case; ``text`` without one)."""
+    suffix = PurePosixPath(name).suffix.lower().lstrip(".")
+    return suffix[:16] or "text"
+
+
+class Operations:
+    """The operations on ``archive`` (its database, its writer, its settings)."""
+
+    def __init__(self, archive: Archive) -> None:
+        self.archive = archive
+
+    def _get(self, session: Session, user: User, submission_id: str) -> Submission:
+        submission = find(session, user, submission_id)
+        if submission is None:
+            raise NotFoundError(f"no submission {submission_id!r}")
+        return submission
+
+    def accept(self, user: User, label: str, data: bytes, archive: bool) -> Accepted:
+        """Queue the upload as it is (committed before the answer: nothing accepted is lost); a
+        worker reads it, in a child process within the read budget, before checking it."""
+        if not data:
+            raise InputError(f"{label} is empty")
+        with self.archive.database.session() as session:
+            submission = Submission(
+                user_id=user.id, filename=label, format=format_of(label), size=len(data),
+                sha256=hashlib.sha256(data).hexdigest(), text="", upload=data, state=SubmissionState.QUEUED, attempts=0,
+                decision=DecisionState.OPEN, archive_requested=archive or self.archive.settings.archive_all)
+            session.add(submission)
+            session.flush()
+            audit.record(session, user, "submit", submission.id, label)
+            return Accepted(submission.id, submission.state)
+
+    def view(self, user: User, submission_id: str) -> SubmissionRecord:
+        with self.archive.database.session() as session:
+            submission = self._get(session, user, submission_id)
+            audit.record(session, user, "view", submission.id)
+            return record(submission)
+
+    def list_page(self, user: User, page: int = 1, per_page: int = 20, state: str | None = None,
+             decision: str | None = None) -> SubmissionPage:
+        """The submissions ``user`` may see, newest first (only in ``state``, with ``decision``)."""
+        wanted_state = parse(SubmissionState, state, "state") if state else None
+        wanted_decision = parse(DecisionState, decision, "decision") if decision else None
+        per_page = min(per_page, MAX_PER_PAGE)
+        with self.archive.database.session() as session:
+            query = visible(user, wanted_state, wanted_decision)
+            total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+            rows = session.scalars(query.order_by(Submission.created.desc(), Submission.id)
+                                   .offset((page - 1) * per_page).limit(per_page))
+            return SubmissionPage(page, per_page, total, [summary(s) for s in rows])
+
+    def records(self, user: User, state: str | None = None, decision: str | None = None, limit: int = 500) -> list[SubmissionRecord]:
+        """The list page's rows: the newest ``limit`` submissions ``user`` may see, in full."""
+        wanted_state = parse(SubmissionState, state, "state") if state else None
+        wanted_decision = parse(DecisionState, decision, "decision") if decision else None
+        with self.archive.database.session() as session:
+            query = visible(user, wanted_state, wanted_decision)
+            return [record(s) for s in session.scalars(query.order_by(Submission.created.desc()).limit(limit))]
+
+    def report(self, user: User, submission_id: str, download: bool = False, form: str = "html") -> Report:
+        """The newest report (a read of it is an audit entry: ``report``, or ``download``)."""
+        with self.archive.database.session() as session:
+            submission = self._get(session, user, submission_id)
+            check = last_check(submission)
+            if check is None or check.report_json is None or check.report_html is None:
+                raise NotFoundError(f"submission {submission_id} has no report yet (state: {submission.state})")
+            audit.record(session, user, "download" if download else "report", submission.id, form)
+            return Report(submission.id, check.report_json, check.report_html)
+
+    def decide(self, user: User, submission_id: str, decision: str, note: str) -> SubmissionRecord:
+        need(user, Role.EXAMINER)
+        state = parse(DecisionState, decision, "decision")
+        with self.archive.database.session() as session:
+            submission = self._get(session, user, submission_id)
+            session.add(Decision(submission_id=submission.id, user_id=user.id, state=state, note=note))
+            submission.decision = state
+            audit.record(session, user, "decide", submission.id, f"{state}: {note}")
+            session.flush()
+            session.refresh(submission)
+            return record(submission)
+
+    def request_archive(self, user: User, submission_id: str) -> SubmissionRecord:
+        """Mark a checked submission to be archived; the writer adds it in its next batch."""
+        need(user, Role.EXAMINER)
+        with self.archive.database.session() as session:
+            submission = self._get(session, user, submission_id)
+            if submission.state == SubmissionState.FAILED:
+                raise InputError(
+                    f"submission {submission_id} failed its check ({submission.reason}); only a checked one is archived")
+            submission.archive_requested = True
+            audit.record(session, user, "archive", submission.id)
+            answer = record(submission)
+        self.archive.writer.wake()
+        return answer
+
+    def recheck(self, user: User, submission_id: str) -> SubmissionRecord:
+        """Queue a checked (or failed) submission again; its earlier checks stay in its history."""
+        need(user, Role.EXAMINER)
+        with self.archive.database.session() as session:
+            submission = self._get(session, user, submission_id)
+            if submission.state.pending:
+                raise InputError(f"submission {submission_id} is {submission.state} already")
+            submission.state, submission.reason, submission.lease_until, submission.attempts = (
+                SubmissionState.QUEUED, None, None, 0)
+            audit.record(session, user, "recheck", submission.id)
+            return record(submission)
+
+    def export(self, user: User, submission_id: str) -> SubmissionExport:
+        with self.archive.database.session() as session:
+            submission = self._get(session, user, submission_id)
+            audit.record(session, user, "export", submission.id)
+            session.flush()
+            return export(session, submission)
+
+    def delete(self, user: User, submission_id: str) -> Deleted:
+        """Delete the submission and all it holds; an archived one's file leaves the collection
+        and the index is updated before the answer."""
+        need(user, Role.EXAMINER)
+        with self.archive.database.session() as session:
+            submission = self._get(session, user, submission_id)
+            folder = collection_folder(self.archive.index_dir) if submission.archived_doc else None
+            archived = delete(session, submission, user, folder)
+        if archived:
+            self.archive.writer.run_once(reindex=True)  # the index forgets the removed file now
+        return Deleted(submission_id, "deleted")
+
+    def document_matches(self, user: User, doc_id: str) -> DocumentMatches:
+        """An archive document's matches over time, each marked new if found since ``user``
+        last looked (then the look is recorded)."""
+        need(user, Role.EXAMINER)
+        with self.archive.database.session() as session:
+            view = session.scalar(select(DocumentView).where(DocumentView.user_id == user.id, DocumentView.doc == doc_id))
+            seen = view.seen if view is not None else None
+            matches = session.scalars(select(DocumentMatch).where(DocumentMatch.doc == doc_id)
+                                      .order_by(DocumentMatch.found.desc(), DocumentMatch.percent.desc()))
+            rows = [DocumentMatchRow(m.match, m.percent, stamp(m.found), seen is None or m.found > seen) for m in matches]
+            if view is None:
+                session.add(DocumentView(user_id=user.id, doc=doc_id, seen=now()))
+            else:
+                view.seen = now()
+            audit.record(session, user, "view", doc_id)
+            return DocumentMatches(doc_id, stamp_or_none(seen), rows)
+
+    def audit_log(self, user: User, target: str | None = None, limit: int = 200) -> AuditLog:
+        need(user, Role.ADMIN)
+        with self.archive.database.session() as session:
+            return AuditLog([audit_row(e) for e in audit.entries(session, target, limit)])
+
+    def users(self, user: User) -> UserList:
+        need(user, Role.ADMIN)
+        with self.archive.database.session() as session:
+            return UserList([user_row(u) for u in list_users(session)])
+
+    def add_user(self, user: User, name: str, role: str) -> UserAdded:
+        need(user, Role.ADMIN)
+        wanted = parse(Role, role, "role")
+        with self.archive.database.session() as session:
+            token = add_user(session, name, wanted)
+            audit.record(session, user, "user-add", name, wanted)
+        return UserAdded(name, wanted, token)
+
+    def revoke_user(self, user: User, name: str) -> UserRevoked:
+        need(user, Role.ADMIN)
+        with self.archive.database.session() as session:
+            revoke_user(session, name)
+            audit.record(session, user, "user-revoke", name)
+        return UserRevoked(name, "revoked")

@@ -1,0 +1,222 @@
+"""What the archive answers about its rows, as typed values (frozen dataclasses): a submission's
+summary (the list) and its full record (the page and the API: the report's sources, its checks
+and decisions), an archive document's matches over time, audit entries and users. The web
+layer serialises these as they are (their fields are the JSON's keys, and the OpenAPI schema)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+
+from coderiv.archive.models import AuditEntry, Check, Submission, User
+from coderiv.archive.states import CheckState, DecisionState, Role, SubmissionState
+
+#: Where the API serves a submission's report (``{id}``: the submission's id).
+REPORT_PATH = "/api/submissions/{id}/report"
+
+
+def stamp(value: dt.datetime) -> str:
+    """A stored (naive UTC) time as ISO 8601 with ``Z``, to the second."""
+    return value.isoformat(timespec="seconds") + "Z"
+
+
+def stamp_or_none(value: dt.datetime | None) -> str | None:
+    return None if value is None else stamp(value)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A collection document the report found, and its share of the submission's covered words."""
+
+    doc_id: str
+    share: float
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    started: str
+    state: CheckState
+    worker: str | None
+    generation: str | None
+    overall: float | None
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class DecisionRow:
+    at: str
+    by: str
+    state: DecisionState
+    note: str
+
+
+@dataclass(frozen=True)
+class SubmissionSummary:
+    """A submission as the list shows it."""
+
+    id: str
+    state: SubmissionState
+    reason: str | None
+    filename: str
+    created: str
+    user: str
+    overall: float | None
+    top_source: str | None
+    decision: DecisionState
+    archived_doc: str | None
+
+
+@dataclass(frozen=True)
+class SubmissionRecord(SubmissionSummary):
+    """A submission in full: its summary, the newest report's sources, its checks and decisions;
+    ``waiting`` says its page should look again soon (a check or the archiving is under way)."""
+
+    format: str
+    size: int
+    sha256: str
+    attempts: int
+    archive_requested: bool
+    archive_error: str | None
+    sources: list[Source]
+    report_url: str | None
+    generation: str | None
+    checks: list[CheckRow]
+    decisions: list[DecisionRow]
+    waiting: bool
+    may_archive: bool
+    may_recheck: bool
+
+
+@dataclass(frozen=True)
+class SubmissionPage:
+    """One page of a list of submissions, newest first."""
+
+    page: int
+    per_page: int
+    total: int
+    submissions: list[SubmissionSummary]
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """A submission accepted and queued."""
+
+    id: str
+    state: SubmissionState
+
+
+@dataclass(frozen=True)
+class Deleted:
+    """A submission deleted (with its file in the collection, if it was archived)."""
+
+    id: str
+    state: str
+
+
+@dataclass(frozen=True)
+class Report:
+    """A submission's newest evidence report, as JSON and as the HTML page."""
+
+    submission_id: str
+    json: str
+    html: str
+
+
+@dataclass(frozen=True)
+class DocumentMatchRow:
+    doc_id: str
+    percent: float
+    found: str
+    new: bool
+
+
+@dataclass(frozen=True)
+class DocumentMatches:
+    """An archive document's matches over time; ``new``: found since the caller last looked."""
+
+    doc_id: str
+    last_seen: str | None
+    matches: list[DocumentMatchRow]
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    at: str
+    user: str | None
+    action: str
+    target: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class AuditLog:
+    entries: list[AuditRow]
+
+
+@dataclass(frozen=True)
+class UserRow:
+    name: str
+    role: Role
+    revoked: bool
+
+
+@dataclass(frozen=True)
+class UserList:
+    users: list[UserRow]
+
+
+@dataclass(frozen=True)
+class UserAdded:
+    """A user just added, with their token (shown this once)."""
+
+    name: str
+    role: Role
+    token: str
+
+
+@dataclass(frozen=True)
+class UserRevoked:
+    name: str
+    state: str
+
+
+def last_check(submission: Submission) -> Check | None:
+    """The newest finished check (its report is the submission's)."""
+    done = [c for c in submission.checks if c.state == CheckState.DONE]
+    return done[-1] if done else None
+
+
+def summary(submission: Submission) -> SubmissionSummary:
+    return SubmissionSummary(
+        id=submission.id, state=submission.state, reason=submission.reason, filename=submission.filename,
+        created=stamp(submission.created), user=submission.user.name, overall=submission.overall,
+        top_source=submission.top_source, decision=submission.decision, archived_doc=submission.archived_doc)
+
+
+def record(submission: Submission) -> SubmissionRecord:
+    check = last_check(submission)
+    report = json.loads(check.report_json) if check is not None and check.report_json else None
+    done = submission.state == SubmissionState.DONE
+    archiving = submission.archive_requested and done and not submission.archived_doc and not submission.archive_error
+    return SubmissionRecord(
+        **vars(summary(submission)),
+        format=submission.format, size=submission.size, sha256=submission.sha256, attempts=submission.attempts,
+        archive_requested=submission.archive_requested, archive_error=submission.archive_error,
+        sources=[Source(s["doc_id"], s["share"]) for s in report["sources"]] if report else [],
+        report_url=REPORT_PATH.format(id=submission.id) if report else None,
+        generation=check.generation if check is not None else None,
+        checks=[CheckRow(stamp(c.started), c.state, c.worker, c.generation, c.overall, c.reason) for c in submission.checks],
+        decisions=[DecisionRow(stamp(d.created), d.user.name, d.state, d.note) for d in submission.decisions],
+        waiting=submission.state.pending or archiving,
+        may_archive=done and not submission.archive_requested,
+        may_recheck=not submission.state.pending,
+    )
+
+
+def audit_row(entry: AuditEntry) -> AuditRow:
+    return AuditRow(stamp(entry.at), entry.user_name, entry.action, entry.target, entry.detail)
+
+
+def user_row(user: User) -> UserRow:
+    return UserRow(user.name, user.role, user.revoked is not None)
