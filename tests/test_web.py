@@ -333,7 +333,8 @@ def test_report_api_refuses_what_it_cannot_do(plain: Path, passages: Path) -> No
     response = client_for(plain).post("/api/report", data={"text": P})
     assert response.status_code == 400
     assert response.json() == {
-        "error": "the index has no chunk store for the report; run 'coderiv pairs' or 'coderiv report FILE' once to add it"}
+        "error": "the index has no chunk store for the report; 'coderiv index SOURCE --report-ready' builds it in the "
+                 "index's own reading (or 'coderiv report FILE' adds it once)"}
     web = client_for(passages)
     common = web.post("/api/report", data={"text": P, "common": "many"}).json()
     assert common == {"error": "common must be a number of documents (got 'many')"}

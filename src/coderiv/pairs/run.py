@@ -240,7 +240,7 @@ def _compiled_kind(pm: PairMethod) -> int | None:
         return compiled.RESEMBLANCE
     if pm.kind == CONTAINMENT:
         return compiled.CONTAINMENT
-    return compiled.WEIGHTED if pm.measure == "identity5" else None
+    return compiled.WEIGHTED if pm.by_differences else None
 
 
 def _weight_tables(

@@ -4,7 +4,8 @@ The passage's seeds (its longest run increasing in both texts) are the anchors: 
 one diagonal are identical words; the short stretches between two anchors are compared with
 :class:`difflib.SequenceMatcher` (Ratcliff-Obershelp, on case-folded words). Anchoring keeps the
 cost linear in the passage (difflib on a whole 30,000-word passage took 5 s, anchored 0.1 s) and
-the marking faithful to the alignment that joined the passage.
+the marking faithful to the alignment that joined the passage. A passage that sentence seeds
+found (:mod:`.combine`) is anchored on the longest increasing run of the n-gram seeds inside it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,11 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 
 from coderiv.overlap.align.extend import Chain
+
+#: Largest stretch between two anchors (words of A times words of B) compared word by word; a
+#: longer one (a reworded passage with few n-grams in common, a summary's long source side) is
+#: marked changed as a whole, so the marking stays linear in the passage (difflib is quadratic).
+MAX_CELLS = 250_000
 
 #: (same?, first word of A, end of A, first word of B, end of B), positions in words
 Block = tuple[bool, int, int, int, int]
@@ -56,7 +62,9 @@ def word_blocks(
     a0, a1, b0, b1 = bounds or (chain.susp_start, chain.susp_end, chain.src_start, chain.src_end)
     i_at, j_at = a0, b0
     for i, j, size in [*anchors(chain), (a1, b1, 0)]:
-        if i > i_at or j > j_at:
+        if (i - i_at) * (j - j_at) > MAX_CELLS:
+            add(False, i_at, i, j_at, j)  # a long stretch without an anchor: changed, not diffed
+        elif i > i_at or j > j_at:
             matcher = SequenceMatcher(None, a_words[i_at:i], b_words[j_at:j], autojunk=False)
             for tag, x0, x1, y0, y1 in matcher.get_opcodes():
                 add(tag == "equal", i_at + x0, i_at + x1, j_at + y0, j_at + y1)

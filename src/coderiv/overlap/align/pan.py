@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from coderiv.errors import InputError
 from coderiv.overlap.align.pan_format import DETECTED, Feature, pair_file_name, read_pairs, read_raw, write_pair
 from coderiv.overlap.align.pipeline import DEFAULT_SETTINGS, AlignSettings, align_texts
 
@@ -51,17 +52,32 @@ def align_pairs(
     settings: AlignSettings = DEFAULT_SETTINGS, advance: Callable[[], None] | None = None,
 ) -> int:
     """Align every pair and write its XML into ``out_dir``, one file per pair
-    (:func:`unique_file_name`); return the number of detections."""
+    (:func:`unique_file_name`); return the number of detections. A pair naming a file that
+    cannot be read gets no file; once the other pairs are written, one :class:`InputError`
+    names the first such file and how many pairs were left out."""
     total = 0
     cache: dict[str, str] = {}
     taken: dict[str, tuple[str, str]] = {}
-    for susp, src in read_pairs(pairs_file):
-        if susp not in cache:
-            cache.clear()  # pairs files list a suspicious document's pairs together
-            cache[susp] = read_raw(susp_dir / susp)
-        found = detections(susp, src, align_texts(cache[susp], read_raw(src_dir / src), settings))
-        write_pair(out_dir, susp, src, found, unique_file_name(susp, src, taken))
-        total += len(found)
+    pairs = read_pairs(pairs_file)
+    failed: list[str] = []
+    for susp, src in pairs:
+        try:
+            if susp not in cache:
+                cache.clear()  # pairs files list a suspicious document's pairs together
+                cache[susp] = read_raw(susp_dir / susp)
+            source = read_raw(src_dir / src)
+        except InputError as exc:
+            failed.append(str(exc))  # this pair has no detection file; the others go on
+        else:
+            found = detections(susp, src, align_texts(cache[susp], source, settings))
+            write_pair(out_dir, susp, src, found, unique_file_name(susp, src, taken))
+            total += len(found)
         if advance is not None:
             advance()
+    if failed:
+        others = f" and {len(failed) - 1} more" if len(failed) > 1 else ""
+        raise InputError(
+            f"{failed[0]}{others}: {len(failed)} of {len(pairs)} pairs not aligned "
+            f"(the other pairs' detections are written to {out_dir})"
+        )
     return total

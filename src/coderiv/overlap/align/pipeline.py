@@ -15,6 +15,19 @@ changed per sentence becomes a scatter of fragments. Alignment follows the three
    skipped when the word beyond it is identical (an edit next to a copy's first or last word
    leaves no 3-gram there), never into the neighbouring passage.
 
+Then, for copies whose words did not survive (issue 40: random word operations, machine
+paraphrase, summaries), the PAN 2014 winner's steps (Sanchez-Perez, Sidorov & Gelbukh, CLEF 2014
+Working Notes, CEUR-WS Vol-1180):
+
+5. **sentence seeds** (:mod:`.terms`, :mod:`.sentences`, :mod:`.sentence_seeds`): sentence pairs
+   whose tf-isf cosine and Dice over stemmed, stopword-free words are both at least 0.33;
+6. **clustering** (:mod:`.clusters`): seeds grouped with a distance of 4 sentences in each text,
+   each fragment validated (cosine 0.34), an invalid one clustered again more tightly;
+7. **summaries** (:mod:`.summaries`): fragments whose source side is much longer, from a
+   clustering with a source gap as wide as the source;
+8. **combining** (:mod:`.combine`): a fragment joins the n-gram passages it overlaps into one
+   passage unless they already explain it; alone it must have 150 characters; overlaps resolved.
+
 Each passage then gets a word-level diff of its two sides (:mod:`.diff`, :mod:`.passage`: its seeds as
 anchors, :class:`difflib.SequenceMatcher` between them): which words are identical and which
 differ, on each side, as WCopyfind's "imperfections" and Turnitin's highlighting show them, and the share of
@@ -51,17 +64,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
+from coderiv.overlap.align.clusters import fragments
+from coderiv.overlap.align.combine import Bounds, Candidate, combine
 from coderiv.overlap.align.edges import grow_edges
-from coderiv.overlap.align.extend import chain_seeds
+from coderiv.overlap.align.extend import Chain, chain_seeds
 from coderiv.overlap.align.filter import resolve_overlaps
 from coderiv.overlap.align.passage import AlignedPassage, build_passage
-from coderiv.overlap.align.seeds import find_seeds
+from coderiv.overlap.align.seeds import Seeds, find_seeds
+from coderiv.overlap.align.sentence_seeds import sentence_seeds
+from coderiv.overlap.align.sentences import Sentences, split_sentences
+from coderiv.overlap.align.summaries import with_summaries
+from coderiv.overlap.align.terms import term_ids
 from coderiv.overlap.align.words import Words, split_words
 
 
 @dataclass(frozen=True)
 class AlignSettings:
-    """The parameters of the three steps (module docstring: defaults and why)."""
+    """The parameters of the steps (module docstring and each step's module: defaults and why)."""
 
     n: int = 3
     max_gap: int = 20
@@ -69,13 +90,38 @@ class AlignSettings:
     long_gap: int = 30
     gap_ratio: float = 0.5
     min_words: int = 15
+    #: the seeds that survive rewording (:mod:`.sentence_seeds`, :mod:`.clusters`, :mod:`.summaries`)
+    reworded: bool = True
+    min_cosine: float = 0.33
+    min_dice: float = 0.33
+    min_similarity: float = 0.34
+    sentence_gap: int = 4
+    summary_gap: int = 1000
+    summary_ratio: float = 3.0
+    min_chars: int = 150
+    cover: float = 0.8
 
     def __post_init__(self) -> None:
         if self.n < 1 or self.max_gap < 0 or self.max_occurrences < 1 or self.min_words < 1:
             raise ValueError("alignment needs n >= 1, max_gap >= 0, max_occurrences >= 1 and min_words >= 1")
+        if self.sentence_gap < 0 or self.summary_gap < self.sentence_gap or self.min_chars < 0:
+            raise ValueError("alignment needs 0 <= sentence_gap <= summary_gap and min_chars >= 0")
 
 
 DEFAULT_SETTINGS = AlignSettings()
+
+
+@dataclass(frozen=True)
+class SentenceView:
+    """A text's words as terms (:mod:`.terms`) and its sentences (:mod:`.sentences`)."""
+
+    terms: np.ndarray
+    sentences: Sentences
+
+
+def sentence_view(words: Words) -> SentenceView:
+    """The normalised terms and sentences of ``words`` (computed once per text)."""
+    return SentenceView(term_ids(words), split_sentences(words))
 
 
 def align_texts(a: str, b: str, settings: AlignSettings = DEFAULT_SETTINGS) -> list[AlignedPassage]:
@@ -86,22 +132,71 @@ def align_texts(a: str, b: str, settings: AlignSettings = DEFAULT_SETTINGS) -> l
 
 
 def align_sources(a: str, sources: Mapping[str, str], settings: AlignSettings = DEFAULT_SETTINGS) -> dict[str, list[AlignedPassage]]:
-    """The passages of ``a`` aligned with each source (name -> text), ``a`` split into words once."""
+    """The passages of ``a`` aligned with each source (name -> text), ``a`` split into words
+    and sentences once."""
     vocabulary: dict[str, int] = {}
     wa = split_words(a, vocabulary)
-    return {name: align_words(wa, split_words(text, vocabulary), settings) for name, text in sources.items()}
+    view = sentence_view(wa) if settings.reworded else None
+    return {name: align_words(wa, split_words(text, vocabulary), settings, view) for name, text in sources.items()}
 
 
-def align_words(wa: Words, wb: Words, settings: AlignSettings = DEFAULT_SETTINGS) -> list[AlignedPassage]:
+def align_words(
+    wa: Words, wb: Words, settings: AlignSettings = DEFAULT_SETTINGS, view_a: SentenceView | None = None,
+) -> list[AlignedPassage]:
     """:func:`align_texts` on words already split with one shared vocabulary (a caller aligning
-    one suspicious text with several sources splits it once)."""
+    one suspicious text with several sources splits it once, and may pass its sentence view)."""
     seeds = find_seeds(wa, wb, settings.n, settings.max_occurrences)
     chains = chain_seeds(seeds, settings.max_gap, settings.long_gap, settings.gap_ratio)
     chains = [piece for c in chains if c.covered() >= settings.min_words for piece in c.pieces()]
     kept = resolve_overlaps(chains, settings.min_words)
-    out = []
+    ngram: list[tuple[Bounds, Chain]] = []
     for k, chain in enumerate(kept):
         low = kept[k - 1].susp_end if k else 0
         high = kept[k + 1].susp_start if k + 1 < len(kept) else len(wa)
-        out.append(build_passage(chain, wa, wb, grow_edges(chain, wa.folded, wb.folded, low, high)))
-    return out
+        ngram.append((grow_edges(chain, wa.folded, wb.folded, low, high), chain))
+    if not settings.reworded or len(wa) == 0 or len(wb) == 0:
+        return [build_passage(chain, wa, wb, bounds) for bounds, chain in ngram]
+    candidates = combine(
+        ngram, reworded_bounds(wa, wb, settings, view_a), np.append(wa.starts, len(wa.text)).tolist(),
+        settings.min_chars, settings.cover,
+    )
+    return [build_passage(_chain_of(c, seeds), wa, wb, c.bounds) for c in candidates]
+
+
+def reworded_bounds(
+    wa: Words, wb: Words, settings: AlignSettings = DEFAULT_SETTINGS, view_a: SentenceView | None = None,
+) -> list[tuple[Bounds, list[tuple[int, int]]]]:
+    """The validated sentence fragments of the pair, summaries included, as word bounds, each
+    with the word ranges of A of its seed sentences."""
+    va = view_a or sentence_view(wa)
+    vb = sentence_view(wb)
+    seeds = sentence_seeds(
+        va.terms, va.sentences, vb.terms, vb.sentences, settings.min_cosine, settings.min_dice,
+        max_occurrences=settings.max_occurrences,
+    )
+    if len(seeds) == 0:
+        return []
+    gap = settings.sentence_gap
+    found = fragments(seeds, gap, gap, 0, settings.min_similarity)
+    found = with_summaries(
+        found, seeds, va.sentences, vb.sentences, gap, settings.summary_gap, settings.summary_ratio,
+    )
+    sa, sb = va.sentences, vb.sentences
+    return [
+        (
+            (int(sa.first[f.a0]), int(sa.end[f.a1 - 1]), int(sb.first[f.b0]), int(sb.end[f.b1 - 1])),
+            [(int(sa.first[k]), int(sa.end[k])) for k in f.seed_sentences],
+        )
+        for f in found
+    ]
+
+
+def _chain_of(candidate: Candidate, seeds: Seeds) -> Chain:
+    """The n-gram chain a candidate came from, or for one a fragment made, the longest
+    increasing run of the n-gram seeds inside it (the anchors of its word marking)."""
+    if candidate.chain is not None:
+        return candidate.chain
+    a0, a1, b0, b1 = candidate.bounds
+    n = seeds.n
+    inside = (seeds.susp >= a0) & (seeds.susp + n <= a1) & (seeds.src >= b0) & (seeds.src + n <= b1)
+    return Chain(seeds.susp[inside].tolist(), seeds.src[inside].tolist(), n).monotone()
