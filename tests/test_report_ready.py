@@ -99,7 +99,7 @@ def test_one_pass_writes_both_stores(tmp_path: Path) -> None:
     source, progress = CountingSource(DOCS), Counter()
     Index.update_from(source, tmp_path / "idx", stores=[chunk_store_spec()], progress=progress)
     assert source.passes == 1 and source.reads == dict.fromkeys(DOCS, 1)
-    assert progress.starts == 1
+    assert progress.starts == 2 and progress.stage("stores written") == (2, 2)  # one read, then two stores written
     assert set(Index.open(tmp_path / "idx").specs) == {"terms", CHUNKS}
 
 

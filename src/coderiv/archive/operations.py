@@ -38,9 +38,11 @@ from coderiv.archive.records import (
 from coderiv.archive.retention import SubmissionExport, delete, export
 from coderiv.archive.service import Archive, find, visible
 from coderiv.archive.states import DecisionState, Role, SubmissionState, parse
+from coderiv.archive.tombstones import collection_texts
 from coderiv.archive.users import add_user, list_users, revoke_user
 from coderiv.archive.writer import collection_folder
 from coderiv.errors import ForbiddenError, InputError, NotFoundError
+from coderiv.index.reader import open_index
 
 #: The longest page of a list.
 MAX_PER_PAGE = 100
@@ -175,7 +177,8 @@ class Operations:
         with self.archive.database.session() as session:
             submission = self._get(session, user, submission_id)
             folder = collection_folder(self.archive.index_dir) if submission.archived_doc else None
-            archived = delete(session, submission, user, folder)
+            texts = collection_texts(folder, open_index(self.archive.index_dir).markup) if folder is not None else None
+            archived = delete(session, submission, user, folder, texts)
         if archived:
             self.archive.writer.run_once(reindex=True)  # the index forgets the removed file now
         return Deleted(submission_id, "deleted")

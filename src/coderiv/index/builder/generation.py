@@ -110,6 +110,10 @@ def write_failure(root: Path, exc: OSError) -> str:
     return f"cannot write the index at {root}: {reason}{where}; the index was left as it was before"
 
 
+#: The unit of the build's second stage on a progress bar (the first is the source's bytes read).
+STORES_WRITTEN = "stores written"
+
+
 def write_generation(
     root: Path,
     source: Source,
@@ -163,7 +167,9 @@ def write_generation(
         with new_generation(root) as staging:
             shas = [fresh.sha[d] if d in fresh.sha else passing.old_sha[d] for d in ids]
             _write_documents(staging, ids, shas, lengths, passing.modified)
-            stores_meta = _write_stores(staging, scratch, sources, specs, lengths, workers)
+            if progress is not None:  # the second stage: the read is done, the stores are merged and written
+                progress.start(len(specs), STORES_WRITTEN)
+            stores_meta = _write_stores(staging, scratch, sources, specs, lengths, workers, progress)
             sources.old.clear()
             manifest = _manifest(source, passing, settings, reading, markup, stores_meta, report, len(ids))
             (staging / MANIFEST).write_text(json.dumps(manifest), "utf-8")
@@ -273,7 +279,8 @@ def _write_documents(staging: Path, ids: list[str], shas: list[str], lengths: np
 
 
 def _write_stores(
-    staging: Path, scratch: Path, sources: Sources, specs: list[StoreSpec], lengths: np.ndarray, workers: int | None
+    staging: Path, scratch: Path, sources: Sources, specs: list[StoreSpec], lengths: np.ndarray, workers: int | None,
+    progress: Progress | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Every store (``store-N`` in ``specs`` order) and, after the terms store, its cosine
     statistics; the manifest's record of each store. When the stores come from the runs'
@@ -296,6 +303,8 @@ def _write_stores(
         try:
             for number, spec in enumerate(specs):
                 stores_meta[spec.name] = _write_one_store(staging, scratch, sources, spec, number, lengths, workers, written.get(number))
+                if progress is not None:
+                    progress.advance(1)
         except BaseException:
             stop.set()
             raise
