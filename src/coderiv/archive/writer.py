@@ -114,6 +114,9 @@ class ArchiveWriter:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
+        """Apply the retention setting now (before the server answers anything: an expired
+        submission is never served), then archive and expire in the writer's thread."""
+        self.expire_due()
         self._thread = threading.Thread(target=self._loop, name="coderiv-archive-writer", daemon=True)
         self._thread.start()
 
@@ -136,15 +139,23 @@ class ArchiveWriter:
                 self.run_once()
             except Exception:
                 log.exception("archiving failed; retried at the next batch")
-            if self.retention_days is not None and (self._expired_at is None or time.monotonic() - self._expired_at > EXPIRE_EVERY):
-                self._expired_at = time.monotonic()
-                try:
-                    with self.database.session() as session:
-                        gone = expire(session, self.retention_days, self._folder())
-                    if gone.pooled:
-                        self.run_once(reindex=True)  # the index forgets the expired pending sources
-                except Exception:
-                    log.exception("expiring old submissions failed; retried in an hour")
+            self.expire_due()
+
+    def expire_due(self) -> None:
+        """Delete the submissions past the retention setting, if an hour has passed since the
+        last time (or it never ran); a failure is logged and retried at the next batch. When
+        pending sources (mode all) expired, the index forgets their files at once."""
+        if self.retention_days is None or (self._expired_at is not None and time.monotonic() - self._expired_at <= EXPIRE_EVERY):
+            return
+        try:
+            with self.database.session() as session:
+                gone = expire(session, self.retention_days, self._folder())
+            if gone.pooled:
+                self.run_once(reindex=True)
+        except Exception:
+            log.exception("expiring old submissions failed; retried at the next batch")
+            return
+        self._expired_at = time.monotonic()
 
     def _folder(self) -> Path | None:
         try:
