@@ -39,7 +39,7 @@ from coderiv.archive.db import Database
 from coderiv.archive.models import Check, Submission
 from coderiv.archive.users import add_user
 from coderiv.index.index import Index
-from coderiv.pairs.run import require_store
+from coderiv.pairs.methods import get_method
 from common import machine
 
 EXAMPLE = Path(coderiv.__file__).parent / "data" / "example"
@@ -132,7 +132,7 @@ def main() -> None:
         docs, described = collection(root, args.corpora, args.docs)
         index = root / "index"
         Index.update_from(docs, index, workers=1)
-        spec = require_store(Index.open(index), "chunks")
+        spec = get_method("chunks").store
         Index.update_from(docs, index, stores=[spec], workers=1)
         url = f"sqlite:///{root / 'archive.sqlite'}"
         database = Database(url)

@@ -63,7 +63,7 @@ def main() -> None:
     print(f"load average at start: {open('/proc/loadavg').read().split()[:3]}")
     print(f"{len(documents)} .rst documents ({len(unique)} distinct), {sum(map(len, documents)) / len(documents) / 1024:.1f} KB mean")
     def after_once(data: bytes) -> None:
-        rst.forget_recent()
+        rst._forget_recent()
         rst.read_rst(data)
 
     def whole(data: bytes) -> None:
@@ -74,7 +74,7 @@ def main() -> None:
         for name, fn, docs in (("plain text", read_plain, documents), ("rst before (per document)", before, unique),
                                ("rst after, each distinct once", after_once, unique)):
             best[name] = min(best.get(name, float("inf")), cpu_ms(fn, docs))
-        rst.forget_recent()
+        rst._forget_recent()
         best["rst after, whole list in order"] = min(best.get("rst after, whole list in order", float("inf")), cpu_ms(whole, documents))
     rows = list(best.items())
     plain = rows[0][1]

@@ -217,11 +217,11 @@ def test_every_measure_is_registered_and_all_expands_to_them() -> None:
         expand_methods("identity9")
 
 
-def test_registered_method_and_family(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    # setitem first so that monkeypatch removes the names again after the test
-    monkeypatch.setitem(EVALUATION_METHODS, "fixed", None)
-    monkeypatch.setitem(METHOD_FAMILIES, "self", None)
+def test_registered_method_and_family(request: pytest.FixtureRequest, tmp_path: Path) -> None:
     register_method("fixed", lambda index: lambda doc: np.arange(index.n_docs, dtype=float))
+    request.addfinalizer(lambda: EVALUATION_METHODS.pop("fixed"))
+    with pytest.raises(ValueError, match="evaluation method 'fixed' is registered twice"):
+        register_method("fixed", lambda index: lambda doc: np.zeros(index.n_docs))
 
     def family(params: str):
         if not params.startswith("ok"):
@@ -229,6 +229,7 @@ def test_registered_method_and_family(monkeypatch: pytest.MonkeyPatch, tmp_path:
         return lambda index: lambda doc: np.where(np.arange(index.n_docs) == index.doc_numbers[doc], 100.0, 0.0)
 
     register_family("self", family)
+    request.addfinalizer(lambda: METHOD_FAMILIES.pop("self"))
     assert expand_methods("fixed,self:ok") == ["fixed", "self:ok"]
     # commas inside a family member's parameters stay with it
     assert expand_methods("self:ok,k=3,full,cosine,self:ok") == ["self:ok,k=3,full", "cosine", "self:ok"]

@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from coderiv.errors import InputError
-from coderiv.evaluation.generate import generate_cases
+from coderiv.evaluation.generate import generate_from_texts
 from coderiv.text.collection import iter_collection
+from coderiv.text.extract import document_text
 from tests.support.files import write_docs
 
 
 def paragraph(doc: str, k: int) -> str:
     return " ".join(f"{doc}p{k}w{i}" for i in range(20))  # 20 distinct words: one unit each
+
+
+def generate_cases(folder: Path, count: int, **options: Any) -> Iterator[dict[str, Any]]:
+    """``coderiv generate``'s cases from the documents of ``folder``, read by their text."""
+    texts = {doc.doc_id: document_text(doc.data, doc.doc_id) for doc in iter_collection(folder)}
+    return generate_from_texts(sorted(texts), lambda ids: {i: texts[i] for i in ids}, count, **options)
 
 
 def collection(tmp_path: Path, n_docs: int = 5) -> Path:
@@ -23,7 +32,7 @@ def collection(tmp_path: Path, n_docs: int = 5) -> Path:
 
 
 def test_shares_counted_by_hand(tmp_path: Path) -> None:
-    (case,) = generate_cases(iter_collection(collection(tmp_path)), 1, n_sources=3, own_share=0.4, seed=1)
+    (case,) = generate_cases(collection(tmp_path), 1, n_sources=3, own_share=0.4, seed=1)
     # Every donor: 4 paragraphs x 20 words = 80 words. The own document gives up to half of
     # its words: 2 paragraphs, 40 words; the case is then 40 / 0.4 = 100 words and each of the
     # 3 sources gives 100 x 0.6 / 3 = 20 words: one paragraph, 20/80 = 25% of it.
@@ -44,9 +53,9 @@ def test_shares_counted_by_hand(tmp_path: Path) -> None:
 
 def test_same_seed_same_cases(tmp_path: Path) -> None:
     folder = collection(tmp_path)
-    first = list(generate_cases(iter_collection(folder), 3, seed=7))
-    again = list(generate_cases(iter_collection(folder), 3, seed=7))
-    other = list(generate_cases(iter_collection(folder), 3, seed=8))
+    first = list(generate_cases(folder, 3, seed=7))
+    again = list(generate_cases(folder, 3, seed=7))
+    other = list(generate_cases(folder, 3, seed=8))
     assert json.dumps(first) == json.dumps(again)
     assert json.dumps(first) != json.dumps(other)
     assert [c["case_id"] for c in first] == ["G001", "G002", "G003"]
@@ -54,12 +63,12 @@ def test_same_seed_same_cases(tmp_path: Path) -> None:
 
 def test_too_few_documents(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="only 3 documents"):
-        list(generate_cases(iter_collection(collection(tmp_path, 3)), 1, n_sources=3))
+        list(generate_cases(collection(tmp_path, 3), 1, n_sources=3))
 
 
 def test_bad_share(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="own share"):
-        list(generate_cases(iter_collection(collection(tmp_path)), 1, own_share=1.0))
+        list(generate_cases(collection(tmp_path), 1, own_share=1.0))
 
 
 def test_short_paragraphs_are_copied_with_the_ones_after_them() -> None:

@@ -54,7 +54,7 @@ def _before(paths: list[Path]) -> list[str]:
 
 
 def _fresh() -> None:
-    rst.forget_recent()
+    rst._forget_recent()
 
 
 def test_same_text_as_before_on_samples(tmp_path: Path) -> None:

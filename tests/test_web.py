@@ -16,7 +16,8 @@ pytest.importorskip("fastapi", reason="the web extra (coderiv[web]) is not insta
 from fastapi.testclient import TestClient  # noqa: E402
 
 from coderiv.index.index import Index  # noqa: E402
-from coderiv.pairs.run import require_store, run_pairs  # noqa: E402
+from coderiv.pairs.methods import get_method  # noqa: E402
+from coderiv.pairs.run import run_pairs  # noqa: E402
 from coderiv.ranking.measures import DEFAULT_MEASURE  # noqa: E402
 from coderiv.ranking.results import QueryResult  # noqa: E402
 from coderiv.web.app import create_app  # noqa: E402
@@ -57,7 +58,7 @@ def passages(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     folder = write_docs(root / "docs", PASSAGES)
     Index.update_from(folder, root / "index", workers=1)
-    spec = require_store(Index.open(root / "index"), "chunks")
+    spec = get_method("chunks").store
     Index.update_from(folder, root / "index", stores=[spec], workers=1)
     run_pairs(Index.open(root / "index"), "chunks")
     return root / "index"
@@ -273,7 +274,7 @@ def test_the_page_builds_the_evidence_report(passages: Path) -> None:
 def test_a_report_that_cannot_be_built_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = write_docs(tmp_path / "docs", {"src1.txt": P, "src2.txt": Q})
     Index.update_from(folder, tmp_path / "index", workers=1)
-    Index.update_from(folder, tmp_path / "index", stores=[require_store(Index.open(tmp_path / "index"), "chunks")], workers=1)
+    Index.update_from(folder, tmp_path / "index", stores=[get_method("chunks").store], workers=1)
     web = client_for(tmp_path / "index")
     for path in folder.iterdir():
         path.unlink()
@@ -333,7 +334,8 @@ def test_report_api_refuses_what_it_cannot_do(plain: Path, passages: Path) -> No
     response = client_for(plain).post("/api/report", data={"text": P})
     assert response.status_code == 400
     assert response.json() == {
-        "error": "the index has no chunk store for the report; run 'coderiv pairs' or 'coderiv report FILE' once to add it"}
+        "error": "the index has no chunk store for the report; 'coderiv index SOURCE --report-ready' builds it in the "
+                 "index's own reading (or 'coderiv report FILE' adds it once)"}
     web = client_for(passages)
     common = web.post("/api/report", data={"text": P, "common": "many"}).json()
     assert common == {"error": "common must be a number of documents (got 'many')"}

@@ -23,6 +23,10 @@ class UnknownNameError(CoderivError, ValueError):
     """A measure, strategy or method name that no registry knows."""
 
 
+class IndexBusyError(CoderivError):
+    """Another process holds the index's write lock (it is updating the index)."""
+
+
 class InputError(CoderivError):
     """A document or folder that cannot be read as text."""
 

@@ -23,7 +23,7 @@ import pytest
 
 import coderiv
 from coderiv.index.index import Index
-from coderiv.pairs.run import require_store
+from coderiv.pairs.methods import get_method
 from coderiv.ranking.search import Searcher
 from coderiv.report import ReportOptions, build_report
 from tests.support.chromium import needs_chromium
@@ -44,7 +44,7 @@ def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(EXAMPLE, root / "docs")
     (root / "docs" / QUERY.name).unlink()
     Index.update_from(root / "docs", root / "index", workers=1)
-    spec = require_store(Index.open(root / "index"), "chunks")
+    spec = get_method("chunks").store
     Index.update_from(root / "docs", root / "index", stores=[spec], workers=1)
     return root / "index"
 

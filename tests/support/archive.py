@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from coderiv.index.index import Index
-from coderiv.pairs.run import require_store, run_pairs
+from coderiv.pairs.methods import get_method
+from coderiv.pairs.run import run_pairs
 from tests.support.files import write_docs
 
 # 86 and 88 characters: the report counts P's 15 words and Q's 16 (tests/test_web.py)
@@ -29,7 +30,7 @@ def build_collection(root: Path, docs: dict[str, str] | None = None) -> Path:
     chunk store and the chunks pair table; returns the index folder."""
     folder = write_docs(root / "docs", docs or COLLECTION)
     Index.update_from(folder, root / "index", workers=1)
-    spec = require_store(Index.open(root / "index"), "chunks")
+    spec = get_method("chunks").store
     Index.update_from(folder, root / "index", stores=[spec], workers=1)
     run_pairs(Index.open(root / "index"), "chunks")
     return root / "index"

@@ -21,6 +21,7 @@ from typing import Any
 
 from coderiv._version import __version__
 from coderiv.errors import CoderivError, InputError
+from coderiv.index.builder.stores import REPORT_READY_HINT
 from coderiv.index.reader import IndexReader, live_version, open_index
 from coderiv.output import to_json
 from coderiv.ranking.containment import chunk_store_spec
@@ -99,7 +100,8 @@ class Checker:
     def _check(self, index: IndexReader, text: str, label: str, own_doc: str | None) -> CheckResult:
         if chunk_store_spec().name not in index.specs:
             raise CoderivError(
-                f"the index {self.root} has no chunk store for the report: run 'coderiv pairs' once to add it")
+                f"the index {self.root} has no chunk store for the report: {REPORT_READY_HINT} "
+                "('coderiv serve --archive' adds it when it starts)")
         searcher = make_searcher(index, "ranking", QueryOptions(DEFAULT_MEASURE))
         prepared = searcher.prepare(text)
         if prepared.length == 0:

@@ -38,9 +38,11 @@ from coderiv.archive.records import (
 from coderiv.archive.retention import SubmissionExport, delete, export
 from coderiv.archive.service import Archive, find, visible
 from coderiv.archive.states import DecisionState, Role, SubmissionState, parse
+from coderiv.archive.tombstones import collection_texts
 from coderiv.archive.users import add_user, list_users, revoke_user
 from coderiv.archive.writer import collection_folder
 from coderiv.errors import ForbiddenError, InputError, NotFoundError
+from coderiv.index.reader import open_index
 
 #: The longest page of a list.
 MAX_PER_PAGE = 100
@@ -73,9 +75,13 @@ class Operations:
 
     def accept(self, user: User, label: str, data: bytes, archive: bool) -> Accepted:
         """Queue the upload as it is (committed before the answer: nothing accepted is lost); a
-        worker reads it, in a child process within the read budget, before checking it."""
+        worker reads it, in a child process within the read budget, before checking it. Asking
+        to archive it (``archive``) is an examiner's (403 for a submitter, whose text joins the
+        collection only by an examiner's choice or the ``--archive-all`` policy)."""
         if not data:
             raise InputError(f"{label} is empty")
+        if archive and not user.role.may(Role.EXAMINER):  # the collection is an examiner's choice, as on the page
+            raise ForbiddenError(f"a {user.role} may not ask to archive a submission: an examiner decides what joins the collection")
         with self.archive.database.session() as session:
             submission = Submission(
                 user_id=user.id, filename=label, format=format_of(label), size=len(data),
@@ -175,7 +181,8 @@ class Operations:
         with self.archive.database.session() as session:
             submission = self._get(session, user, submission_id)
             folder = collection_folder(self.archive.index_dir) if submission.archived_doc else None
-            archived = delete(session, submission, user, folder)
+            texts = collection_texts(folder, open_index(self.archive.index_dir).markup) if folder is not None else None
+            archived = delete(session, submission, user, folder, texts)
         if archived:
             self.archive.writer.run_once(reindex=True)  # the index forgets the removed file now
         return Deleted(submission_id, "deleted")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from typing_extensions import TypedDict  # pydantic (the API's schema) needs thi
 from coderiv.archive import audit
 from coderiv.archive.models import Submission, User, now
 from coderiv.archive.states import CheckState, DecisionState, SubmissionState
+from coderiv.archive.tombstones import collection_texts, remove_source
 
 
 def _time(value: dt.datetime | None) -> str | None:
@@ -98,13 +100,23 @@ def export(session: Session, submission: Submission) -> SubmissionExport:
     }
 
 
-def delete(session: Session, submission: Submission, user: User | None, collection: Path | None) -> bool:
-    """Delete ``submission`` and all it holds; returns True when it was archived (its file is
-    removed from ``collection`` and the index must be updated)."""
+def delete(
+    session: Session, submission: Submission, user: User | None, collection: Path | None,
+    texts: Callable[[list[str]], dict[str, str]] | None = None,
+) -> bool:
+    """Delete ``submission`` and all it holds; returns True when it was archived: its file is
+    removed from ``collection`` (the index must then be updated), and it leaves the other
+    submissions' matches and stored reports (:func:`coderiv.archive.tombstones.remove_source`;
+    ``texts`` re-reads their other sources, by default from ``collection``)."""
     archived = submission.archived_doc
-    if archived and collection is not None:
-        (collection / archived).unlink(missing_ok=True)
-    audit.record(session, user, "delete", submission.id, f"archived as {archived}" if archived else "")
+    detail = ""
+    if archived:
+        if collection is not None:
+            (collection / archived).unlink(missing_ok=True)
+        removal = remove_source(session, archived, submission.id, now(), user, texts or collection_texts(collection))
+        detail = (f"archived as {archived}; {removal.match_rows} match rows deleted; its passages replaced by a tombstone "
+                  f"in {removal.checks} stored report(s) of {len(removal.submissions)} other submission(s), the figures kept")
+    audit.record(session, user, "delete", submission.id, detail)
     session.delete(submission)
     return archived is not None
 

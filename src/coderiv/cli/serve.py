@@ -1,14 +1,20 @@
-"""``coderiv serve``: the web page and JSON API over an index (needs ``coderiv[web]``)."""
+"""``coderiv serve``: the web page and JSON API over an index (needs ``coderiv[web]``). With
+``--archive`` the index must hold the chunk store every check's report reads: one without it gets
+it at start (its source read again, with progress), or the server refuses to start in one line
+naming ``coderiv index SOURCE --report-ready``, so that no submission fails for it."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import re
+import sys
+import time
 from pathlib import Path
 
 import click
 
-from coderiv.cli.options import friendly_errors, index_option
+from coderiv.cli.options import TerminalBar, friendly_errors, index_option
 from coderiv.errors import CoderivError
 from coderiv.extras import require
 
@@ -24,6 +30,58 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+class ProgressLines:
+    """Progress as a line at every tenth of the work, for a server whose standard error is a log
+    rather than a terminal (the terminal gets the usual bar)."""
+
+    def __init__(self, desc: str) -> None:
+        self.desc = desc
+        self.total: int | None = None
+        self.done = 0
+        self.told = 0
+        self.unit = ""
+
+    def start(self, total: int | None, unit: str) -> None:
+        self.total, self.done, self.told, self.unit = total, 0, 0, unit
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        if not self.total:
+            return
+        tenth = min(10, self.done * 10 // self.total)
+        if tenth > self.told:
+            self.told = tenth
+            click.echo(f"{self.desc}: {tenth * 10}% of {self.total:,} {self.unit}", err=True)
+
+
+def ready_for_checks(index_dir: Path) -> None:
+    """Give the index the chunk store the archive's checks read, if it lacks it (saying so, with
+    progress), or refuse in one line when it cannot be added (its source is gone)."""
+    from coderiv.index.builder.stores import with_store
+    from coderiv.index.reader import open_index
+    from coderiv.ranking.containment import chunk_store_spec
+    from coderiv.text.remote import source_exists
+
+    spec = chunk_store_spec()
+    index = open_index(index_dir)
+    if spec.name in index.specs:
+        return
+    command = f"'coderiv index SOURCE --index {index_dir} --report-ready'"
+    if not index.source or not source_exists(index.source):
+        raise CoderivError(
+            f"the index {index_dir} has no chunk store, which the archive's checks read, and its source "
+            f"{index.source} is gone: build it with {command}")
+    started = time.monotonic()
+    progress: TerminalBar | ProgressLines = TerminalBar(False, "chunk store") if sys.stderr.isatty() else ProgressLines("chunk store")
+    with contextlib.ExitStack() as stack:
+        if isinstance(progress, TerminalBar):
+            stack.enter_context(progress)
+        ready = with_store(index, spec, announce=lambda line: click.echo(f"--archive: {line}", err=True), progress=progress)
+    if spec.name not in ready.specs:
+        raise CoderivError(f"the index {index_dir} has no chunk store, which the archive's checks read: build it with {command}")
+    click.echo(f"--archive: chunk store added in {time.monotonic() - started:.0f} s; checks can start", err=True)
 
 
 @click.command("serve")
@@ -93,6 +151,8 @@ def serve_command(
     from coderiv.web.snapshot import Snapshot
 
     Snapshot.open(index_dir)  # a missing or damaged index (one or sharded) is a one-line error now, not on the first request
+    if archive is not None:
+        ready_for_checks(index_dir)
     # without a token, a loopback server answers only requests addressed to this machine (no DNS rebinding)
     hosts = (*LOOPBACK_NAMES, host) if is_loopback(host) and not token else None
     budget = Budget(read_seconds, read_memory_mb << 20, max_words)

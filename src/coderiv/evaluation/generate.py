@@ -145,28 +145,6 @@ def make_case(case_id: str, own: Donor, sources: list[Donor], own_share: float, 
     return {"case_id": case_id, "text": "\n\n".join(pieces) + "\n", "words": case_words, "sources": records}
 
 
-def generate_cases(
-    documents: Iterable[RawDocument],
-    count: int,
-    n_sources: int = DEFAULT_SOURCES,
-    own_share: float = DEFAULT_OWN_SHARE,
-    seed: int = 0,
-) -> Iterator[dict[str, Any]]:
-    """``count`` cases from ``documents`` (see :func:`generate_from_texts`)."""
-    data = {doc.doc_id: doc.data for doc in documents}
-
-    def texts(ids: list[str]) -> dict[str, str]:
-        out = {}
-        for doc_id in ids:
-            try:
-                out[doc_id] = document_text(data[doc_id], doc_id)
-            except CoderivError:
-                continue
-        return out
-
-    return generate_from_texts(sorted(data), texts, count, n_sources, own_share, seed)
-
-
 def generate_from_texts(
     doc_ids: list[str],
     texts: Texts,

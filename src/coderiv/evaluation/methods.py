@@ -14,7 +14,10 @@ one: the searchers come from the query-method registry, :mod:`coderiv.ranking.se
 chooses each kind's; passages and verified are one index's only) and returns a function
 ``query doc id -> percentages of every document, in document-number order``;
 :func:`register_method` adds one by name, :func:`register_family` a parameterised family
-(``"fingerprint:anchor,g=4"`` resolves through the family ``"fingerprint"``).
+(``"fingerprint:anchor,g=4"`` resolves through the family ``"fingerprint"``);
+:func:`register_searcher` and :func:`register_searcher_family` add a searcher's, which
+``verified:`` can then re-check. The query methods are registered as their
+:attr:`~coderiv.ranking.searchers.QueryMethod.evaluated` field says, never by testing names.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from coderiv.overlap.verify import DEFAULT_VERIFY_TOP, VerifiedSearcher
 from coderiv.ranking.measures import DEFAULT_MEASURE, MEASURES, get_measure
 from coderiv.ranking.passage_windows import PassageSearcher
 from coderiv.ranking.protocol import DocumentSearcher
-from coderiv.ranking.searchers import QueryOptions, searcher_for, single_only
+from coderiv.ranking.searchers import BY_MEASURE, BY_STRATEGY, QUERY_METHODS, QueryOptions, searcher_for, single_only
 from coderiv.registry import Registry
 
 PercentagesFn = Callable[[str], np.ndarray]
@@ -40,29 +43,43 @@ FamilyMaker = Callable[[str], MethodFactory]
 SearcherFactory = Callable[[IndexReader], DocumentSearcher[Any]]
 
 #: name -> factory(index) -> (query doc id -> percentages over all documents)
-EVALUATION_METHODS: Registry[MethodFactory] = Registry("method")
+EVALUATION_METHODS: Registry[MethodFactory] = Registry("evaluation method")
 #: prefix -> maker(params) -> factory, for names of the form ``prefix:params``
-METHOD_FAMILIES: Registry[FamilyMaker] = Registry("method family")
+METHOD_FAMILIES: Registry[FamilyMaker] = Registry("evaluation method family")
 #: name -> method names it stands for on the command line (``all``: every ranking measure)
-METHOD_GROUPS: Registry[list[str]] = Registry("method group")
+METHOD_GROUPS: Registry[list[str]] = Registry("evaluation method group")
+#: name -> the searcher behind an evaluable method of that name (a measure, ``containment``…)
+SEARCHERS: Registry[SearcherFactory] = Registry("evaluation searcher")
+#: prefix -> maker(params) -> the searcher behind ``prefix:params`` (``fingerprint``…)
+SEARCHER_FAMILIES: Registry[Callable[[str], SearcherFactory]] = Registry("evaluation searcher family")
 
 
 def register_method(name: str, factory: MethodFactory) -> MethodFactory:
     """Make ``name`` evaluable: ``factory(index)`` returns ``doc_id -> percentages``."""
-    EVALUATION_METHODS[name] = factory
-    return factory
+    return EVALUATION_METHODS.add(name, factory)
 
 
 def register_family(prefix: str, maker: FamilyMaker) -> FamilyMaker:
     """Make every ``prefix:params`` name evaluable; ``maker(params)`` returns the factory and
     raises :class:`UnknownNameError` for parameters it does not understand."""
-    METHOD_FAMILIES[prefix] = maker
-    return maker
+    return METHOD_FAMILIES.add(prefix, maker)
 
 
 def register_group(name: str, members: Iterable[str]) -> None:
     """A shorthand for several methods on the command line (e.g. ``all``)."""
-    METHOD_GROUPS[name] = list(members)
+    METHOD_GROUPS.add(name, list(members))
+
+
+def register_searcher(name: str, make: SearcherFactory) -> None:
+    """Make the searcher ``make(index)`` evaluable as ``name`` (and verifiable: ``verified:name``)."""
+    SEARCHERS.add(name, make)
+    register_method(name, percentages_of(make))
+
+
+def register_searcher_family(prefix: str, maker: Callable[[str], SearcherFactory]) -> None:
+    """Make the searchers ``maker(params)(index)`` evaluable as ``prefix:params``."""
+    SEARCHER_FAMILIES.add(prefix, maker)
+    register_family(prefix, lambda params: percentages_of(maker(params)))
 
 
 def percentages_of(make: SearcherFactory) -> MethodFactory:
@@ -99,17 +116,12 @@ def get_method(name: str) -> MethodFactory:
 
 
 def searcher_factory(name: str) -> SearcherFactory:
-    """The searcher behind an evaluable method name (a measure or a family member)."""
-    if name in MEASURES:
-        return lambda index: searcher_for(index, "ranking", QueryOptions(name))
-    if name == "containment":
-        return lambda index: searcher_for(index, "containment")
+    """The searcher behind an evaluable method name (a registered searcher or a family member)."""
+    if name in SEARCHERS:
+        return SEARCHERS[name]
     prefix, sep, params = name.partition(":")
-    makers: dict[str, Callable[[str], SearcherFactory]] = {
-        "fingerprint": fingerprint_searcher, "passages": passage_searcher, "verified": verified_searcher,
-    }
-    if prefix in makers and (sep or prefix == "passages"):
-        return makers[prefix](params)
+    if sep and prefix in SEARCHER_FAMILIES:
+        return SEARCHER_FAMILIES[prefix](params)
     get_method(name)  # the error listing every choice
     raise UnknownNameError(f"method {name!r} has no searcher")
 
@@ -144,11 +156,21 @@ def expand_methods(spec: str) -> list[str]:
 
 
 # -- the families ---------------------------------------------------------------------------------
-def fingerprint_searcher(params: str) -> SearcherFactory:
-    """``fingerprint:STRATEGY[:KEY=VALUE…][:full-query]`` (SPEC §4 over the store of that
-    strategy; ``full-query`` fingerprints each query with ``full``)."""
-    store, full_query = fingerprint_params(params)
-    return lambda index: searcher_for(index, "fingerprint", QueryOptions(strategy=store, full_query=full_query))
+def query_searcher(method: str, options: QueryOptions | None = None) -> SearcherFactory:
+    """The searcher of query method ``method`` (:data:`~coderiv.ranking.searchers.QUERY_METHODS`)
+    with ``options``."""
+    return lambda index: searcher_for(index, method, options)
+
+
+def strategy_searcher(method: str) -> Callable[[str], SearcherFactory]:
+    """``METHOD:STRATEGY[:KEY=VALUE…][:full-query]``: query method ``method`` over the store of
+    that strategy (``fingerprint``: SPEC §4; ``full-query`` fingerprints each query with ``full``)."""
+
+    def maker(params: str) -> SearcherFactory:
+        store, full_query = fingerprint_params(params)
+        return query_searcher(method, QueryOptions(strategy=store, full_query=full_query))
+
+    return maker
 
 
 def fingerprint_params(params: str) -> tuple[str, bool]:
@@ -194,11 +216,15 @@ def verified_searcher(params: str) -> SearcherFactory:
     return single_only(lambda index: VerifiedSearcher(index, make_base(index), top), f"method verified:{base}")
 
 
-for _name in MEASURES:
-    register_method(_name, percentages_of(searcher_factory(_name)))
-register_group("all", list(MEASURES))
-register_method("passages", percentages_of(passage_searcher("")))
-register_method("containment", percentages_of(searcher_factory("containment")))
-register_family("passages", lambda params: percentages_of(passage_searcher(params)))
-register_family("fingerprint", lambda params: percentages_of(fingerprint_searcher(params)))
-register_family("verified", lambda params: percentages_of(verified_searcher(params)))
+for _method, _entry in QUERY_METHODS.items():  # every query method, as its entry says it is named
+    if _entry.evaluated == BY_MEASURE:
+        for _measure in MEASURES:
+            register_searcher(_measure, query_searcher(_method, QueryOptions(_measure)))
+        register_group("all", list(MEASURES))
+    elif _entry.evaluated == BY_STRATEGY:
+        register_searcher_family(_method, strategy_searcher(_method))
+    else:
+        register_searcher(_method, query_searcher(_method))
+register_searcher("passages", passage_searcher(""))
+register_searcher_family("passages", passage_searcher)
+register_searcher_family("verified", verified_searcher)

@@ -50,7 +50,10 @@ class PairMethod:
 
     ``measure`` is None for set methods (each shared key counts 1). ``kind`` is
     :data:`RESEMBLANCE` or :data:`CONTAINMENT` for a set method, :data:`SELF_SCORE` for one
-    with a measure (checked on creation). ``reading`` says what the
+    with a measure (checked on creation). ``by_differences``: the measure's term part depends on
+    the two counts only through |f_dt − f_qt| and on N only as a factor, its document part on the
+    lengths only through |f_d − f_q| (identity5), so that the compiled loop reads it from tables
+    indexed by those differences (:mod:`coderiv.pairs.run`). ``reading`` says what the
     percentage of a row entry (document ``doc_id``, similar document ``similar_id``) means, in
     which direction an asymmetric one goes; ``coderiv similar`` prints it over its table.
     """
@@ -61,10 +64,13 @@ class PairMethod:
     kind: str
     description: str
     reading: str = ""
+    by_differences: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS or (self.kind == SELF_SCORE) != (self.measure is not None):
             raise ValueError(f"pair method {self.name}: kind {self.kind!r} does not fit measure {self.measure!r}")
+        if self.by_differences and self.measure is None:
+            raise ValueError(f"pair method {self.name}: only a measure's weights can go by differences")
 
 
 METHODS: Registry[PairMethod] = Registry("pair method")
@@ -78,6 +84,7 @@ for _method in (
         "identity5", TERMS, "identity5", SELF_SCORE, "identity5 measure on terms (SPEC §3)",
         "percent = similar_id's identity5 score with doc_id as the query, as a share of doc_id's "
         "self-score (asymmetric: similar_id's own row has the other direction)",
+        by_differences=True,
     ),
     PairMethod(
         "resemblance", StoreSpec.create("chunks", n=4), None, RESEMBLANCE, "resemblance of 4-word shingles (Broder; SPEC §6)",

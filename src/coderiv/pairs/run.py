@@ -15,7 +15,6 @@ import numpy as np
 from coderiv.index.builder.stores import open_with_store
 from coderiv.index.format.postings import Postings
 from coderiv.index.index import Index
-from coderiv.keys.kinds import StoreSpec
 from coderiv.pairs import compiled
 from coderiv.pairs.budget import PAIRS_MEMORY, document_ranges, fixed_bytes, range_pairs
 from coderiv.pairs.counting import (
@@ -240,7 +239,7 @@ def _compiled_kind(pm: PairMethod) -> int | None:
         return compiled.RESEMBLANCE
     if pm.kind == CONTAINMENT:
         return compiled.CONTAINMENT
-    return compiled.WEIGHTED if pm.measure == "identity5" else None
+    return compiled.WEIGHTED if pm.by_differences else None
 
 
 def _weight_tables(
@@ -417,12 +416,6 @@ def run_pairs(
         if report.mode != "unchanged":
             table.save(index, pm.name)
     return report
-
-
-def require_store(index: Index, method: str) -> StoreSpec | None:
-    """The store ``method`` needs when the index lacks it (None when present)."""
-    spec = get_method(method).store
-    return None if spec.name in index.specs else spec
 
 
 def open_for_pairs(

@@ -23,7 +23,8 @@ from coderiv.weights import cosine_weight, idf_weight, tf_weight
 
 Array = np.ndarray
 TermPart = Callable[[Array, Array, Array, float], Array]
-DocPart = Callable[[Array, float, Array], Array]
+#: A document part: (f_d, f_q, W_d); f_q one query's length, or one per pair (:func:`percent_of_self`).
+DocPart = Callable[[Array, Array | float, Array], Array]
 #: A term part that is a product: (count(f_dt) · weight(f_t, N)) · query(f_qt, f_t, N).
 ProductParts = tuple[Callable[[Array], Array], Callable[[Array, float], Array], Callable[[Array, Array, float], Array]]
 #: A term part and its product parts (``Measure.product``).
@@ -34,7 +35,7 @@ HOAD_ZOBEL = "Hoad & Zobel, Methods for identifying versioned and plagiarized do
 
 
 # -- shared pieces --------------------------------------------------------------------------------
-def length_factor(f_d: Array, f_q: float) -> Array:
+def length_factor(f_d: Array, f_q: Array | float) -> Array:
     """L(q,d) = 1 / (1 + ln(1 + |f_d − f_q|)), the identity measures' length penalty."""
     return 1.0 / (1.0 + np.log1p(np.abs(f_d - f_q)))
 
@@ -99,27 +100,27 @@ def identity5_term(f_dt: Array, f_qt: Array, f_t: Array, n_docs: float) -> Array
 
 
 # -- document parts: applied once per document ---------------------------------------------------
-def no_document_factor(f_d: Array, f_q: float, norms: Array) -> Array:
+def no_document_factor(f_d: Array, f_q: Array | float, norms: Array) -> Array:
     """1"""
     return np.ones(np.shape(f_d))
 
 
-def length_normalization(f_d: Array, f_q: float, norms: Array) -> Array:
+def length_normalization(f_d: Array, f_q: Array | float, norms: Array) -> Array:
     """1/sqrt(f_d)"""
     return np.asarray(1.0 / np.sqrt(np.maximum(f_d, 1)))
 
 
-def cosine_normalization(f_d: Array, f_q: float, norms: Array) -> Array:
+def cosine_normalization(f_d: Array, f_q: Array | float, norms: Array) -> Array:
     """1/W_d"""
     return 1.0 / np.where(norms > 0, norms, 1.0)
 
 
-def length_difference(f_d: Array, f_q: float, norms: Array) -> Array:
+def length_difference(f_d: Array, f_q: Array | float, norms: Array) -> Array:
     """1/(1 + |f_d − f_q|)"""
     return 1.0 / (1.0 + np.abs(f_d - f_q))
 
 
-def identity_length(f_d: Array, f_q: float, norms: Array) -> Array:
+def identity_length(f_d: Array, f_q: Array | float, norms: Array) -> Array:
     """L(q,d)"""
     return length_factor(f_d, f_q)
 
@@ -260,5 +261,6 @@ def percent_of_self(
     """100 · S(q,d) / S(q,q) from the two sums of term parts (over the shared terms, and the
     query's own), by the self-score rule: S(q,d) = doc(f_d, f_q, W_d) · shared, S(q,q) =
     doc(f_q, f_q, W_q) · own. Vectorized over pairs (n-to-n tables)."""
-    f_q = np.asarray(f_q, np.float64)
-    return 100.0 * shared_sums * measure.doc(f_d, f_q, norms_d) / (own_sums * measure.doc(f_q, f_q, norms_q))  # type: ignore[arg-type]
+    lengths_q = np.asarray(f_q, np.float64)
+    percents: Array = 100.0 * shared_sums * measure.doc(f_d, lengths_q, norms_d) / (own_sums * measure.doc(lengths_q, lengths_q, norms_q))
+    return percents

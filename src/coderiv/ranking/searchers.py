@@ -69,12 +69,24 @@ ShardedSearcherMaker = Callable[[ShardedIndex, QueryOptions], DocumentSearcher[A
 @dataclass(frozen=True)
 class QueryMethod:
     """A query method: its searcher over one index, over a sharded index (None: one index's
-    only), and the store it reads that :func:`make_searcher` and :func:`open_for_method` add to
-    an index lacking it (None: every index has what it needs)."""
+    only), the store it reads that :func:`make_searcher` and :func:`open_for_method` add to
+    an index lacking it (None: every index has what it needs), and how its evaluation methods
+    are named (``coderiv evaluate``, :mod:`coderiv.evaluation.methods`): :data:`BY_ITSELF`
+    (``containment``), :data:`BY_MEASURE` (one per measure: ``identity5``, ``cosine``…) or
+    :data:`BY_STRATEGY` (``fingerprint:STRATEGY…``)."""
 
     single: SearcherMaker
     sharded: ShardedSearcherMaker | None = None
     store: StoreSpec | None = None
+    evaluated: str = "itself"
+
+
+#: :attr:`QueryMethod.evaluated`: one evaluation method named as the query method ...
+BY_ITSELF = "itself"
+#: ... one per ranking measure, named as the measure (``QueryOptions.measure``) ...
+BY_MEASURE = "measure"
+#: ... or a family ``METHOD:STRATEGY[:KEY=VALUE…][:full-query]`` (``QueryOptions.strategy``).
+BY_STRATEGY = "strategy"
 
 
 #: ``--method`` name -> its searchers
@@ -102,10 +114,11 @@ def _sharded_containment(index: ShardedIndex, options: QueryOptions) -> ChunkSea
     return ShardedContainmentSearcher(index, settings=options.settings, fanout=options.fanout)
 
 
-QUERY_METHODS.add("ranking", QueryMethod(_ranking, _sharded_ranking))
+QUERY_METHODS.add("ranking", QueryMethod(_ranking, _sharded_ranking, evaluated=BY_MEASURE))
 QUERY_METHODS.add("fingerprint", QueryMethod(
     lambda index, o: FingerprintSearcher(index, o.strategy, o.full_query, o.settings),
     lambda index, o: ShardedFingerprintSearcher(index, o.strategy, o.full_query, o.settings, o.fanout),
+    evaluated=BY_STRATEGY,
 ))
 QUERY_METHODS.add("containment", QueryMethod(_containment, _sharded_containment, chunk_store_spec()))
 

@@ -36,7 +36,7 @@ from whoosh import fields, query  # noqa: E402
 from whoosh.analysis import Token, Tokenizer  # noqa: E402
 from whoosh.scoring import BaseScorer, WeightingModel  # noqa: E402
 
-from coderiv.ranking.measures import Measure, get_measure, self_score  # noqa: E402
+from coderiv.ranking.measures import Measure, cosine_normalization, get_measure, self_score  # noqa: E402
 from coderiv.text.analysis import AnalysisSettings, Analyzer  # noqa: E402
 from coderiv.weights import posting_norms  # noqa: E402
 
@@ -151,7 +151,7 @@ class CoderivWeighting(WeightingModel):
 
     def final(self, searcher: Any, docnum: int, score: float) -> float:
         f_d = np.array([float(self._length_column(searcher)[docnum])])
-        norm = self._doc_norms(searcher)[docnum : docnum + 1] if self.measure.name == "cosine" else np.ones(1)
+        norm = self._doc_norms(searcher)[docnum : docnum + 1] if self.measure.doc is cosine_normalization else np.ones(1)
         return float(score * self.measure.doc(f_d, float(self.query_length), norm)[0])
 
     def self_score(self, searcher: Any) -> float:

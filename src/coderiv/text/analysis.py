@@ -282,11 +282,6 @@ def text_pieces(text: str, size: int = PIECE_CHARS) -> Iterator[str]:
         start = end
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text``: split after ``.``, ``!`` or ``?`` followed by space or the end."""
-    return [s for s in _SENTENCE_END_RE.split(text) if s.strip()]
-
-
 def split_paragraphs(text: str) -> list[str]:
     """Paragraphs of ``text``: split at blank lines."""
     return [p for p in _PARAGRAPH_BREAK_RE.split(text) if p.strip()]

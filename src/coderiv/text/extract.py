@@ -19,7 +19,9 @@ __all__ = [
 ]
 
 #: Bumped whenever a document's bytes may give other text than before; an index built with
-#: another version is read again in full by its next update (1: plain text and HTML only).
+#: another version is read again in full by its next update (1: plain text and HTML only). A new
+#: reader in ``FORMATS`` (:mod:`coderiv.text.formats.registry`) is such a change: docs/architecture.md,
+#: "Adding a format".
 EXTRACTION_VERSION = 2
 
 #: Files larger than this are refused (a thesis is a few MB; a 256 MB "document" is a mistake).

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coderiv.errors import CoderivError, InputError
+from coderiv.index.builder.stores import REPORT_READY_HINT
 from coderiv.overlap.matching import DEFAULT_THRESHOLD, normalize, self_covered
 from coderiv.overlap.verify import VerifiedMatch, verify_texts
 from coderiv.ranking.containment import chunk_store_spec
@@ -174,8 +175,8 @@ def report(
     never writes the index), verify the ranked matches instead and say how to get the report."""
     if not has_report_store(snapshot):
         outcome.report_note = (
-            "no evidence report: the index has no chunk store; run 'coderiv pairs' or 'coderiv report FILE' once "
-            "to add it. The matches below are verified with aligned passages instead."
+            f"no evidence report: the index has no chunk store; {REPORT_READY_HINT} (or 'coderiv report FILE' "
+            "adds it once). The matches below are verified with aligned passages instead."
         )
         return verify(snapshot, outcome, progress)
     document = outcome.document
@@ -196,5 +197,6 @@ def run_report(snapshot: Snapshot, document: QueryDocument, options: CheckOption
     """The evidence report alone (the API's ``/api/report``); an index without the chunk store
     is a one-line error."""
     if not has_report_store(snapshot):
-        raise CoderivError("the index has no chunk store for the report; run 'coderiv pairs' or 'coderiv report FILE' once to add it")
+        raise CoderivError(
+            f"the index has no chunk store for the report; {REPORT_READY_HINT} (or 'coderiv report FILE' adds it once)")
     return build_report(snapshot.index, document.text, document.label, options.report_options(), snapshot.index.source_texts())

@@ -7,7 +7,7 @@ Written as plain ASGI (not per-route code) so that no route can forget them.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
 from starlette.exceptions import HTTPException
@@ -32,7 +32,7 @@ DOCS_CSP = (
 DOCS_PATHS = ("/docs",)
 
 
-async def _respond(send: Send, status: int, body: bytes, content_type: str, headers: list[tuple[bytes, bytes]] = ()) -> None:  # type: ignore[assignment]
+async def _respond(send: Send, status: int, body: bytes, content_type: str, headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
     await send({
         "type": "http.response.start",
         "status": status,
@@ -46,7 +46,7 @@ def wants_json(path: str) -> bool:
     return path == "/api" or path.startswith("/api/")
 
 
-async def error_response(scope: Scope, send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] = ()) -> None:  # type: ignore[assignment]
+async def error_response(scope: Scope, send: Send, status: int, message: str, headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
     """A one-line error as JSON (API paths) or as a minimal page (everything else)."""
     if wants_json(str(scope.get("path", ""))):
         await _respond(send, status, json.dumps({"error": message}).encode(), "application/json", headers)

@@ -1,14 +1,19 @@
 """Adding a store to an index that lacks it: the one implementation for one index and a sharded
 one (the reader classes only read). The indexed source is read again, recorded in the index;
-the previous generation or set stays live until the new one is whole."""
+the previous generation or set stays live until the new one is whole. A reader that finds
+another process adding a store (the index's write lock held) waits for it, at most
+:data:`WRITER_WAIT` seconds, saying so in one line, and uses the store that process added (or adds
+it itself when that process added something else): two ``coderiv report`` at once on an index
+without the chunk store both give their report."""
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
-from coderiv.errors import CoderivError
+from coderiv.errors import CoderivError, IndexBusyError
 from coderiv.index.builder.sharded import build_sharded
 from coderiv.index.index import Index
 from coderiv.index.reader import IndexReader, open_index
@@ -17,6 +22,10 @@ from coderiv.keys.kinds import StoreSpec
 from coderiv.progress import Progress
 
 REPORT_READY_HINT = "'coderiv index SOURCE --report-ready' builds it in the index's own reading"
+#: Seconds a reader waits for another process writing the index (adding a store reads the whole
+#: collection again: minutes for a large one), and between two looks.
+WRITER_WAIT = 1800.0
+WRITER_POLL = 0.5
 
 
 def _ahead(spec: StoreSpec) -> str:
@@ -35,8 +44,25 @@ def _add_to_one(index: Index, spec: StoreSpec, announce: Callable[[str], Any] | 
         raise CoderivError(f"the index has no {spec.name} store and its source {source} is gone; rebuild the index")
     if announce is not None:
         announce(f"adding store {spec.name} to the index (reading {source} again){_ahead(spec)}")
-    Index.update_from(source, index.root, stores=[spec], progress=progress, workers=workers)
-    return Index.open(index.root)
+    deadline = time.monotonic() + WRITER_WAIT
+    told = False
+    while True:
+        try:
+            Index.update_from(source, index.root, stores=[spec], progress=progress, workers=workers)
+            return Index.open(index.root)
+        except IndexBusyError:
+            if time.monotonic() > deadline:
+                raise IndexBusyError(
+                    f"another coderiv process has been writing the index at {index.root} for {WRITER_WAIT:g} s; "
+                    "try again when it has finished") from None
+            if not told and announce is not None:
+                announce(f"another coderiv process is writing the index at {index.root}: waiting for it "
+                         f"(at most {WRITER_WAIT:g} s)")
+            told = True
+        time.sleep(WRITER_POLL)
+        reopened = Index.open(index.root)
+        if spec.name in reopened.specs:  # the other process added it
+            return reopened
 
 
 def _add_to_shards(index: ShardedIndex, spec: StoreSpec, announce: Callable[[str], Any] | None, workers: int | None) -> ShardedIndex:

@@ -22,7 +22,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from coderiv.errors import CoderivError, CorruptIndexError, IndexNotFoundError
+from coderiv.errors import CorruptIndexError, IndexBusyError, IndexNotFoundError
 from coderiv.index.format import integrity
 from coderiv.index.format.integrity import BLOCKS_FILE, block_crcs, first_bad_block
 from coderiv.system.inherited_locks import drop_lock_fd, hold_lock_fd
@@ -109,7 +109,8 @@ def read_manifest(generation: Path) -> dict[str, Any]:
 
 @contextlib.contextmanager
 def write_lock(root: Path) -> Iterator[None]:
-    """Exclusive writer lock on an index folder (a second writer gets a clear error)."""
+    """Exclusive writer lock on an index folder (a second writer gets a clear error,
+    :class:`~coderiv.errors.IndexBusyError`)."""
     root.mkdir(parents=True, exist_ok=True)
     lock = root / LOCK
     if lock.exists() and not lock.is_file():
@@ -118,7 +119,7 @@ def write_lock(root: Path) -> Iterator[None]:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise CoderivError(f"another coderiv process is writing the index at {root}") from None
+            raise IndexBusyError(f"another coderiv process is writing the index at {root}") from None
         hold_lock_fd(handle.fileno())
         try:
             remove_leftovers(root)

@@ -8,6 +8,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from coderiv.registry import Registry
 from coderiv.text.formats.base import Extracted, ExtractionError
 from coderiv.text.formats.docx import read_docx
 from coderiv.text.formats.epub import read_epub
@@ -21,18 +22,30 @@ from coderiv.text.formats.rst import read_rst
 from coderiv.text.formats.rtf import read_rtf
 from coderiv.text.formats.ziparchive import ZIP_ERRORS, open_zip, read_member
 
+#: The magic bytes of a ZIP file; which container it is (docx, odt, epub) its members show.
+ZIP_MAGIC = b"PK\x03\x04"
+#: Most bytes the sniffer inflates from a ``mimetype`` member (a real one is under 100 bytes).
+MAX_MIMETYPE_BYTES = 4096
+#: How much of the content the magic-bytes sniffs see.
+HEAD_BYTES = 1024
+
 
 @dataclass(frozen=True)
 class Format:
     """A document format: its name, the extensions that declare it, its reader, whether its
-    content is binary (a container recognised by magic bytes) rather than text, and whether it
-    is lightweight markup, readable as plain text too (:class:`~.markup.Markup`)."""
+    content is binary (a container recognised by magic bytes) rather than text, whether it is
+    lightweight markup, readable as plain text too (:class:`~.markup.Markup`), and its optional
+    sniff: ``magic`` tells from the content's first :data:`HEAD_BYTES` whether they are this
+    format; ``container``, for a ZIP container, from the ZIP's member names and ``mimetype``
+    member. A format with neither is known by its extension alone."""
 
     name: str
     suffixes: tuple[str, ...]
     read: Callable[[bytes], Extracted]
     binary: bool = False
     markup: bool = False
+    magic: Callable[[bytes], bool] | None = None
+    container: Callable[[frozenset[str], bytes], bool] | None = None
 
     def reader(self, markup: Markup = DEFAULT_MARKUP) -> Callable[[bytes], Extracted]:
         """The reader under the ``markup`` choice: markup read as text is decoded as it is
@@ -42,24 +55,37 @@ class Format:
         return self.read
 
 
-FORMATS: dict[str, Format] = {
-    f.name: f
-    for f in (
-        Format("pdf", (".pdf",), read_pdf, binary=True),
-        Format("docx", (".docx", ".docm", ".dotx"), read_docx, binary=True),
-        Format("odt", (".odt", ".ott"), read_odt, binary=True),
-        Format("epub", (".epub",), read_epub, binary=True),
-        Format("rtf", (".rtf",), read_rtf),
-        Format("markdown", (".md", ".markdown", ".mdown", ".mkd"), read_markdown, markup=True),
-        Format("rst", (".rst", ".rest"), read_rst, markup=True),
-        Format("html", (".html", ".htm", ".xhtml", ".xml"), read_html),
-        Format("text", (), read_plain),
-    )
-}
-_BY_SUFFIX = {suffix: f for f in FORMATS.values() for suffix in f.suffixes}
+def _pdf_magic(head: bytes) -> bool:
+    return head.lstrip(b"\x00\t\r\n ").startswith(b"%PDF-")
+
+
+def _rtf_magic(head: bytes) -> bool:
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{\\rtf")
+
+
+def _html_magic(head: bytes) -> bool:
+    # an HTML start needs a "<" byte (in UTF-8, UTF-16 and UTF-32 alike): most heads skip the decoding
+    return b"<" in head and not looks_binary(head) and starts_like_html(decode(head).text)
+
+
 _ODF_TEXT = b"application/vnd.oasis.opendocument.text"
-#: Most bytes the sniffer inflates from a ``mimetype`` member (a real one is under 100 bytes).
-MAX_MIMETYPE_BYTES = 4096
+
+#: Every format read, by name; sniffed in this order. A new one: docs/architecture.md, "Adding a
+#: format" (and ``EXTRACTION_VERSION`` in :mod:`coderiv.text.extract`).
+FORMATS: Registry[Format] = Registry("document format")
+for _format in (
+    Format("pdf", (".pdf",), read_pdf, binary=True, magic=_pdf_magic),
+    Format("docx", (".docx", ".docm", ".dotx"), read_docx, binary=True, container=lambda names, _: "word/document.xml" in names),
+    Format("odt", (".odt", ".ott"), read_odt, binary=True, container=lambda _, mimetype: mimetype.startswith(_ODF_TEXT)),
+    Format("epub", (".epub",), read_epub, binary=True, container=lambda _, mimetype: mimetype == b"application/epub+zip"),
+    Format("rtf", (".rtf",), read_rtf, magic=_rtf_magic),
+    Format("markdown", (".md", ".markdown", ".mdown", ".mkd"), read_markdown, markup=True),
+    Format("rst", (".rst", ".rest"), read_rst, markup=True),
+    Format("html", (".html", ".htm", ".xhtml", ".xml"), read_html, magic=_html_magic),
+    Format("text", (), read_plain),
+):
+    FORMATS.add(_format.name, _format)
+_BY_SUFFIX = {suffix: f for f in FORMATS.values() for suffix in f.suffixes}
 
 
 def declared(name: str) -> Format:
@@ -84,30 +110,18 @@ def _zip_kind(data: bytes) -> str | ExtractionError | None:
             mimetype = read_member(data, infos["mimetype"], "ZIP", MAX_MIMETYPE_BYTES).strip() if "mimetype" in infos else b""
         except ExtractionError as exc:  # too big, or bigger than it declares: refused either way
             return exc
-    if "word/document.xml" in infos:
-        return "docx"
-    if mimetype.startswith(_ODF_TEXT):
-        return "odt"
-    if mimetype == b"application/epub+zip":
-        return "epub"
-    return None
+    names = frozenset(infos)
+    return next((f.name for f in FORMATS.values() if f.container is not None and f.container(names, mimetype)), None)
 
 
 def _sniff(data: bytes) -> tuple[str | None, ExtractionError | None]:
-    head = data[:1024]
-    if head.lstrip(b"\x00\t\r\n ").startswith(b"%PDF-"):
-        return "pdf", None
-    if head.startswith(b"PK\x03\x04"):
+    head = data[:HEAD_BYTES]
+    if head.startswith(ZIP_MAGIC):
         kind = _zip_kind(data)
         if isinstance(kind, ExtractionError):
             return "zip", kind
         return kind or "zip", None
-    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{\\rtf"):
-        return "rtf", None
-    # an HTML start needs a "<" byte (in UTF-8, UTF-16 and UTF-32 alike): most heads skip the decoding
-    if b"<" in head and not looks_binary(head) and starts_like_html(decode(head).text):
-        return "html", None
-    return None, None
+    return next((f.name for f in FORMATS.values() if f.magic is not None and f.magic(head)), None), None
 
 
 def sniff(data: bytes) -> str | None:
@@ -133,14 +147,14 @@ def choose(name: str, data: bytes) -> tuple[Format, str | None]:
         return _refusal(refused), None
     if found == claimed.name or (found is None and not claimed.binary):
         return claimed, None
-    if found in FORMATS:
+    if found is not None and found in FORMATS:
         # an unknown extension declares nothing, and HTML in a .txt has always been read as HTML
         quiet = claimed.name == "text" and (found == "html" or not name.lower().endswith(".txt"))
         return FORMATS[found], None if quiet else _note(found, claimed.name)
     if found == "zip":
         return claimed, None  # a ZIP that is no container we know: the claimed reader says why
     if claimed.binary and not looks_binary(data):
-        actual = "html" if starts_like_html(decode(data[:1024]).text) else "text"
+        actual = "html" if starts_like_html(decode(data[:HEAD_BYTES]).text) else "text"
         return FORMATS[actual], _note(actual, claimed.name)
     return claimed, None
 

@@ -126,7 +126,7 @@ def read_rst(data: bytes) -> Extracted:
     return extracted
 
 
-def forget_recent() -> None:
+def _forget_recent() -> None:
     """Drop the kept documents (tests and benchmarks start from none)."""
     global _recent_chars
     with _recent_lock:
