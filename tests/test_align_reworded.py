@@ -20,46 +20,16 @@ from coderiv.overlap.align.pipeline import sentence_view
 from coderiv.overlap.align.sentence_seeds import sentence_seeds
 from coderiv.overlap.align.sentences import split_sentences
 from coderiv.overlap.align.words import split_words
-
-SOURCE_SENTENCES = [
-    "The harbour town lived on fishing and on the salt works north of the river.",
-    "Every spring the boats sailed past the lighthouse and returned heavy with herring.",
-    "The women cleaned the fish and packed it in barrels of coarse grey salt.",
-    "Merchants from the capital bought the barrels in autumn and shipped them inland by canal.",
-    "When the railway reached the coast the canal trade declined within a decade.",
-    "Younger families moved to the factories of the capital and the old quarter emptied.",
-]
-# Every third word replaced (no three words in a row survive: no n-gram seed), and the
-# sentences in another order (4, 1, 5, 0, 3, 2).
-REWORDED = [
-    "When a railway reached this coast the canal's trade declined in a decade.",
-    "Every spring, the boats sailed beyond the lighthouse then returned heavy from herring.",
-    "Younger families went to the factories in the capital so the old quarters emptied.",
-    "That harbour town lived by fishing and by the salt pans north from the river.",
-    "Merchants of the capital bought their barrels each autumn and shipped these inland along canal.",
-    "Those women cleaned all fish and packed them into barrels with coarse grey salt.",
-]
-HOST = "My thesis studies regional economies in detail, using archives I consulted myself. "
-TAIL = " Chapter two then turns to quantitative methods for estimating wages."
-INTRO = "Introduction to coastal history. "
-OUTRO = " Further reading follows at the end."
-
-
-def _word(k: int, m: int) -> str:
-    """A made-up content word, distinct for each (sentence, place): the stemmer leaves it whole."""
-    letters = "bcdfghjklmnpqrstvwz"
-    return "".join(letters[d] for d in (k // 19, k % 19, m)) + "ora"
-
-
-def _source_sentence(k: int) -> str:
-    w = [_word(k, m) for m in range(8)]
-    return f"The {w[0]} of the {w[1]} {w[2]} the {w[3]} and the {w[4]} near {w[5]} {w[6]} {w[7]}."
-
-
-def _summary_sentence(k: int) -> str:
-    """Five of the source sentence's eight content words, in another order."""
-    w = [_word(k, m) for m in range(8)]
-    return f"In short the {w[3]} {w[0]} and {w[5]} with the {w[6]} {w[1]}."
+from tests.support.reworded import (
+    HOST,
+    INTRO,
+    OUTRO,
+    REWORDED,
+    SOURCE_SENTENCES,
+    TAIL,
+    source_sentence,
+    summary_sentence,
+)
 
 
 def test_reworded_and_reordered_sentences_are_one_passage() -> None:
@@ -80,14 +50,20 @@ def test_without_the_sentence_seeds_the_reworded_copy_is_not_found() -> None:
 
 
 def test_a_summary_is_one_passage_over_the_source_it_condenses() -> None:
-    source = " ".join(_source_sentence(k) for k in range(24))
-    summary = " ".join(_summary_sentence(k) for k in (1, 8, 15, 22))
+    """Four sentences, each five of the eight content words of one of the source sentences 1, 4,
+    7 and 10 (of 12): the source side runs from sentence 1 to sentence 10."""
+    source = " ".join(source_sentence(k) for k in range(12))
+    summary = " ".join(summary_sentence(k) for k in (1, 4, 7, 10))
     susp = HOST + summary + TAIL
     (p,) = align_texts(susp, source)
-    first, last = _source_sentence(1), _source_sentence(22)
+    first, last = source_sentence(1), source_sentence(10)
     assert (p.a_start, p.a_end) == (len(HOST), len(HOST) + len(summary)) == (83, 330)
-    assert (p.b_start, p.b_end) == (source.index(first), source.index(last) + len(last)) == (85, 1954)
-    assert (p.a_words, p.b_words) == (44, 330)
+    assert (p.b_start, p.b_end) == (source.index(first), source.index(last) + len(last)) == (85, 934)
+    assert (p.a_words, p.b_words) == (44, 150)
+    # over 24 source sentences (1, 8, 15, 22) the two sides' cosine falls to 0.23, below 0.31:
+    # a summary that leaves out most of a long source is not told from topical text
+    far = " ".join(source_sentence(k) for k in range(24))
+    assert align_texts(HOST + " ".join(summary_sentence(k) for k in (1, 8, 15, 22)) + TAIL, far) == []
 
 
 def test_sentences_join_the_short_ones_and_cut_the_long_ones() -> None:
@@ -167,9 +143,26 @@ def test_a_pair_naming_a_missing_file_leaves_the_others_aligned(tmp_path: Path) 
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [pair_file_name("s1.txt", "a.txt"), pair_file_name("s1.txt", "b.txt")]
     (found,) = read_pair(tmp_path / "out" / pair_file_name("s1.txt", "b.txt"))
     assert (found.this_offset, found.this_length, found.source_offset, found.source_length) == (len(HOST), len(text), 0, len(text))
+    assert found.obfuscation == "verbatim"  # the kind of reuse, as PAN's obfuscation attribute
     result = CliRunner().invoke(align_command, [
         "--pairs", str(tmp_path / "pairs"), "--susp", str(tmp_path / "susp"), "--src", str(tmp_path / "src"),
         "--out", str(tmp_path / "out2"), "-q",
     ])
     assert result.exit_code == 1
     assert len(result.output.strip().splitlines()) == 1 and "missing.txt" in result.output and "Traceback" not in result.output
+
+
+def test_each_passage_says_its_kind_of_reuse() -> None:
+    from coderiv.overlap.align.kinds import reuse_kind
+
+    source = INTRO + " ".join(SOURCE_SENTENCES) + OUTRO
+    (p,) = align_texts(HOST + " ".join(REWORDED) + TAIL, source)
+    assert (p.same_words, p.a_words, p.reuse) == (21, 85, "paraphrased")  # 21 of 85 words identical
+    assert p.to_dict()["reuse"] == "paraphrased"
+    summary = " ".join(summary_sentence(k) for k in (1, 4, 7, 10))
+    (s,) = align_texts(HOST + summary + TAIL, " ".join(source_sentence(k) for k in range(12)))
+    assert s.reuse == "summarised"  # 150 source words for 44
+    (v,) = align_texts(HOST + source + TAIL, source)
+    assert v.reuse == "verbatim"
+    assert [reuse_kind(40, 40, 40), reuse_kind(40, 41, 40), reuse_kind(40, 40, 20), reuse_kind(40, 40, 19), reuse_kind(40, 120, 30)] == [
+        "verbatim", "edited", "edited", "paraphrased", "summarised"]

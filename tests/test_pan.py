@@ -315,7 +315,7 @@ def test_exact_and_aligned_passages_as_detections() -> None:
     aligned = detections("dir/s.txt", "dir/r.txt", align_texts(susp, source))
     start = susp.index("w20")
     expected = Feature("dir/s.txt", start, len("w20") + susp.index("w59") - start, "dir/r.txt", source.index("w20"),
-                       source.index("w59") + 3 - source.index("w20"), DETECTED)
+                       source.index("w59") + 3 - source.index("w20"), DETECTED, "verbatim")
     assert aligned == [expected]  # the names keep their folders (issue 43)
     # The exact passage runs on to the space after w59 (both texts continue with a space there).
-    assert exact == [Feature("dir/s.txt", start, 160, "dir/r.txt", source.index("w20"), 160, DETECTED)]
+    assert exact == [Feature("dir/s.txt", start, 160, "dir/r.txt", source.index("w20"), 160, DETECTED, "verbatim")]

@@ -200,8 +200,9 @@ def test_json_form(index) -> None:  # type: ignore[no-untyped-def]
     data = json.loads(render_json(build_report(index, Q1, "q1")))
     assert set(data) == {
         "version", "label", "total_words", "covered_words", "overall", "excluded_words", "sources", "exclusions",
-        "options", "index", "documents", "candidates", "searches", "note", "warning",
+        "options", "index", "documents", "candidates", "searches", "note", "warning", "words_by_reuse",
     }
+    assert data["words_by_reuse"] == {"verbatim": data["covered_words"], "edited": 0, "paraphrased": 0, "summarised": 0}
     source = data["sources"][0]
     assert set(source) == {
         "rank", "doc_id", "color", "share", "credited_words", "matched_words", "matched_percent",
@@ -212,7 +213,7 @@ def test_json_form(index) -> None:  # type: ignore[no-untyped-def]
         "source_start": DOCS["a.txt"].index(A1), "source_end": DOCS["a.txt"].index(A1) + len(A1),
         "words": 20, "counted_words": 20, "excluded": None, "text": A1,
         "same_words": 20, "source_words": 20, "identical_share": 1.0, "match": "verbatim", "credited_words": 20,
-        "query_spans": [{"start": 0, "end": len(A1) - 1, "kind": "same"}],  # words: the full stop is not one
+        "reuse": "verbatim", "query_spans": [{"start": 0, "end": len(A1) - 1, "kind": "same"}],  # words: the full stop is not one
         "source_spans": [{"start": DOCS["a.txt"].index(A1), "end": DOCS["a.txt"].index(A1) + len(A1) - 1, "kind": "same"}],
     }
     with_texts = json.loads(render_json(build_report(index, Q1, "q1"), include_texts=True))
@@ -384,3 +385,24 @@ def test_the_page_names_files_never_folders(index) -> None:  # type: ignore[no-u
     html = render_html(build_report(index, Q1, "/home/examiner/students/jan/thesis.txt"))
     assert "/home/examiner" not in html and "Query: <span class=\"label\">thesis.txt</span>" in html
     assert str(index.root) not in html and f"index {index.root.name} ·" in html
+
+
+def test_a_reworded_copy_is_credited_with_its_kind(tmp_path: Path) -> None:
+    """A copy with its sentences reordered and every third word replaced (tests/support/reworded):
+    one paraphrased passage, all its 85 words covered (not only the 21 identical ones), the JSON's
+    words by kind, and the kind beside the passage in the HTML report."""
+    from tests.support.reworded import HOST, INTRO, OUTRO, REWORDED, SOURCE_SENTENCES, TAIL
+
+    source = INTRO + " ".join(SOURCE_SENTENCES) + OUTRO
+    index = build(tmp_path, {"harbour.txt": source})
+    query = HOST + " ".join(REWORDED) + TAIL
+    report = build_report(index, query, "q")
+    (found,) = [s for s in report.sources if s.doc_id == "harbour.txt"]
+    (p,) = found.passages
+    copied = " ".join(REWORDED)
+    assert (p.query_start, p.query_end, p.words, p.same_words, p.reuse) == (len(HOST), len(HOST) + len(copied), 85, 21, "paraphrased")
+    assert report.covered_words == 85 and report.words_by_reuse == {"verbatim": 0, "edited": 0, "paraphrased": 85, "summarised": 0}
+    assert json.loads(render_json(report))["words_by_reuse"]["paraphrased"] == 85
+    html = render_html(report)
+    assert "1 passage: 1 paraphrased" in html
+    assert "passage 1: 85 words, 25% of its words identical (paraphrased)" in html

@@ -11,12 +11,22 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import exc as sqlalchemy_exc
 from sqlalchemy.orm import Session, sessionmaker
 
 from coderiv.errors import CoderivError
 
 #: Milliseconds a SQLite connection waits for another writer before giving up.
 BUSY_TIMEOUT_MS = 30_000
+#: Seconds a client is told to wait (``Retry-After``) when the database does not answer.
+OUTAGE_RETRY_AFTER = 5
+#: What SQLAlchemy raises when the database cannot be reached or does not answer in time
+#: (a stopped PostgreSQL, a dropped connection, a pool exhausted, SQLite locked past its
+#: busy timeout): an outage the API answers with 503, not a fault of the request.
+OUTAGES: tuple[type[Exception], ...] = (
+    sqlalchemy_exc.OperationalError, sqlalchemy_exc.InterfaceError, sqlalchemy_exc.TimeoutError,
+    sqlalchemy_exc.DisconnectionError,
+)
 #: The default database file's name, beside the index folder.
 DEFAULT_NAME = "{index}.archive.sqlite"
 MIGRATIONS = Path(__file__).parent / "migrations"

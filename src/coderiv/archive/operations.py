@@ -75,9 +75,13 @@ class Operations:
 
     def accept(self, user: User, label: str, data: bytes, archive: bool) -> Accepted:
         """Queue the upload as it is (committed before the answer: nothing accepted is lost); a
-        worker reads it, in a child process within the read budget, before checking it."""
+        worker reads it, in a child process within the read budget, before checking it. Asking
+        to archive it (``archive``) is an examiner's (403 for a submitter, whose text joins the
+        collection only by an examiner's choice or the ``--archive-all`` policy)."""
         if not data:
             raise InputError(f"{label} is empty")
+        if archive and not user.role.may(Role.EXAMINER):  # the collection is an examiner's choice, as on the page
+            raise ForbiddenError(f"a {user.role} may not ask to archive a submission: an examiner decides what joins the collection")
         with self.archive.database.session() as session:
             submission = Submission(
                 user_id=user.id, filename=label, format=format_of(label), size=len(data),

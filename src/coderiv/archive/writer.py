@@ -114,6 +114,9 @@ class ArchiveWriter:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
+        """Apply the retention setting now (before the server answers anything: an expired
+        submission is never served), then archive and expire in the writer's thread."""
+        self.expire_due()
         self._thread = threading.Thread(target=self._loop, name="coderiv-archive-writer", daemon=True)
         self._thread.start()
 
@@ -136,13 +139,20 @@ class ArchiveWriter:
                 self.run_once()
             except Exception:
                 log.exception("archiving failed; retried at the next batch")
-            if self.retention_days is not None and (self._expired_at is None or time.monotonic() - self._expired_at > EXPIRE_EVERY):
-                self._expired_at = time.monotonic()
-                try:
-                    with self.database.session() as session:
-                        expire(session, self.retention_days)
-                except Exception:
-                    log.exception("expiring old submissions failed; retried in an hour")
+            self.expire_due()
+
+    def expire_due(self) -> None:
+        """Delete the submissions past the retention setting, if an hour has passed since the
+        last time (or it never ran); a failure is logged and retried at the next batch."""
+        if self.retention_days is None or (self._expired_at is not None and time.monotonic() - self._expired_at <= EXPIRE_EVERY):
+            return
+        try:
+            with self.database.session() as session:
+                expire(session, self.retention_days)
+        except Exception:
+            log.exception("expiring old submissions failed; retried at the next batch")
+            return
+        self._expired_at = time.monotonic()
 
     def run_once(self, reindex: bool = False) -> list[str]:
         """Archive the waiting submissions (and re-read the folder when ``reindex``, after a

@@ -33,7 +33,7 @@ import numpy as np
 
 from coderiv.errors import CoderivError, InputError
 from coderiv.index.reader import IndexReader
-from coderiv.overlap.align import AlignedPassage, AlignSettings, WordSpan, align_sources, align_texts
+from coderiv.overlap.align import REUSE_KINDS, AlignedPassage, AlignSettings, WordSpan, align_sources, align_texts
 from coderiv.overlap.matching import NormalizedText, normalize
 from coderiv.overlap.pairwise import ShingleScores, chunk_set
 from coderiv.progress import Progress
@@ -169,6 +169,7 @@ def build_report(
         candidates=len(found.ids),
         searches=found.searches,
         note=note,
+        words_by_reuse=_by_reuse(sources, credited, words),
     )
 
 
@@ -302,7 +303,7 @@ def _inner(
     the copy (own text inserted between copied stretches finds nothing)."""
     out = []
     for p in found:
-        for span in p.a_spans:
+        for span in p.a_spans if p.reuse in ("verbatim", "edited") else ():  # a paraphrase's changed runs are its rewording
             i0, i1 = words.range(span.start, span.end)
             if span.kind == "changed" and i1 - i0 > MAX_COUNTED_CHANGE:
                 out += [_shifted(q, span.start) for q in align_texts(query_text[span.start : span.end], source_text, settings)]
@@ -342,6 +343,7 @@ def _classify(
         out.append(ReportPassage(
             number, doc_id, p.a_start, p.a_end, p.b_start, p.b_end, i1 - i0, n_counted, excluded, text,
             same_words=p.same_words, source_words=p.b_words, query_spans=_spans(p.a_spans), source_spans=_spans(p.b_spans),
+            reuse=p.reuse,
         ))
     return out
 
@@ -361,17 +363,32 @@ def _known_versions(index: IndexReader) -> dict[str, frozenset[str]]:
         return {}
 
 
+def _by_reuse(sources: list[ReportSource], credited: np.ndarray, words: _Words) -> dict[str, int]:
+    """The credited words by the kind of the first counted passage that holds them (the most
+    identical kind first, sources in rank order)."""
+    order: dict[str, int] = {kind: k + 1 for k, kind in enumerate(REUSE_KINDS)}
+    kind_of = np.zeros(len(credited), np.int64)
+    for source in sources:
+        counted = [p for p in source.passages if p.excluded is None and p.credited_words]
+        for p in sorted(counted, key=lambda p: order[p.reuse]):
+            i0, i1 = words.range(p.query_start, p.query_end)
+            take = credited[i0:i1] & (kind_of[i0:i1] == 0)
+            kind_of[i0:i1][take] = order[p.reuse]
+    return {kind: int(np.count_nonzero(kind_of == k + 1)) for k, kind in enumerate(REUSE_KINDS)}
+
+
 def _coverage(passages: list[ReportPassage], words: _Words) -> np.ndarray:
     """Counted query words inside the counted passages, but for a stretch of more than
-    :data:`MAX_COUNTED_CHANGE` differing words in a row (text inserted between two copied
-    stretches, not an edit of the copy)."""
+    :data:`MAX_COUNTED_CHANGE` differing words in a row of an edited passage (text inserted
+    between two copied stretches, not an edit of the copy); a paraphrased or summarised
+    passage counts all its words, whatever its identical ones."""
     mark = np.zeros(len(words.starts) + 1, np.int64)
     for p in passages:
         if p.excluded is None:
             i0, i1 = words.range(p.query_start, p.query_end)
             mark[i0] += 1
             mark[i1] -= 1
-            for span in p.query_spans:
+            for span in p.query_spans if p.reuse in ("verbatim", "edited") else ():
                 j0, j1 = words.range(span.start, span.end)
                 if span.kind == "changed" and j1 - j0 > MAX_COUNTED_CHANGE:
                     mark[j0] -= 1

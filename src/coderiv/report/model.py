@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from coderiv.overlap.align.kinds import REUSE_KINDS
 from coderiv.ranking.measures import DEFAULT_MEASURE
 
 #: Version of the JSON form; raised when a field changes meaning or disappears (2: passages
@@ -85,7 +86,8 @@ class ReportPassage:
     ``same_words / words`` (1.0: verbatim); ``query_spans``/``source_spans``: each side's words
     as alternating same/changed runs. ``credited_words``: its query words credited to its source
     (0 when another source of the report explains them all: a source lists every passage it
-    matches, but each word counts for one source only)."""
+    matches, but each word counts for one source only). ``reuse``: its kind (verbatim, edited,
+    paraphrased, summarised: :mod:`coderiv.overlap.align.kinds`)."""
 
     number: int
     doc_id: str
@@ -102,6 +104,7 @@ class ReportPassage:
     query_spans: tuple[PassageSpan, ...] = ()
     source_spans: tuple[PassageSpan, ...] = ()
     credited_words: int = 0
+    reuse: str = "verbatim"
 
     @property
     def identical_share(self) -> float:
@@ -165,6 +168,13 @@ class ReportSource:
         """Passages found in this document itself (not in one of its versions)."""
         return [p for p in self.passages if p.doc_id == self.doc_id]
 
+    @property
+    def reuse_counts(self) -> list[tuple[int, str]]:
+        """(number, kind) of its own counted passages per kind of reuse, the kinds it has only,
+        in :data:`coderiv.overlap.align.REUSE_KINDS` order."""
+        counted = [p.reuse for p in self.own_passages if p.excluded is None]
+        return [(counted.count(kind), kind) for kind in REUSE_KINDS if kind in counted]
+
     def to_dict(self, include_texts: bool = False) -> dict[str, Any]:
         data = {k: v for k, v in asdict(self).items() if k != "text"}
         data["passages"] = [p.to_dict() for p in self.passages]
@@ -196,7 +206,9 @@ class Report:
     source (``covered_words``; each word once, whoever matched it). ``excluded_words``: words
     removed by each kind of exclusion (a word is attributed to the first of quote, bibliography,
     template, common, small that applies). ``candidates``: documents verified; ``searches``:
-    how the candidates were found (method names)."""
+    how the candidates were found (method names). ``words_by_reuse``: the covered words by the
+    kind of the passage they are credited through (verbatim, edited, paraphrased, summarised;
+    they add up to ``covered_words``)."""
 
     label: str
     query_text: str
@@ -212,6 +224,7 @@ class Report:
     candidates: int
     searches: list[str]
     note: str | None = None
+    words_by_reuse: dict[str, int] = field(default_factory=dict)
 
     @property
     def excluded_share(self) -> float:
@@ -238,6 +251,7 @@ class Report:
             "covered_words": self.covered_words,
             "overall": self.overall,
             "excluded_words": self.excluded_words,
+            "words_by_reuse": self.words_by_reuse,
             "sources": [s.to_dict(include_texts) for s in self.sources],
             "exclusions": [e.to_dict() for e in self.exclusions],
             "options": self.options.to_dict(),

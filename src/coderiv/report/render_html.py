@@ -142,8 +142,9 @@ def query_runs(report: Report) -> list[Run]:
 
 
 def passage_title(number: int, p: ReportPassage) -> str:
-    """What hovering a passage says: its size, how much of it is identical, and any exclusion."""
-    share = "verbatim" if p.match == "verbatim" else f"{100 * p.identical_share:.0f}% of its words identical"
+    """What hovering a passage says: its size, how much of it is identical and its kind of reuse,
+    and any exclusion."""
+    share = "verbatim" if p.match == "verbatim" else f"{100 * p.identical_share:.0f}% of its words identical ({p.reuse})"
     return f"passage {number}: {p.words} words, {share}" + (f", excluded ({p.excluded})" if p.excluded else "")
 
 

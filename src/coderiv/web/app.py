@@ -3,7 +3,8 @@ error pages and the safety middleware around one index folder.
 
 Errors are one line, as a page or as ``{"error": "..."}`` on ``/api``: bad input 400, an id or
 pair table that is not there 404, an upload over the limit 413, a busy server 503 with
-``Retry-After``, no usable index 503; anything unexpected is logged and answered with a 500
+``Retry-After``, no usable index 503, the archive's database not answering 503 with
+``Retry-After``; anything unexpected is logged and answered with a 500
 that shows no traceback.
 """
 
@@ -120,6 +121,17 @@ def create_app(settings: ServeSettings) -> FastAPI:
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
         return error(request, 422, _one_line(exc))
+
+    if context.archive is not None:
+        from coderiv.archive.db import OUTAGE_RETRY_AFTER, OUTAGES
+
+        async def database_down(request: Request, exc: Exception) -> Response:
+            log.warning("the archive's database did not answer on %s: %s", request.url.path, type(exc).__name__)
+            return error(request, 503, "the archive's database does not answer; try again in a few seconds",
+                         {"Retry-After": str(OUTAGE_RETRY_AFTER)})
+
+        for outage in OUTAGES:
+            app.add_exception_handler(outage, database_down)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:

@@ -38,7 +38,7 @@ from coderiv.overlap.align.sentence_seeds import SentenceSeeds
 @dataclass(frozen=True)
 class Fragment:
     """Sentences ``[a0, a1)`` of A aligned with ``[b0, b1)`` of B: ``seeds`` sentence pairs
-    (``seed_sentences``: their sentences of A), the two sides' tf-isf cosine ``similarity``."""
+    (``seed_pairs``: their sentence of A and of B), the two sides' tf-isf cosine ``similarity``."""
 
     a0: int
     a1: int
@@ -46,7 +46,7 @@ class Fragment:
     b1: int
     seeds: int
     similarity: float
-    seed_sentences: tuple[int, ...] = ()
+    seed_pairs: tuple[tuple[int, int], ...] = ()
 
 
 def _cut(group: np.ndarray, positions: np.ndarray, gap: int) -> list[np.ndarray]:
@@ -100,7 +100,7 @@ def fragments(
         a0, a1, b0, b1 = int(a.min()), int(a.max()) + 1, int(b.min()), int(b.max()) + 1
         sim = (containment if contained else similarity)(seeds, a0, a1, b0, b1)
         if sim >= min_similarity and min(len(np.unique(a)), len(np.unique(b))) >= min_seeds:
-            out.append(Fragment(a0, a1, b0, b1, len(group), sim, tuple(sorted(set(a.tolist())))))
+            out.append(Fragment(a0, a1, b0, b1, len(group), sim, tuple(sorted(zip(a.tolist(), b.tolist())))))
         elif len(group) > min_seeds and max(ga, gb) > min_gap and sim < min_similarity:
             ga, gb = max(ga - max(1, ga // 4), min_gap), max(gb - max(1, gb // 4), min_gap)
             pending.extend((g, ga, gb) for g in cluster(seeds.susp, seeds.src, ga, gb, group))

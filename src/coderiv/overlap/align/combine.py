@@ -9,14 +9,19 @@ rewording, :mod:`.clusters`, :mod:`.summaries`).
   ``cover`` (0.8) adds nothing: those passages stand, with their word-exact bounds (the
   verbatim cases keep their precision).
 - So does a fragment over verbatim n-gram passages (at least ``dense`` = 0.9 of their words
-  inside n-gram seeds) when they cover at least half of it, or when each of its seed sentences
-  holds one of them: the rest of the fragment is a neighbouring sentence that shares some words
-  with the source, or unrelated text between two copies, not a copy (on the training pairs'
-  verbatim cases, widening to such fragments cost 0.03 of precision; and two copies more than
-  30 words apart stay two passages, as :mod:`.extend` promises).
-- Otherwise the fragment and the n-gram passages overlapping it become one passage, the
-  bounding box of them all in each text (a reworded copy whose unchanged stretches gave n-gram
-  passages is one detection, not a scatter: PAN's granularity).
+  inside n-gram seeds) that cover at least a third of it: the rest of the fragment is a
+  neighbouring sentence that shares some words with the source (on the training pairs' verbatim
+  cases, widening to such fragments cost 0.03 of precision; a third rather than a half took
+  translation from 0.875 to 0.890, its short verbatim stretches no longer widened), and a fragment each of whose seed
+  sentences holds a word of one of them when they are verbatim or only one (its seeds are their
+  words: two verbatim copies with unrelated text between them stay two passages).
+- Otherwise the fragment joins the n-gram passages it overlaps and its seed sentence pairs that
+  none of them holds into one passage, the bounding box of them all in each text (a reworded
+  copy whose unchanged stretches gave n-gram passages is one detection, not a scatter: PAN's
+  granularity). Its other sentences widen nothing: a fragment's first or last sentence may hold
+  text around the copy (a sentence of 80 words cut from text without full stops), while two
+  copies more than 30 words apart stay two passages, as :mod:`.extend` promises, unless the
+  seeds of a sentence between them join them.
 
 Passages that then overlap in the suspicious text are resolved as the winner's filtering
 resolves them: two overlapping in both texts are joined; otherwise the one with more suspicious
@@ -61,11 +66,11 @@ def _union(boxes: list[Bounds]) -> Bounds:
 
 
 def combine(
-    ngram: list[tuple[Bounds, Chain]], sentence: list[tuple[Bounds, list[tuple[int, int]]]], chars_a: list[int],
+    ngram: list[tuple[Bounds, Chain]], sentence: list[tuple[Bounds, list[Bounds]]], chars_a: list[int],
     min_chars: int = 150, cover: float = 0.8, dense: float = 0.9,
 ) -> list[Candidate]:
     """The passages of both kinds (module docstring), in A's order; ``sentence`` holds each
-    fragment's bounds and the word ranges of A of its seed sentences, ``chars_a[k]`` is the
+    fragment's bounds and the bounds of its seed sentence pairs, ``chars_a[k]`` is the
     character offset where word k of A starts (one more entry: the text's length)."""
     absorbed: set[int] = set()
     made: list[Candidate] = []
@@ -78,12 +83,14 @@ def combine(
         covered = sum(min(f[1], ngram[k][0][1]) - max(f[0], ngram[k][0][0]) for k in inside)
         if covered >= cover * (f[1] - f[0]):
             continue
-        if all(_density(*ngram[k]) >= dense for k in inside) and (
-            2 * covered >= f[1] - f[0] or all(any(_overlap(s, e, *ngram[k][0][:2]) for k in inside) for s, e in seeded)
-        ):
+        verbatim = all(_density(*ngram[k]) >= dense for k in inside)
+        if verbatim and 3 * covered >= f[1] - f[0]:
+            continue
+        unexplained = [s for s in seeded if not any(_overlap(s[0], s[1], *ngram[k][0][:2]) for k in inside)]
+        if not unexplained and (verbatim or len(inside) == 1):
             continue
         absorbed.update(inside)
-        made.append(Candidate(_union([f, *(ngram[k][0] for k in inside)]), None, True))
+        made.append(Candidate(_union([*unexplained, *(ngram[k][0] for k in inside)]), None, True))
     made += [Candidate(b, chain, False) for k, (b, chain) in enumerate(ngram) if k not in absorbed]
     return _resolve(made)
 

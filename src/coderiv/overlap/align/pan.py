@@ -30,7 +30,10 @@ def detections(susp: str, src: str, passages: Sequence[Spans]) -> list[Feature]:
     """The passages (aligned or exact) as PAN detections of the pair, the documents named as
     given (a pairs file's names keep their folders: issue 43)."""
     return [
-        Feature(susp, p.a_start, p.a_end - p.a_start, src, p.b_start, p.b_end - p.b_start, DETECTED)
+        Feature(
+            susp, p.a_start, p.a_end - p.a_start, src, p.b_start, p.b_end - p.b_start, DETECTED,
+            getattr(p, "reuse", "verbatim"),  # an exact passage is verbatim
+        )
         for p in passages
     ]
 

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from coderiv.overlap.align.diff import word_blocks
 from coderiv.overlap.align.extend import Chain
+from coderiv.overlap.align.kinds import Reuse, reuse_kind
 from coderiv.overlap.align.words import Words
 
 Kind = Literal["same", "changed"]
@@ -40,7 +41,7 @@ class AlignedPassage:
     """Characters [a_start, a_end) of A (the suspicious text) aligned with [b_start, b_end) of B
     (the source), in raw characters; ``a_words``/``b_words`` the words of each side,
     ``same_words`` those identical and in the same order on both sides, and ``a_spans``/
-    ``b_spans`` each side's words marked identical or changed."""
+    ``b_spans`` each side's words marked identical or changed; :attr:`reuse` its kind."""
 
     a_start: int
     a_end: int
@@ -57,11 +58,16 @@ class AlignedPassage:
         """Share of the suspicious side's words identical in the source (1.0: verbatim)."""
         return self.same_words / self.a_words if self.a_words else 0.0
 
+    @property
+    def reuse(self) -> Reuse:
+        """Its kind of reuse: verbatim, edited, paraphrased or summarised (:mod:`.kinds`)."""
+        return reuse_kind(self.a_words, self.b_words, self.same_words)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "a_start": self.a_start, "a_end": self.a_end, "b_start": self.b_start, "b_end": self.b_end,
             "a_words": self.a_words, "b_words": self.b_words, "same_words": self.same_words,
-            "identical_share": round(self.identical_share, 4),
+            "identical_share": round(self.identical_share, 4), "reuse": self.reuse,
             "a_spans": [s.to_dict() for s in self.a_spans], "b_spans": [s.to_dict() for s in self.b_spans],
         }
 

@@ -165,9 +165,9 @@ def align_words(
 
 def reworded_bounds(
     wa: Words, wb: Words, settings: AlignSettings = DEFAULT_SETTINGS, view_a: SentenceView | None = None,
-) -> list[tuple[Bounds, list[tuple[int, int]]]]:
+) -> list[tuple[Bounds, list[Bounds]]]:
     """The validated sentence fragments of the pair, summaries included, as word bounds, each
-    with the word ranges of A of its seed sentences."""
+    with the word bounds of its seed sentence pairs."""
     va = view_a or sentence_view(wa)
     vb = sentence_view(wb)
     seeds = sentence_seeds(
@@ -185,7 +185,7 @@ def reworded_bounds(
     return [
         (
             (int(sa.first[f.a0]), int(sa.end[f.a1 - 1]), int(sb.first[f.b0]), int(sb.end[f.b1 - 1])),
-            [(int(sa.first[k]), int(sa.end[k])) for k in f.seed_sentences],
+            [(int(sa.first[i]), int(sa.end[i]), int(sb.first[j]), int(sb.end[j])) for i, j in f.seed_pairs],
         )
         for f in found
     ]
