@@ -34,7 +34,7 @@ from coderiv.keys.kinds import counted_keys, term_key
 from coderiv.ranking.kernel import document_scores, store_contributions
 from coderiv.ranking.measures import DEFAULT_MEASURE, get_measure, self_score
 from coderiv.ranking.percent import percent
-from coderiv.ranking.results import QueryResult, ranked_matches
+from coderiv.ranking.results import NO_WORDS, QueryResult
 from coderiv.weights import posting_norms
 
 PASSAGE_WORDS = 50
@@ -223,7 +223,8 @@ class PassageSearcher:
     ) -> QueryResult:
         """Documents by how many query passages they match; the score is that count."""
         counts, n_query = self.matched(prepared)
-        matches = ranked_matches(counts.astype(np.float64), float(n_query), self.index.doc_ids, top, min_percent)
-        matched = int(np.count_nonzero(counts)) if n_query else 0
-        note = None if n_query else "the query has no words after analysis: every percentage is 0"
-        return QueryResult(label, self.method, float(n_query), prepared.length, matched, n_query, matches, note)
+        return QueryResult.ranked(
+            counts.astype(np.float64), float(n_query), self.index.doc_ids, top, min_percent, label=label, method=self.method,
+            query_length=prepared.length, matched=int(np.count_nonzero(counts)) if n_query else 0, query_terms=n_query,
+            empty=NO_WORDS,
+        )

@@ -26,6 +26,12 @@ class Match:
         return {"rank": self.rank, "percent": json_percent(self.percent), "score": self.score, "doc_id": self.doc_id}
 
 
+#: The note of a result whose query has nothing to match (a self-score of 0) ...
+NO_WORDS = "the query has no words after analysis: every percentage is 0"
+#: ... and of a fingerprint query whose fingerprint is empty.
+EMPTY_FINGERPRINT = "the query's fingerprint is empty (no phrase selected): every percentage is 0"
+
+
 @dataclass
 class QueryResult:
     """A ranked list for one query, with the self-score every percentage is relative to."""
@@ -38,6 +44,16 @@ class QueryResult:
     query_terms: int
     matches: list[Match]
     note: str | None = None
+
+    @classmethod
+    def ranked(
+        cls, scores: np.ndarray, own: float, doc_ids: Sequence[str], top: int | None, min_percent: float, *,
+        label: str, method: str, query_length: int, matched: int, query_terms: int, empty: str,
+    ) -> QueryResult:
+        """The top documents of ``scores`` (:func:`ranked_matches`) as one query's result; its note
+        is ``empty`` when the self-score is 0 (every percentage is then 0)."""
+        matches = ranked_matches(scores, own, doc_ids, top, min_percent)
+        return cls(label, method, own, query_length, matched, query_terms, matches, empty if own == 0 else None)
 
     def to_dict(self) -> dict[str, Any]:
         return {
