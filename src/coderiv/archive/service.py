@@ -15,7 +15,7 @@ from coderiv.archive.db import Database, default_url
 from coderiv.archive.models import Submission, User
 from coderiv.archive.notifications import Sender
 from coderiv.archive.queue import DEFAULT_LEASE
-from coderiv.archive.states import DecisionState, Role, SubmissionState
+from coderiv.archive.states import DecisionState, RepositoryMode, Role, SubmissionState
 from coderiv.archive.webhook import DEADLINE, webhook_target
 from coderiv.archive.workers import WorkerPool
 from coderiv.archive.writer import ArchiveWriter
@@ -32,7 +32,9 @@ class ArchiveSettings:
     told when a check ends (http or https; ``webhook_allow_private`` lets it reach loopback,
     link-local and private addresses; ``webhook_deadline``: seconds one delivery may take);
     ``archive_all``: archive every checked submission (the policy "archive every accepted
-    thesis"); ``retention_days``: unarchived submissions older than this are deleted (None: kept)."""
+    thesis"); ``retention_days``: unarchived submissions older than this are deleted (None: kept);
+    ``repository``: which checked submissions later ones are compared with (:class:`RepositoryMode`;
+    a submission may ask for another)."""
 
     database: str | None = None
     workers: int = 2
@@ -42,6 +44,7 @@ class ArchiveSettings:
     retention_days: float | None = None
     webhook_allow_private: bool = False
     webhook_deadline: float = DEADLINE
+    repository: RepositoryMode = RepositoryMode.ARCHIVED
 
     def url(self, index_dir: Path) -> str:
         return self.database or default_url(index_dir)
