@@ -127,22 +127,6 @@ class PassageIndex:
         return percent(counts.astype(np.float64), float(n_query))
 
 
-def passage_matrix(
-    query_terms: Sequence[str],
-    documents: Sequence[Sequence[str]],
-    measure: str = DEFAULT_MEASURE,
-    size: int = PASSAGE_WORDS,
-    step: int = PASSAGE_STEP,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Percentages of every query passage (rows) against every passage of ``documents``
-    (columns), and the document number of each column (for a few documents: the matrix is
-    dense). The query's passages count in the statistics, as in :func:`passage_scores`."""
-    index = PassageIndex([query_terms, *documents], size, step)
-    theirs = index.owners > 0
-    rows = [row[theirs] for row in index.rows(query_terms, measure)]
-    return (np.vstack(rows) if rows else np.zeros((0, int(theirs.sum())))), index.owners[theirs] - 1
-
-
 def passage_scores(
     query_terms: Sequence[str],
     documents: Sequence[Sequence[str]],

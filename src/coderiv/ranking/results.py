@@ -56,16 +56,9 @@ class QueryResult:
         return cls(label, method, own, query_length, matched, query_terms, matches, empty if own == 0 else None)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "measure": self.measure,
-            "self_score": self.self_score,
-            "query_length": self.query_length,
-            "query_terms": self.query_terms,
-            "matched_terms": self.matched_terms,
-            "note": self.note,
-            "matches": [m.to_dict() for m in self.matches],
-        }
+        """The JSON output's object, its keys in this order."""
+        fields = ("query", "measure", "self_score", "query_length", "query_terms", "matched_terms", "note")
+        return {name: getattr(self, name) for name in fields} | {"matches": [m.to_dict() for m in self.matches]}
 
 
 @dataclass(frozen=True)
