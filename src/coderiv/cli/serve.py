@@ -122,7 +122,8 @@ def ready_for_checks(index_dir: Path) -> None:
 def serve_command(
     index_dir: Path, host: str, port: int, token: str | None, max_upload_mb: float, workers: int | None, queue: int | None,
     read_seconds: float, read_memory_mb: int, max_words: int, archive_on: bool, database: str | None, check_workers: int, lease: float,
-    webhook: str | None, webhook_secret: str | None, webhook_allow_private: bool, archive_all: bool, retention_days: float | None, repository: str | None,
+    webhook: str | None, webhook_secret: str | None, webhook_allow_private: bool, archive_all: bool, retention_days: float | None,
+    repository: str | None,
 ) -> None:
     """Serve the check page, the collection pages and the JSON API (/docs) over the index.
 
