@@ -46,6 +46,7 @@ from coderiv.text.extract import Markup
 
 if TYPE_CHECKING:
     from coderiv.text.collection import Source
+    from coderiv.text.extracted_cache import ExtractedCache
     from coderiv.text.sources import DocumentTexts
 
 
@@ -303,7 +304,17 @@ class Index:
         read as the index read it)."""
         from coderiv.text.sources import DocumentTexts
 
-        return DocumentTexts(self.source, preload=preload, markup=self.markup)
+        return DocumentTexts(self.source, preload=preload, markup=self.markup, cache=self.extracted_cache)
+
+    @cached_property
+    def extracted_cache(self) -> ExtractedCache | None:
+        """The texts the build kept by content hash (``extracted.sqlite`` beside the
+        generations; None when there is none): what re-reading a document takes instead of
+        rendering it again (:mod:`coderiv.text.extracted_cache`)."""
+        from coderiv.text.extracted_cache import ExtractedCache
+
+        cache = ExtractedCache(self.root)
+        return cache if cache.usable else None
 
     @cached_property
     def doc_sha256(self) -> list[str]:

@@ -43,6 +43,7 @@ from coderiv.text.analysis import AnalysisSettings, Analyzer
 from coderiv.text.extract import Markup
 
 if TYPE_CHECKING:  # the build's modules are imported by the functions that build (a query never does)
+    from coderiv.text.extracted_cache import ExtractedCache
     from coderiv.text.sources import DocumentTexts
 
 
@@ -141,7 +142,12 @@ class ShardedIndex:
         read as the shards read it)."""
         from coderiv.text.sources import DocumentTexts
 
-        return DocumentTexts(self.source, preload=preload, markup=self.markup)
+        return DocumentTexts(self.source, preload=preload, markup=self.markup, cache=self.extracted_cache)
+
+    @property
+    def extracted_cache(self) -> ExtractedCache | None:
+        """None: each shard keeps its own texts, and the shards are re-read as one source."""
+        return None
 
     def locate(self, doc_id: str) -> tuple[Index, int]:
         """The shard holding ``doc_id`` and its number there (a one-line error if absent)."""

@@ -5,6 +5,7 @@ workers, query reading, compare, verification, the library). The work is done pe
 from __future__ import annotations
 
 from coderiv.errors import InputError
+from coderiv.text.extracted_cache import ExtractedCache, kept_extract
 from coderiv.text.formats import DEFAULT_MARKUP, BinaryContentError, Extracted, ExtractionError, Markup, extract
 from coderiv.text.formats.html import html_to_text, starts_like_html
 from coderiv.text.formats.plain import Decoded, decode, looks_binary
@@ -32,23 +33,26 @@ def is_html(name: str, text: str) -> bool:
     return declared(name).name == "html" or starts_like_html(text)
 
 
-def visible_text(data: bytes, name: str = "", markup: Markup = DEFAULT_MARKUP) -> Extracted:
+def visible_text(
+    data: bytes, name: str = "", markup: Markup = DEFAULT_MARKUP, cache: ExtractedCache | None = None,
+) -> Extracted:
     """The visible text of a document's bytes in any format coderiv reads (see :func:`extract`;
-    ``markup``: reStructuredText and Markdown rendered or read as text).
+    ``markup``: reStructuredText and Markdown rendered or read as text; ``cache``: an index's
+    kept texts, :mod:`coderiv.text.extracted_cache`).
     Bytes that are not text and no known format come back decoded as they are: callers that
     must refuse them test :func:`looks_binary` or call :func:`extract`."""
     try:
-        return extract(data, name, markup)
+        return kept_extract(data, name, markup, cache, EXTRACTION_VERSION)
     except BinaryContentError:
         decoded = decode(data)
         return Extracted(decoded.text, "text", decoded.lossy)
 
 
-def document_text(data: bytes, name: str, markup: Markup = DEFAULT_MARKUP) -> str:
+def document_text(data: bytes, name: str, markup: Markup = DEFAULT_MARKUP, cache: ExtractedCache | None = None) -> str:
     """The visible text of a document already indexed (verification, reports, fingerprints), read
-    as its index reads markup, or an :class:`InputError` naming it when it can no longer be read
-    (a missing extra propagates)."""
+    as its index reads markup (through its kept texts, ``cache``), or an :class:`InputError`
+    naming it when it can no longer be read (a missing extra propagates)."""
     try:
-        return visible_text(data, name, markup).text
+        return visible_text(data, name, markup, cache).text
     except ExtractionError as exc:
         raise InputError(f"{name}: {exc.reason}") from None

@@ -30,7 +30,8 @@ from coderiv.system.child_processes import stop_pool, worker_pool
 from coderiv.system.shared_slots import SlotArrays, SlotRing
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument, Analyzer, text_pieces
 from coderiv.text.collection import RawDocument
-from coderiv.text.extract import DEFAULT_MARKUP, MAX_DOCUMENT_BYTES, Extracted, ExtractionError, Markup, extract
+from coderiv.text.extract import DEFAULT_MARKUP, EXTRACTION_VERSION, MAX_DOCUMENT_BYTES, Extracted, ExtractionError, Markup
+from coderiv.text.extracted_cache import ExtractedCache, kept_extract, worth_keeping
 from coderiv.text.formats import FORMATS, declared
 
 
@@ -156,6 +157,8 @@ class _Worker:
     extractors: list[Any] = field(default_factory=list)
     #: how reStructuredText and Markdown are read (the index's choice)
     markup: Markup = DEFAULT_MARKUP
+    #: the index's kept texts (:mod:`coderiv.text.extracted_cache`), opened in this process
+    cache: ExtractedCache | None = None
 
     def __post_init__(self) -> None:
         self.extractors = [spec.extractor() for spec in self.specs]
@@ -264,9 +267,10 @@ class _Worker:
         if size > MAX_DOCUMENT_BYTES:
             return Skipped(doc.doc_id, f"too large ({size} bytes > {MAX_DOCUMENT_BYTES})", fmt)
         try:
-            if doc.plain:  # the reader already looked: no other format's magic, not binary
+            if doc.plain and not worth_keeping(doc.doc_id, self.markup):  # the reader already looked: no other magic, not binary
                 return declared(doc.doc_id).reader(self.markup)(doc.data)
-            return extract(doc.data, doc.doc_id, self.markup)
+            return kept_extract(doc.data, doc.doc_id, self.markup, self.cache, EXTRACTION_VERSION,
+                                bytes.fromhex(doc.sha256))
         except ExtractionError as exc:
             return Skipped(doc.doc_id, exc.reason, fmt)
         except MissingExtraError as exc:
@@ -327,9 +331,14 @@ _RING: SlotRing | None = None
 
 def _init_worker(
     settings: dict[str, Any], specs: list[dict[str, Any]], markup: str = DEFAULT_MARKUP.value, ring: SlotRing | None = None,
+    keep_texts: str | None = None,
 ) -> None:
     global _WORKER, _RING
-    _WORKER = _Worker(Analyzer(AnalysisSettings.from_dict(settings)), [StoreSpec.from_dict(s) for s in specs], markup=Markup(markup))
+    if _WORKER is not None and _WORKER.cache is not None:
+        _WORKER.cache.close()  # this process's own connection (an inherited one is left alone: ExtractedCache)
+    cache = None if keep_texts is None else ExtractedCache(keep_texts, create=True)  # a connection of this process's own
+    _WORKER = _Worker(Analyzer(AnalysisSettings.from_dict(settings)), [StoreSpec.from_dict(s) for s in specs], markup=Markup(markup),
+                      cache=cache)
     _RING = ring
 
 
@@ -396,9 +405,12 @@ def analyze_documents(
     workers: int | None = None,
     source_bytes: int | None = None,
     markup: Markup = DEFAULT_MARKUP,
+    keep_texts: str | os.PathLike[str] | None = None,
 ) -> Iterator[AnalyzedBatch]:
     """Analyse documents in worker processes (in-process when ``workers`` is 1), in batches;
-    reStructuredText and Markdown read by ``markup``.
+    reStructuredText and Markdown read by ``markup``; with ``keep_texts`` (an index's root
+    folder) every extraction worth keeping is taken from, or kept in, its
+    :mod:`~coderiv.text.extracted_cache`.
 
     Batches come back in input order; at most ``2 × workers`` are in flight, so memory stays
     bounded whatever the collection's size. ``source_bytes`` (the source's size, when known)
@@ -421,13 +433,14 @@ def analyze_documents(
         if any(spec.kind == "chunks" for spec in specs):
             compiled_terms.load_chunks()
     batches = itertools.chain([first], batches)
+    cache_root = None if keep_texts is None else os.fspath(keep_texts)
     if workers <= 1:
-        _init_worker(settings_dict, spec_dicts, markup.value)
+        _init_worker(settings_dict, spec_dicts, markup.value, None, cache_root)
         for batch in batches:
             yield _run_batch(batch)
         return
     ring = SlotRing.for_pool(2 * workers + 1 + HELD_SLOTS, SLOT_BYTES)
-    pool = worker_pool(workers, _init_worker, (settings_dict, spec_dicts, markup.value, ring))
+    pool = worker_pool(workers, _init_worker, (settings_dict, spec_dicts, markup.value, ring, cache_root))
     try:
         pending: list[tuple[Future[AnalyzedBatch], int | None]] = []
         for batch in batches:

@@ -110,6 +110,18 @@ def write_failure(root: Path, exc: OSError) -> str:
     return f"cannot write the index at {root}: {reason}{where}; the index was left as it was before"
 
 
+def _prune_kept_texts(root: Path, shas: list[str]) -> None:
+    """The kept texts of documents the new generation no longer holds are dropped
+    (:mod:`coderiv.text.extracted_cache`): a removed document's text does not outlive it."""
+    from coderiv.text.extracted_cache import ExtractedCache
+
+    cache = ExtractedCache(root)
+    try:
+        cache.prune({bytes.fromhex(sha) for sha in shas})
+    finally:
+        cache.close()
+
+
 #: The unit of the build's second stage on a progress bar (the first is the source's bytes read).
 STORES_WRITTEN = "stores written"
 
@@ -134,8 +146,10 @@ def write_generation(
     from coderiv.index.builder.invert import Sources
     from coderiv.index.builder.spill import Spill
     from coderiv.text.collection import stored_size
+    from coderiv.text.extracted_cache import reset_if_damaged
     from coderiv.text.remote import source_size
 
+    reset_if_damaged(root)  # a damaged cache of kept texts is made anew, never an error
     passing = _SourcePass(source, reading, old, report, progress)
     # the source's size: progress, and whether analysis is worth its compiled loop (a URL's
     # size is asked for only when progress is shown: it may mean listing a remote folder)
@@ -145,7 +159,7 @@ def write_generation(
     scratch = scratch_folder(root)
     try:
         spill = Spill(scratch, [spec.name for spec in specs], presort=old is None)  # runs sorted during analysis (fresh builds)
-        fresh = _analyse(passing, settings, specs, workers, total, spill, report, markup)
+        fresh = _analyse(passing, settings, specs, workers, total, spill, report, markup, root)
         report.removed = sorted(set(passing.old_sha) - set(passing.kept) - set(fresh.sha))
         report.unchanged = len(passing.kept)
         ids = sorted([*passing.kept, *fresh.sha])
@@ -173,6 +187,7 @@ def write_generation(
             sources.old.clear()
             manifest = _manifest(source, passing, settings, reading, markup, stores_meta, report, len(ids))
             (staging / MANIFEST).write_text(json.dumps(manifest), "utf-8")
+        _prune_kept_texts(root, shas)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -226,14 +241,15 @@ class _Analysed:
 
 def _analyse(
     passing: _SourcePass, settings: AnalysisSettings, specs: list[StoreSpec], workers: int | None, total: int | None,
-    spill: Spill, report: UpdateReport, markup: Markup = Markup.RENDER,
+    spill: Spill, report: UpdateReport, markup: Markup = Markup.RENDER, keep_texts: Path | None = None,
 ) -> _Analysed:
     """Analyse the documents the pass gives (worker processes) and spill their keys; the report
     gets what was skipped, lossy, which formats, notes, and which ids were added or changed."""
     from coderiv.index.builder.analysis_workers import analyze_documents
 
     fresh = _Analysed()
-    for batch in analyze_documents(passing.to_analyse(), settings, specs, workers, source_bytes=total, markup=markup):
+    for batch in analyze_documents(passing.to_analyse(), settings, specs, workers, source_bytes=total, markup=markup,
+                                   keep_texts=keep_texts):
         report.skipped.extend(batch.skipped)
         report.lossy.extend(batch.lossy)
         report.formats.extend(batch.formats)
