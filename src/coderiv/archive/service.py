@@ -30,7 +30,8 @@ class ArchiveSettings:
     """``database``: a SQLAlchemy URL (None: SQLite beside the index); ``workers``: checking
     processes; ``lease``: seconds a check's claim lasts without a heartbeat; ``webhook``: a URL
     told when a check ends (http or https; ``webhook_allow_private`` lets it reach loopback,
-    link-local and private addresses; ``webhook_deadline``: seconds one delivery may take);
+    link-local and private addresses; ``webhook_deadline``: seconds one delivery may take;
+    ``webhook_secret``: the archive's key signing every delivery, :func:`~coderiv.archive.webhook.signature`);
     ``archive_all``: archive every checked submission (the policy "archive every accepted
     thesis"); ``retention_days``: unarchived submissions older than this are deleted (None: kept);
     ``repository``: which checked submissions later ones are compared with (:class:`RepositoryMode`;
@@ -44,6 +45,7 @@ class ArchiveSettings:
     retention_days: float | None = None
     webhook_allow_private: bool = False
     webhook_deadline: float = DEADLINE
+    webhook_secret: str | None = None
     repository: RepositoryMode = RepositoryMode.ARCHIVED
 
     def url(self, index_dir: Path) -> str:
@@ -65,7 +67,8 @@ class Archive:
         self.database = Database(self.url)
         self.workers = WorkerPool(self.url, index_dir, settings.workers, settings.lease, target is not None, budget or Budget(), max_bytes)
         self.writer = ArchiveWriter(self.database, index_dir, retention_days=settings.retention_days)
-        self.sender = Sender(self.database, target, settings.webhook_deadline) if target is not None else None
+        self.sender = (Sender(self.database, target, settings.webhook_deadline, settings.webhook_secret)
+                       if target is not None else None)
 
     def start(self) -> None:
         self.workers.start()

@@ -108,6 +108,8 @@ def ready_for_checks(index_dir: Path) -> None:
 @click.option("--lease", type=click.FloatRange(1), default=30.0, show_default=True,
               help="Archive: seconds a check's claim lasts without a heartbeat (then it is checked again).")
 @click.option("--webhook", default=None, help="Archive: http(s) URL told (POST JSON) when a check ends.")
+@click.option("--webhook-secret", envvar="CODERIV_WEBHOOK_SECRET", default=None,
+              help="Archive: key signing each webhook delivery (X-Coderiv-Signature, HMAC-SHA256; also $CODERIV_WEBHOOK_SECRET).")
 @click.option("--webhook-allow-private", is_flag=True,
               help="Archive: let the webhook reach loopback, link-local and private addresses.")
 @click.option("--archive-all", is_flag=True, help="Archive: add every checked submission to the collection.")
@@ -120,7 +122,8 @@ def ready_for_checks(index_dir: Path) -> None:
 def serve_command(
     index_dir: Path, host: str, port: int, token: str | None, max_upload_mb: float, workers: int | None, queue: int | None,
     read_seconds: float, read_memory_mb: int, max_words: int, archive_on: bool, database: str | None, check_workers: int, lease: float,
-    webhook: str | None, webhook_allow_private: bool, archive_all: bool, retention_days: float | None, repository: str | None,
+    webhook: str | None, webhook_secret: str | None, webhook_allow_private: bool, archive_all: bool, retention_days: float | None,
+    repository: str | None,
 ) -> None:
     """Serve the check page, the collection pages and the JSON API (/docs) over the index.
 
@@ -141,8 +144,10 @@ def serve_command(
         if mode == RepositoryMode.NONE and (retention_days is None or archive_all):
             raise CoderivError("--repository none forgets every submission after the retention period: "
                                "give --retention-days (and not --archive-all)")
+        if webhook_secret is not None and (not webhook or len(webhook_secret) < 16):
+            raise CoderivError("--webhook-secret signs the deliveries of --webhook: give both, the secret at least 16 characters")
         archive = ArchiveSettings(database, check_workers, lease, webhook, archive_all, retention_days, webhook_allow_private,
-                                  repository=mode)
+                                  repository=mode, webhook_secret=webhook_secret)
         if webhook:
             from coderiv.archive.webhook import webhook_target
 
