@@ -51,7 +51,7 @@ def test_a_missing_archive_extra_is_one_line(tmp_path: Path, monkeypatch: pytest
 def test_archive_options_need_archive(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["serve", "--index", str(tmp_path / "idx"), "--database", "sqlite:///x.db"])
     assert (result.exit_code, result.output.strip().splitlines()[-1]) == (
-        1, "Error: --database, --webhook, --archive-all and --retention-days need --archive")
+        1, "Error: --database, --webhook, --archive-all, --repository and --retention-days need --archive")
 
 
 def test_a_shared_token_does_not_apply_to_the_archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -131,7 +131,11 @@ def test_a_delete_leaves_no_read_path_with_the_documents_text_or_matches(site: t
     assert [[s[k] for k in figures] for s in after["sources"]] == [[s[k] for k in figures] for s in before["sources"]]
     assert (after["overall"], after["covered_words"]) == (before["overall"], before["covered_words"])
     again = client.get(f"/api/submissions/{cid}", headers=sue).json()
-    assert (again["overall"], again["sources"]) == (copy["overall"], copy["sources"])
+    assert again["overall"] == copy["overall"]
+    shares = [(s["doc_id"], s["share"]) for s in copy["sources"]]
+    assert [(s["doc_id"], s["share"]) for s in again["sources"]] == shares  # the figures decided on
+    assert [s["student_paper"] for s in again["sources"]] == [None, None]  # its name went with it (issue 42)
+    assert next(s for s in copy["sources"] if s["doc_id"] == doc)["student_paper"]["filename"] == "thesis.txt"
     # the audit log says so, and the other submission's export carries it
     deleted = client.get("/api/audit", params={"target": sid}, headers=ada).json()["entries"][0]
     assert (deleted["user"], deleted["action"]) == ("eve", "delete")

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from coderiv.errors import UnknownNameError
 from coderiv.evaluation.methods import get_method
 from coderiv.index.index import Index
-from coderiv.ranking.passage_windows import passage_matrix, passage_scores, split_passages
+from coderiv.ranking.passage_windows import PassageIndex, passage_scores, split_passages
 from tests.support.files import write_docs
 
 QUERY = [f"q{i}" for i in range(100)]
@@ -17,6 +19,15 @@ QUERY = [f"q{i}" for i in range(100)]
 
 def other(prefix: str, n: int) -> list[str]:
     return [f"{prefix}{i}" for i in range(n)]
+
+
+def passage_matrix(query: Sequence[str], documents: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
+    """The percentage of every query passage (rows) against every passage of ``documents``
+    (columns), with the statistics of passage_scores (the query's passages among them), and
+    the document of each column."""
+    index = PassageIndex([query, *documents])
+    theirs = index.owners > 0
+    return np.vstack([row[theirs] for row in index.rows(query)]), index.owners[theirs] - 1
 
 
 def test_split_passages_50_by_25() -> None:

@@ -52,47 +52,6 @@ if TYPE_CHECKING:
     from coderiv.report import Report, ReportOptions, build_report, render_html, render_json
     from coderiv.text import AnalysisSettings, Analyzer
 
-#: public name -> the module it is imported from on first use
-_LAZY: dict[str, str] = {
-    "AnalysisMismatchError": "coderiv.errors",
-    "CoderivError": "coderiv.errors",
-    "CorruptIndexError": "coderiv.errors",
-    "IndexNotFoundError": "coderiv.errors",
-    "InputError": "coderiv.errors",
-    "MissingExtraError": "coderiv.errors",
-    "UnknownNameError": "coderiv.errors",
-    "Index": "coderiv.index",
-    "UpdateReport": "coderiv.index",
-    "resolve_index_path": "coderiv.index",
-    "StoreSpec": "coderiv.keys",
-    "Passage": "coderiv.overlap",
-    "compare_texts": "coderiv.overlap",
-    "normalize": "coderiv.overlap",
-    "shared_passages": "coderiv.overlap",
-    "verify_result": "coderiv.overlap",
-    "DEFAULT_MEASURE": "coderiv.ranking",
-    "MEASURES": "coderiv.ranking",
-    "ContainmentSearcher": "coderiv.ranking",
-    "DocumentSearcher": "coderiv.ranking",
-    "FingerprintSearcher": "coderiv.ranking",
-    "Match": "coderiv.ranking",
-    "Measure": "coderiv.ranking",
-    "MeasureSearcher": "coderiv.ranking",
-    "QueryResult": "coderiv.ranking",
-    "Searcher": "coderiv.ranking",
-    "get_measure": "coderiv.ranking",
-    "make_searcher": "coderiv.ranking",
-    "open_with_chunks": "coderiv.ranking",
-    "search": "coderiv.ranking",
-    "Report": "coderiv.report",
-    "ReportOptions": "coderiv.report",
-    "build_report": "coderiv.report",
-    "render_html": "coderiv.report",
-    "render_json": "coderiv.report",
-    "AnalysisSettings": "coderiv.text",
-    "Analyzer": "coderiv.text",
-}
-
 __all__ = [
     "DEFAULT_MEASURE",
     "MEASURES",
@@ -135,4 +94,4 @@ __all__ = [
 ]
 
 
-__getattr__, __dir__ = lazy_names(__name__, _LAZY)
+__getattr__, __dir__ = lazy_names(__name__)  # the names of the TYPE_CHECKING block above

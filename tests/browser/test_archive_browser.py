@@ -6,11 +6,14 @@ processes; screenshots are saved (``CODERIV_SCREENSHOTS`` names a folder to keep
 
 from __future__ import annotations
 
+import datetime as dt
+import itertools
 import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -64,7 +67,8 @@ def test_submit_report_decide_archive_and_a_later_copy_shows_on_the_older_page(
     server: tuple[str, dict[str, str]], browser: Any, tmp_path: Path, shots: Path,
 ) -> None:
     base, tokens = server
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    # a reader in Prague: the page shows its times in their zone (the server writes UTC)
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, timezone_id="Europe/Prague", locale="en-GB")
     assert page.goto(f"{base}/submissions").status == 401
     errors: list[str] = []
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
@@ -79,6 +83,19 @@ def test_submit_report_decide_archive_and_a_later_copy_shows_on_the_older_page(
     frame.locator("#overall").wait_for()
     assert frame.locator("#overall").inner_text().startswith(f"{100 * 31 / words:.1f}%")
     page.screenshot(path=str(shots / "archive-submission.png"), full_page=False)
+    # the actions in three labelled groups, side by side; every time in the reader's zone
+    groups = page.locator("#actions fieldset.group")
+    assert groups.locator("legend").all_inner_texts() == ["Decision", "Collection and checks", "Record"]
+    assert [groups.nth(i).locator("button").all_inner_texts() for i in range(3)] == [
+        ["Record the decision"], ["Add to the collection", "Check again"], ["Delete"]]
+    boxes = [groups.nth(i).bounding_box() for i in range(3)]
+    for a, b in itertools.combinations(boxes, 2):  # apart from each other, none inside another
+        assert (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"]), boxes
+    created = page.locator("p.lead time")
+    utc = dt.datetime.fromisoformat(created.get_attribute("datetime").rstrip("Z")).replace(tzinfo=dt.timezone.utc)
+    local = utc.astimezone(ZoneInfo("Europe/Prague"))
+    assert created.inner_text() == f"{local.day} {local:%b %Y, %H:%M} CET", created.inner_text()
 
     page.select_option("#decision-state", "misconduct")
     page.fill("#decision-note", "two copied paragraphs")
@@ -107,7 +124,10 @@ def test_submit_report_decide_archive_and_a_later_copy_shows_on_the_older_page(
     page.goto(f"{base}/archive/document?id={older}")
     assert page.locator("#new-count").inner_text() == "1 new since you last looked."
     new_rows = page.locator("#doc-matches tr.new td:nth-child(3)").all_inner_texts()
-    assert new_rows == [f"archive/{later}.txt"]
+    today = dt.datetime.now(dt.timezone.utc).date().isoformat()
+    assert new_rows == [f"student paper: copy.txt (eve), archived {today}, decision: open · its submission"]
+    assert page.locator("#doc-matches tr.new td:nth-child(3) a").nth(1).get_attribute("href") == f"/submissions/{later}"
+    assert page.locator("#student-paper").inner_text().startswith("It is the student paper: thesis.txt (eve), archived ")
     assert "100.0%" in page.locator("#doc-matches tr.new").inner_text()
     page.screenshot(path=str(shots / "archive-document.png"), full_page=False)
     assert not errors, errors  # no script error, no CSP violation

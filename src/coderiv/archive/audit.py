@@ -10,8 +10,10 @@ from coderiv.archive.models import AuditEntry, User
 
 
 def record(session: Session, user: User | None, action: str, target: str = "", detail: str = "") -> None:
-    """Add one entry (``action``: view, report, download, submit, decide, archive, delete, export,
-    user-add, user-revoke, expire)."""
+    """Add one entry: a change of state (submit, decide, archive, recheck, delete, user-add,
+    user-revoke, expire, an LTI refusal) or a read of a report (report, download, export).
+    Looking at a submission's page or its JSON is not logged: a platform polling the state
+    would fill the log (issue 42 item 6)."""
     session.add(AuditEntry(user_name=user.name if user is not None else None, action=action, target=target, detail=detail))
 
 

@@ -10,7 +10,7 @@ import secrets
 from sqlalchemy import Boolean, DateTime, Enum, Float, ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from coderiv.archive.states import CheckState, DecisionState, Role, StrEnum, SubmissionState
+from coderiv.archive.states import CheckState, DecisionState, RepositoryMode, Role, StrEnum, SubmissionState
 
 
 def column_type(kind: type[StrEnum]) -> Enum:
@@ -70,6 +70,14 @@ class Submission(Base):
     archived_doc: Mapped[str | None] = mapped_column(Text, nullable=True)
     archived: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     archive_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: who wrote it and its title, as the submitter (or the learning platform) gave them
+    author: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    title: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    #: the repository mode it was checked under (the archive's, or the submission's own)
+    repository: Mapped[RepositoryMode] = mapped_column(
+        column_type(RepositoryMode), default=RepositoryMode.ARCHIVED, server_default=RepositoryMode.ARCHIVED.value)
+    #: when it joined the collection as a pending source (mode all; ``archived_doc`` names it)
+    pooled: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     user: Mapped[User] = relationship()
     checks: Mapped[list[Check]] = relationship(
         back_populates="submission", cascade="all, delete-orphan", order_by="Check.id", passive_deletes=True)

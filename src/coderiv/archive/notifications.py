@@ -20,6 +20,7 @@ import logging
 import os
 import socket
 import threading
+import time
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, select, update
@@ -27,7 +28,7 @@ from sqlalchemy.orm import Session
 
 from coderiv.archive.db import Database
 from coderiv.archive.models import Notification, now
-from coderiv.archive.webhook import DEADLINE, WebhookTarget, post
+from coderiv.archive.webhook import DEADLINE, SIGNATURE_HEADER, WebhookTarget, post, signature
 from coderiv.errors import CoderivError
 
 log = logging.getLogger("coderiv.archive.notifications")
@@ -76,8 +77,9 @@ class Sender:
     """Delivers the recorded notifications to ``target`` in a thread of the server (module
     docstring); :meth:`send_due` sends what is due once (tests)."""
 
-    def __init__(self, database: Database, target: WebhookTarget, deadline: float = DEADLINE) -> None:
+    def __init__(self, database: Database, target: WebhookTarget, deadline: float = DEADLINE, secret: str | None = None) -> None:
         self.database = database
+        self.secret = secret
         self.target = target
         self.deadline = deadline
         self.name = f"{socket.gethostname()}:{os.getpid()}:webhook"
@@ -118,7 +120,10 @@ class Sender:
 
     def _deliver(self, number: int, body: bytes, attempts: int) -> None:
         try:
-            status = post(self.target, body, {"Content-Type": "application/json", "User-Agent": "coderiv-archive"}, self.deadline)
+            headers = {"Content-Type": "application/json", "User-Agent": "coderiv-archive"}
+            if self.secret:  # signed as it is sent (a retry is signed anew, with its own time)
+                headers[SIGNATURE_HEADER] = signature(self.secret, body, int(time.time()))
+            status = post(self.target, body, headers, self.deadline)
             error = None if 200 <= status < 300 else f"answered {status}"
         except CoderivError as exc:
             error = str(exc)

@@ -8,6 +8,7 @@ every caller gets the same rules; the web layer only parses, authorises the path
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import PurePosixPath
 
 from sqlalchemy import func, select
@@ -21,6 +22,7 @@ from coderiv.archive.records import (
     Deleted,
     DocumentMatches,
     DocumentMatchRow,
+    Papers,
     Report,
     SubmissionPage,
     SubmissionRecord,
@@ -30,14 +32,16 @@ from coderiv.archive.records import (
     audit_row,
     last_check,
     record,
+    report_sources,
     stamp,
     stamp_or_none,
+    student_paper,
     summary,
     user_row,
 )
 from coderiv.archive.retention import SubmissionExport, delete, export
 from coderiv.archive.service import Archive, find, visible
-from coderiv.archive.states import DecisionState, Role, SubmissionState, parse
+from coderiv.archive.states import DecisionState, RepositoryMode, Role, SubmissionState, parse
 from coderiv.archive.tombstones import collection_texts
 from coderiv.archive.users import add_user, list_users, revoke_user
 from coderiv.archive.writer import collection_folder
@@ -46,6 +50,8 @@ from coderiv.index.reader import open_index
 
 #: The longest page of a list.
 MAX_PER_PAGE = 100
+#: The longest author and title kept with a submission.
+MAX_AUTHOR, MAX_TITLE = 200, 500
 
 
 def need(user: User, role: Role) -> None:
@@ -67,26 +73,52 @@ class Operations:
     def __init__(self, archive: Archive) -> None:
         self.archive = archive
 
+    @staticmethod
+    def papers(session: Session, viewer: User, doc_ids: list[str]) -> Papers:
+        """The earlier submissions among the collection's ``doc_ids``, named for ``viewer``."""
+        wanted = sorted({d for d in doc_ids if d})
+        if not wanted:
+            return {}
+        rows = session.scalars(select(Submission).where(Submission.archived_doc.in_(wanted)))
+        return {s.archived_doc: student_paper(s, viewer) for s in rows if s.archived_doc}
+
     def _get(self, session: Session, user: User, submission_id: str) -> Submission:
         submission = find(session, user, submission_id)
         if submission is None:
             raise NotFoundError(f"no submission {submission_id!r}")
         return submission
 
-    def accept(self, user: User, label: str, data: bytes, archive: bool) -> Accepted:
+    def repository_of(self, requested: str | None) -> RepositoryMode:
+        """The repository mode a submission is checked under: its own if given, else the archive's;
+        ``none`` needs the archive's retention period (it is what forgets the submission)."""
+        mode = parse(RepositoryMode, requested, "repository mode") if requested else self.archive.settings.repository
+        if mode == RepositoryMode.NONE and self.archive.settings.retention_days is None:
+            raise InputError("repository mode none forgets a submission after the retention period, "
+                             "and this archive has none (coderiv serve --retention-days)")
+        return mode
+
+    def accept(self, user: User, label: str, data: bytes, archive: bool, repository: str | None = None,
+               author: str | None = None, title: str | None = None) -> Accepted:
         """Queue the upload as it is (committed before the answer: nothing accepted is lost); a
-        worker reads it, in a child process within the read budget, before checking it. Asking
-        to archive it (``archive``) is an examiner's (403 for a submitter, whose text joins the
-        collection only by an examiner's choice or the ``--archive-all`` policy)."""
+        worker reads it, in a child process within the read budget, before checking it.
+        ``repository`` overrides the archive's mode for this one (:meth:`repository_of`);
+        ``author`` and ``title`` name it when it is a later thesis's source. Asking to archive
+        it (``archive``) is an examiner's (403 for a submitter, whose text joins the collection
+        only by an examiner's choice, the ``--archive-all`` policy or repository mode ``all``)."""
         if not data:
             raise InputError(f"{label} is empty")
         if archive and not user.role.may(Role.EXAMINER):  # the collection is an examiner's choice, as on the page
             raise ForbiddenError(f"a {user.role} may not ask to archive a submission: an examiner decides what joins the collection")
+        mode = self.repository_of(repository)
+        archive = archive or self.archive.settings.archive_all
+        if archive and mode == RepositoryMode.NONE:
+            raise InputError("a submission in repository mode none is never archived (check and forget)")
         with self.archive.database.session() as session:
             submission = Submission(
                 user_id=user.id, filename=label, format=format_of(label), size=len(data),
                 sha256=hashlib.sha256(data).hexdigest(), text="", upload=data, state=SubmissionState.QUEUED, attempts=0,
-                decision=DecisionState.OPEN, archive_requested=archive or self.archive.settings.archive_all)
+                decision=DecisionState.OPEN, archive_requested=archive, repository=mode,
+                author=(author or "").strip()[:MAX_AUTHOR] or None, title=(title or "").strip()[:MAX_TITLE] or None)
             session.add(submission)
             session.flush()
             audit.record(session, user, "submit", submission.id, label)
@@ -95,8 +127,7 @@ class Operations:
     def view(self, user: User, submission_id: str) -> SubmissionRecord:
         with self.archive.database.session() as session:
             submission = self._get(session, user, submission_id)
-            audit.record(session, user, "view", submission.id)
-            return record(submission)
+            return record(submission, self.papers(session, user, report_sources(submission)))
 
     def list_page(self, user: User, page: int = 1, per_page: int = 20, state: str | None = None,
              decision: str | None = None) -> SubmissionPage:
@@ -107,9 +138,10 @@ class Operations:
         with self.archive.database.session() as session:
             query = visible(user, wanted_state, wanted_decision)
             total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-            rows = session.scalars(query.order_by(Submission.created.desc(), Submission.id)
-                                   .offset((page - 1) * per_page).limit(per_page))
-            return SubmissionPage(page, per_page, total, [summary(s) for s in rows])
+            rows = list(session.scalars(query.order_by(Submission.created.desc(), Submission.id)
+                                        .offset((page - 1) * per_page).limit(per_page)))
+            papers = self.papers(session, user, [s.top_source or "" for s in rows])
+            return SubmissionPage(page, per_page, total, [summary(s, papers) for s in rows])
 
     def records(self, user: User, state: str | None = None, decision: str | None = None, limit: int = 500) -> list[SubmissionRecord]:
         """The list page's rows: the newest ``limit`` submissions ``user`` may see, in full."""
@@ -117,7 +149,9 @@ class Operations:
         wanted_decision = parse(DecisionState, decision, "decision") if decision else None
         with self.archive.database.session() as session:
             query = visible(user, wanted_state, wanted_decision)
-            return [record(s) for s in session.scalars(query.order_by(Submission.created.desc()).limit(limit))]
+            rows = list(session.scalars(query.order_by(Submission.created.desc()).limit(limit)))
+            papers = self.papers(session, user, [s.top_source or "" for s in rows])
+            return [record(s, papers) for s in rows]
 
     def report(self, user: User, submission_id: str, download: bool = False, form: str = "html") -> Report:
         """The newest report (a read of it is an audit entry: ``report``, or ``download``)."""
@@ -127,7 +161,13 @@ class Operations:
             if check is None or check.report_json is None or check.report_html is None:
                 raise NotFoundError(f"submission {submission_id} has no report yet (state: {submission.state})")
             audit.record(session, user, "download" if download else "report", submission.id, form)
-            return Report(submission.id, check.report_json, check.report_html)
+            report = json.loads(check.report_json)
+            papers = self.papers(session, user, [s["doc_id"] for s in report["sources"]])
+            for source in report["sources"]:  # named as they are now (a decision may have changed since)
+                paper = papers.get(source["doc_id"])
+                source["student_paper"] = paper.label if paper is not None else None
+                source["submission_url"] = paper.url if paper is not None else None
+            return Report(submission.id, json.dumps(report, ensure_ascii=False), check.report_html)
 
     def decide(self, user: User, submission_id: str, decision: str, note: str) -> SubmissionRecord:
         need(user, Role.EXAMINER)
@@ -139,7 +179,7 @@ class Operations:
             audit.record(session, user, "decide", submission.id, f"{state}: {note}")
             session.flush()
             session.refresh(submission)
-            return record(submission)
+            return record(submission, self.papers(session, user, report_sources(submission)))
 
     def request_archive(self, user: User, submission_id: str) -> SubmissionRecord:
         """Mark a checked submission to be archived; the writer adds it in its next batch."""
@@ -149,9 +189,12 @@ class Operations:
             if submission.state == SubmissionState.FAILED:
                 raise InputError(
                     f"submission {submission_id} failed its check ({submission.reason}); only a checked one is archived")
+            if submission.repository == RepositoryMode.NONE:
+                raise InputError(f"submission {submission_id} was checked in repository mode none (check and forget); "
+                                 "it is never archived")
             submission.archive_requested = True
             audit.record(session, user, "archive", submission.id)
-            answer = record(submission)
+            answer = record(submission, self.papers(session, user, report_sources(submission)))
         self.archive.writer.wake()
         return answer
 
@@ -196,13 +239,15 @@ class Operations:
             seen = view.seen if view is not None else None
             matches = session.scalars(select(DocumentMatch).where(DocumentMatch.doc == doc_id)
                                       .order_by(DocumentMatch.found.desc(), DocumentMatch.percent.desc()))
-            rows = [DocumentMatchRow(m.match, m.percent, stamp(m.found), seen is None or m.found > seen) for m in matches]
+            found = list(matches)
+            papers = self.papers(session, user, [doc_id, *(m.match for m in found)])
+            rows = [DocumentMatchRow(m.match, m.percent, stamp(m.found), seen is None or m.found > seen, papers.get(m.match))
+                    for m in found]
             if view is None:
                 session.add(DocumentView(user_id=user.id, doc=doc_id, seen=now()))
             else:
                 view.seen = now()
-            audit.record(session, user, "view", doc_id)
-            return DocumentMatches(doc_id, stamp_or_none(seen), rows)
+            return DocumentMatches(doc_id, stamp_or_none(seen), rows, papers.get(doc_id))
 
     def audit_log(self, user: User, target: str | None = None, limit: int = 200) -> AuditLog:
         need(user, Role.ADMIN)

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 
 from coderiv.archive.models import AuditEntry, Check, Submission, User
-from coderiv.archive.states import CheckState, DecisionState, Role, SubmissionState
+from coderiv.archive.states import CheckState, DecisionState, RepositoryMode, Role, SubmissionState
 
 #: Where the API serves a submission's report (``{id}``: the submission's id).
 REPORT_PATH = "/api/submissions/{id}/report"
@@ -26,11 +26,30 @@ def stamp_or_none(value: dt.datetime | None) -> str | None:
 
 
 @dataclass(frozen=True)
+class StudentPaper:
+    """An earlier submission that is a document of the collection (archived, or a pending source
+    in repository mode ``all``), named as Turnitin names a "student paper": its file name, title,
+    author, dates and decision; ``url`` is its page, for a user who may see it (else None)."""
+
+    submission_id: str
+    filename: str
+    title: str | None
+    author: str
+    submitted: str
+    archived: str | None
+    decision: DecisionState
+    label: str
+    url: str | None
+
+
+@dataclass(frozen=True)
 class Source:
-    """A collection document the report found, and its share of the submission's covered words."""
+    """A collection document the report found, and its share of the submission's covered words
+    (``student_paper``: the earlier submission it is, if it is one)."""
 
     doc_id: str
     share: float
+    student_paper: StudentPaper | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +84,13 @@ class SubmissionSummary:
     top_source: str | None
     decision: DecisionState
     archived_doc: str | None
+    #: the top source's name, when it is an earlier submission ("student paper: ...")
+    top_source_label: str | None
+    author: str
+    title: str | None
+    repository: RepositoryMode
+    archived: str | None
+    pooled: str | None
 
 
 @dataclass(frozen=True)
@@ -129,6 +155,7 @@ class DocumentMatchRow:
     percent: float
     found: str
     new: bool
+    student_paper: StudentPaper | None = None
 
 
 @dataclass(frozen=True)
@@ -138,6 +165,8 @@ class DocumentMatches:
     doc_id: str
     last_seen: str | None
     matches: list[DocumentMatchRow]
+    #: the submission this document is, if it is one (its page linked for who may see it)
+    student_paper: StudentPaper | None = None
 
 
 @dataclass(frozen=True)
@@ -187,29 +216,61 @@ def last_check(submission: Submission) -> Check | None:
     return done[-1] if done else None
 
 
-def summary(submission: Submission) -> SubmissionSummary:
+#: Papers by doc id (what :func:`summary` and :func:`record` name sources with).
+Papers = dict[str, StudentPaper]
+
+
+def author_of(submission: Submission) -> str:
+    """Who wrote it: the author given with it, else the submitting user's name."""
+    return submission.author or submission.user.name
+
+
+def student_paper(submission: Submission, viewer: User) -> StudentPaper:
+    """``submission`` as a later thesis's source, for ``viewer`` (linked if they may see it)."""
+    day = (submission.archived or submission.created).date().isoformat()
+    when = f"archived {day}" if submission.archived else f"submitted {day}, not archived"
+    label = f"student paper: {submission.filename} ({author_of(submission)}), {when}, decision: {submission.decision}"
+    may_see = viewer.role.may(Role.EXAMINER) or submission.user_id == viewer.id
+    return StudentPaper(
+        submission.id, submission.filename, submission.title, author_of(submission), stamp(submission.created),
+        stamp_or_none(submission.archived), submission.decision, label, f"/submissions/{submission.id}" if may_see else None)
+
+
+def summary(submission: Submission, papers: Papers | None = None) -> SubmissionSummary:
+    paper = (papers or {}).get(submission.top_source or "")
     return SubmissionSummary(
         id=submission.id, state=submission.state, reason=submission.reason, filename=submission.filename,
         created=stamp(submission.created), user=submission.user.name, overall=submission.overall,
-        top_source=submission.top_source, decision=submission.decision, archived_doc=submission.archived_doc)
+        top_source=submission.top_source, decision=submission.decision, archived_doc=submission.archived_doc,
+        top_source_label=paper.label if paper is not None else None, author=author_of(submission),
+        title=submission.title, repository=submission.repository, archived=stamp_or_none(submission.archived),
+        pooled=stamp_or_none(submission.pooled))
 
 
-def record(submission: Submission) -> SubmissionRecord:
+def report_sources(submission: Submission) -> list[str]:
+    """The doc ids of the sources of the submission's newest report."""
+    check = last_check(submission)
+    if check is None or not check.report_json:
+        return [submission.top_source] if submission.top_source else []
+    return [s["doc_id"] for s in json.loads(check.report_json)["sources"]]
+
+
+def record(submission: Submission, papers: Papers | None = None) -> SubmissionRecord:
     check = last_check(submission)
     report = json.loads(check.report_json) if check is not None and check.report_json else None
     done = submission.state == SubmissionState.DONE
     archiving = submission.archive_requested and done and not submission.archived_doc and not submission.archive_error
     return SubmissionRecord(
-        **vars(summary(submission)),
+        **vars(summary(submission, papers)),
         format=submission.format, size=submission.size, sha256=submission.sha256, attempts=submission.attempts,
         archive_requested=submission.archive_requested, archive_error=submission.archive_error,
-        sources=[Source(s["doc_id"], s["share"]) for s in report["sources"]] if report else [],
+        sources=[Source(s["doc_id"], s["share"], (papers or {}).get(s["doc_id"])) for s in report["sources"]] if report else [],
         report_url=REPORT_PATH.format(id=submission.id) if report else None,
         generation=check.generation if check is not None else None,
         checks=[CheckRow(stamp(c.started), c.state, c.worker, c.generation, c.overall, c.reason) for c in submission.checks],
         decisions=[DecisionRow(stamp(d.created), d.user.name, d.state, d.note) for d in submission.decisions],
         waiting=submission.state.pending or archiving,
-        may_archive=done and not submission.archive_requested,
+        may_archive=done and not submission.archive_requested and submission.repository != RepositoryMode.NONE,
         may_recheck=not submission.state.pending,
     )
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -121,14 +122,35 @@ def delete(
     return archived is not None
 
 
-def expire(session: Session, days: float) -> list[str]:
+@dataclass(frozen=True)
+class Expired:
+    """What an expiry deleted: the submissions' ids, and whether some were pending sources of
+    the collection (mode all: their files are gone, the index must be updated)."""
+
+    ids: list[str]
+    pooled: bool
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.ids)
+
+
+def expire(session: Session, days: float, collection: Path | None = None) -> Expired:
     """Delete every unarchived submission created more than ``days`` days ago (not one waiting
-    to be archived, unless its check failed: it never will be); returns their ids."""
+    to be archived, unless its check failed: it never will be), and the file of each that was a
+    pending source in ``collection``; mode ``none``'s "nothing remains after the retention"."""
     cutoff = now() - dt.timedelta(days=days)
     old = list(session.scalars(select(Submission).where(
         Submission.created < cutoff, Submission.archived.is_(None),
         or_(Submission.archive_requested.is_(False), Submission.state == SubmissionState.FAILED))))
+    pooled = False
     for submission in old:
-        audit.record(session, None, "expire", submission.id, f"older than {days:g} days")
+        detail = f"older than {days:g} days"
+        if submission.archived_doc:  # a pending source (mode all): it leaves the collection as a deleted one does
+            if collection is not None:
+                (collection / submission.archived_doc).unlink(missing_ok=True)
+            removal = remove_source(session, submission.archived_doc, submission.id, now(), None, collection_texts(collection))
+            detail += f"; a pending source, its passages replaced by a tombstone in {removal.checks} stored report(s)"
+            pooled = True
+        audit.record(session, None, "expire", submission.id, detail)
         session.delete(submission)
-    return [s.id for s in old]
+    return Expired([s.id for s in old], pooled)

@@ -15,7 +15,7 @@ from coderiv.archive.db import Database, default_url
 from coderiv.archive.models import Submission, User
 from coderiv.archive.notifications import Sender
 from coderiv.archive.queue import DEFAULT_LEASE
-from coderiv.archive.states import DecisionState, Role, SubmissionState
+from coderiv.archive.states import DecisionState, RepositoryMode, Role, SubmissionState
 from coderiv.archive.webhook import DEADLINE, webhook_target
 from coderiv.archive.workers import WorkerPool
 from coderiv.archive.writer import ArchiveWriter
@@ -30,9 +30,12 @@ class ArchiveSettings:
     """``database``: a SQLAlchemy URL (None: SQLite beside the index); ``workers``: checking
     processes; ``lease``: seconds a check's claim lasts without a heartbeat; ``webhook``: a URL
     told when a check ends (http or https; ``webhook_allow_private`` lets it reach loopback,
-    link-local and private addresses; ``webhook_deadline``: seconds one delivery may take);
+    link-local and private addresses; ``webhook_deadline``: seconds one delivery may take;
+    ``webhook_secret``: the archive's key signing every delivery, :func:`~coderiv.archive.webhook.signature`);
     ``archive_all``: archive every checked submission (the policy "archive every accepted
-    thesis"); ``retention_days``: unarchived submissions older than this are deleted (None: kept)."""
+    thesis"); ``retention_days``: unarchived submissions older than this are deleted (None: kept);
+    ``repository``: which checked submissions later ones are compared with (:class:`RepositoryMode`;
+    a submission may ask for another)."""
 
     database: str | None = None
     workers: int = 2
@@ -42,6 +45,8 @@ class ArchiveSettings:
     retention_days: float | None = None
     webhook_allow_private: bool = False
     webhook_deadline: float = DEADLINE
+    webhook_secret: str | None = None
+    repository: RepositoryMode = RepositoryMode.ARCHIVED
 
     def url(self, index_dir: Path) -> str:
         return self.database or default_url(index_dir)
@@ -62,7 +67,8 @@ class Archive:
         self.database = Database(self.url)
         self.workers = WorkerPool(self.url, index_dir, settings.workers, settings.lease, target is not None, budget or Budget(), max_bytes)
         self.writer = ArchiveWriter(self.database, index_dir, retention_days=settings.retention_days)
-        self.sender = Sender(self.database, target, settings.webhook_deadline) if target is not None else None
+        self.sender = (Sender(self.database, target, settings.webhook_deadline, settings.webhook_secret)
+                       if target is not None else None)
 
     def start(self) -> None:
         self.workers.start()

@@ -57,6 +57,17 @@ class DecisionState(StrEnum):
     MISCONDUCT = "misconduct"
 
 
+class RepositoryMode(StrEnum):
+    """Which checked submissions later ones are compared with (Turnitin's and Compilatio's
+    repository choice), per archive and per submission: ``all`` (every checked submission is a
+    source for every later one, pending until it is archived), ``archived`` (only archived ones),
+    ``none`` (checked, then forgotten: never a source, deleted after the retention period)."""
+
+    ALL = "all"
+    ARCHIVED = "archived"
+    NONE = "none"
+
+
 class Role(StrEnum):
     """Nested roles: submitters see their own submissions, examiners all of them and every page,
     admins also manage users and read the audit log."""

@@ -17,6 +17,8 @@ it for ever; a timer shuts the socket down at the deadline, which ends any read 
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import http.client
 import ipaddress
 import socket
@@ -92,6 +94,19 @@ def resolve(target: WebhookTarget, what: str = "the webhook") -> str:
     if not addresses:
         raise CoderivError(f"{what} {target.url!r}: {target.host} has no address")
     return addresses[0]
+
+
+#: The header that carries a delivery's signature: ``t=UNIX_SECONDS,sha256=HEX``.
+SIGNATURE_HEADER = "X-Coderiv-Signature"
+
+
+def signature(secret: str, body: bytes, moment: int) -> str:
+    """The signature header's value for ``body`` sent at ``moment`` (Unix seconds): HMAC-SHA256
+    (RFC 2104) with the archive's secret over ``"{moment}." + body``, so that a receiver knows
+    the body came from this archive unchanged, and when (it refuses an old one: no replay).
+    A receiver checks it as ``hmac.compare_digest(expected, given)`` with the same secret."""
+    digest = hmac.new(secret.encode("utf-8"), f"{moment}.".encode() + body, hashlib.sha256).hexdigest()
+    return f"t={moment},sha256={digest}"
 
 
 def post(target: WebhookTarget, body: bytes, headers: dict[str, str], deadline: float = DEADLINE) -> int:

@@ -22,14 +22,14 @@ import threading
 import time
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from coderiv.archive.db import Database
 from coderiv.archive.models import DocumentMatch, Submission, now
 from coderiv.archive.retention import expire
-from coderiv.archive.states import SubmissionState
+from coderiv.archive.states import RepositoryMode, SubmissionState
 from coderiv.errors import CoderivError
 from coderiv.index.index import Index
 from coderiv.pairs.methods import METHODS
@@ -143,24 +143,35 @@ class ArchiveWriter:
 
     def expire_due(self) -> None:
         """Delete the submissions past the retention setting, if an hour has passed since the
-        last time (or it never ran); a failure is logged and retried at the next batch."""
+        last time (or it never ran); a failure is logged and retried at the next batch. When
+        pending sources (mode all) expired, the index forgets their files at once."""
         if self.retention_days is None or (self._expired_at is not None and time.monotonic() - self._expired_at <= EXPIRE_EVERY):
             return
         try:
             with self.database.session() as session:
-                expire(session, self.retention_days)
+                gone = expire(session, self.retention_days, self._folder())
+            if gone.pooled:
+                self.run_once(reindex=True)
         except Exception:
             log.exception("expiring old submissions failed; retried at the next batch")
             return
         self._expired_at = time.monotonic()
+
+    def _folder(self) -> Path | None:
+        try:
+            return collection_folder(self.index_dir)
+        except CoderivError:  # no folder: nothing was ever pooled or archived into it
+            return None
 
     def run_once(self, reindex: bool = False) -> list[str]:
         """Archive the waiting submissions (and re-read the folder when ``reindex``, after a
         deletion); returns the new document ids."""
         with self._lock:
             with self.database.session() as session:
+                to_archive = Submission.archive_requested.is_(True) & Submission.archived.is_(None)
+                to_pool = (Submission.repository == RepositoryMode.ALL) & Submission.archived_doc.is_(None)
                 waiting = list(session.scalars(
-                    select(Submission).where(Submission.archive_requested.is_(True), Submission.archived.is_(None),
+                    select(Submission).where(or_(to_archive, to_pool),
                                              Submission.archive_error.is_(None), Submission.state == SubmissionState.DONE)
                     .order_by(Submission.created).limit(BATCH)))
                 if not waiting and not reindex:
@@ -190,5 +201,9 @@ class ArchiveWriter:
                     if archived is None:  # deleted meanwhile: its file goes too
                         (folder / archive_doc_id(submission_id)).unlink(missing_ok=True)
                         continue
-                    archived.archived, archived.archived_doc = moment, archive_doc_id(submission_id)
+                    archived.archived_doc = archive_doc_id(submission_id)
+                    if archived.archive_requested:
+                        archived.archived = moment
+                    elif archived.pooled is None:  # a pending source (mode all) until it is archived
+                        archived.pooled = moment
             return doc_ids

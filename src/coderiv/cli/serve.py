@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from coderiv.archive.states import RepositoryMode
 from coderiv.cli.options import TerminalBar, friendly_errors, index_option
 from coderiv.errors import CoderivError
 from coderiv.extras import require
@@ -107,16 +108,22 @@ def ready_for_checks(index_dir: Path) -> None:
 @click.option("--lease", type=click.FloatRange(1), default=30.0, show_default=True,
               help="Archive: seconds a check's claim lasts without a heartbeat (then it is checked again).")
 @click.option("--webhook", default=None, help="Archive: http(s) URL told (POST JSON) when a check ends.")
+@click.option("--webhook-secret", envvar="CODERIV_WEBHOOK_SECRET", default=None,
+              help="Archive: key signing each webhook delivery (X-Coderiv-Signature, HMAC-SHA256; also $CODERIV_WEBHOOK_SECRET).")
 @click.option("--webhook-allow-private", is_flag=True,
               help="Archive: let the webhook reach loopback, link-local and private addresses.")
 @click.option("--archive-all", is_flag=True, help="Archive: add every checked submission to the collection.")
+@click.option("--repository", type=click.Choice([m.value for m in RepositoryMode]), default=None,
+              help="Archive: which checked submissions later ones are compared with: all (pending ones too), "
+                   "archived (the default), none (check and forget; needs --retention-days).")
 @click.option("--retention-days", type=click.FloatRange(0, min_open=True), default=None,
               help="Archive: delete unarchived submissions older than this [default: keep].")
 @friendly_errors
 def serve_command(
     index_dir: Path, host: str, port: int, token: str | None, max_upload_mb: float, workers: int | None, queue: int | None,
     read_seconds: float, read_memory_mb: int, max_words: int, archive_on: bool, database: str | None, check_workers: int, lease: float,
-    webhook: str | None, webhook_allow_private: bool, archive_all: bool, retention_days: float | None,
+    webhook: str | None, webhook_secret: str | None, webhook_allow_private: bool, archive_all: bool, retention_days: float | None,
+    repository: str | None,
 ) -> None:
     """Serve the check page, the collection pages and the JSON API (/docs) over the index.
 
@@ -133,13 +140,20 @@ def serve_command(
 
         if token:
             raise CoderivError("--token does not apply with --archive: every user has a token of their own (coderiv users add)")
-        archive = ArchiveSettings(database, check_workers, lease, webhook, archive_all, retention_days, webhook_allow_private)
+        mode = RepositoryMode(repository or RepositoryMode.ARCHIVED)
+        if mode == RepositoryMode.NONE and (retention_days is None or archive_all):
+            raise CoderivError("--repository none forgets every submission after the retention period: "
+                               "give --retention-days (and not --archive-all)")
+        if webhook_secret is not None and (not webhook or len(webhook_secret) < 16):
+            raise CoderivError("--webhook-secret signs the deliveries of --webhook: give both, the secret at least 16 characters")
+        archive = ArchiveSettings(database, check_workers, lease, webhook, archive_all, retention_days, webhook_allow_private,
+                                  repository=mode, webhook_secret=webhook_secret)
         if webhook:
             from coderiv.archive.webhook import webhook_target
 
             webhook_target(webhook, webhook_allow_private)  # refused now, in one line, not after every check
-    elif database or webhook or archive_all or retention_days is not None or webhook_allow_private:
-        raise CoderivError("--database, --webhook, --archive-all and --retention-days need --archive")
+    elif database or webhook or archive_all or retention_days is not None or webhook_allow_private or repository:
+        raise CoderivError("--database, --webhook, --archive-all, --repository and --retention-days need --archive")
     if not is_loopback(host) and not token and archive is None:
         raise CoderivError(f"--host {host} makes the server reachable from other machines: give --token or set CODERIV_TOKEN")
     if token and not TOKEN_RE.fullmatch(token):

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -106,6 +106,25 @@ def query_metrics(
     )
 
 
+class _Mean:
+    """A :class:`MethodResult` attribute: the mean over its queries of their
+    :class:`QueryMetrics` attribute of the same name (0 without queries)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, result: None, owner: type) -> _Mean: ...
+
+    @overload
+    def __get__(self, result: MethodResult, owner: type) -> float: ...
+
+    def __get__(self, result: MethodResult | None, owner: type) -> float | _Mean:
+        if result is None:
+            return self
+        return float(np.mean([getattr(q, self.name) for q in result.queries])) if result.queries else 0.0
+
+
 @dataclass
 class MethodResult:
     """One method's per-query metrics and their averages (Sep./HFM = mean Sep. / mean HFM)."""
@@ -113,25 +132,10 @@ class MethodResult:
     method: str
     queries: list[QueryMetrics]
     rankings: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
-
-    def _mean(self, attr: str) -> float:
-        return float(np.mean([getattr(q, attr) for q in self.queries])) if self.queries else 0.0
-
-    @property
-    def precision(self) -> float:
-        return self._mean("precision")
-
-    @property
-    def recall(self) -> float:
-        return self._mean("recall")
-
-    @property
-    def hfm(self) -> float:
-        return self._mean("hfm")
-
-    @property
-    def sep(self) -> float:
-        return self._mean("sep")
+    precision = _Mean()
+    recall = _Mean()
+    hfm = _Mean()
+    sep = _Mean()
 
     @property
     def ratio(self) -> float | None:

@@ -23,7 +23,7 @@ chooses each kind's; passages and verified are one index's only) and returns a f
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -37,6 +37,7 @@ from coderiv.ranking.protocol import DocumentSearcher
 from coderiv.ranking.searchers import BY_MEASURE, BY_STRATEGY, QUERY_METHODS, QueryOptions, searcher_for, single_only
 from coderiv.registry import Registry
 
+T = TypeVar("T")
 PercentagesFn = Callable[[str], np.ndarray]
 MethodFactory = Callable[[IndexReader], PercentagesFn]
 FamilyMaker = Callable[[str], MethodFactory]
@@ -104,24 +105,29 @@ def percentages_with(searcher: DocumentSearcher[Any]) -> PercentagesFn:
     return percentages
 
 
+def _named(name: str, named: Registry[T], families: Registry[Callable[[str], T]]) -> T | None:
+    """The entry ``name`` of ``named``, or the member ``prefix:params`` of the family ``prefix``
+    (its maker may refuse the parameters); None when it is neither."""
+    if name in named:
+        return named[name]
+    prefix, sep, params = name.partition(":")
+    return families[prefix](params) if sep and prefix in families else None
+
+
 def get_method(name: str) -> MethodFactory:
     """The factory of a registered method or family member, or a clear error."""
-    if name in EVALUATION_METHODS:
-        return EVALUATION_METHODS[name]
-    prefix, sep, params = name.partition(":")
-    if sep and prefix in METHOD_FAMILIES:
-        return METHOD_FAMILIES[prefix](params)
+    found = _named(name, EVALUATION_METHODS, METHOD_FAMILIES)
+    if found is not None:
+        return found
     known = sorted(EVALUATION_METHODS) + [f"{p}:..." for p in sorted(METHOD_FAMILIES)]
     raise UnknownNameError(f"method must be one of {known!r} or a group {sorted(METHOD_GROUPS)!r} (got {name!r})")
 
 
 def searcher_factory(name: str) -> SearcherFactory:
     """The searcher behind an evaluable method name (a registered searcher or a family member)."""
-    if name in SEARCHERS:
-        return SEARCHERS[name]
-    prefix, sep, params = name.partition(":")
-    if sep and prefix in SEARCHER_FAMILIES:
-        return SEARCHER_FAMILIES[prefix](params)
+    found = _named(name, SEARCHERS, SEARCHER_FAMILIES)
+    if found is not None:
+        return found
     get_method(name)  # the error listing every choice
     raise UnknownNameError(f"method {name!r} has no searcher")
 

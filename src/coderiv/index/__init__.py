@@ -19,24 +19,10 @@ if TYPE_CHECKING:
     from coderiv.index.index import DocumentFacts, Index, resolve_index_path
     from coderiv.index.reader import IndexReader, open_index
 
-#: public name -> the module it is imported from on first use (PEP 562): importing one module of
-#: the package (``coderiv.index.index``) does not import all of them, so a command's start-up pays only
-#: for what it uses
-_LAZY: dict[str, str] = {
-    "DocumentFacts": "coderiv.index.index",
-    "Index": "coderiv.index.index",
-    "IndexReader": "coderiv.index.reader",
-    "Postings": "coderiv.index.format.postings",
-    "UpdateReport": "coderiv.index.builder.generation",
-    "open_index": "coderiv.index.reader",
-    "open_with_store": "coderiv.index.builder.stores",
-    "resolve_index_path": "coderiv.index.index",
-}
-
 __all__ = [
     "DocumentFacts", "Index", "IndexReader", "Postings", "UpdateReport", "open_index", "open_with_store",
     "resolve_index_path",
 ]
 
 
-__getattr__, __dir__ = lazy_names(__name__, _LAZY)
+__getattr__, __dir__ = lazy_names(__name__)  # the names of the TYPE_CHECKING block above

@@ -29,28 +29,12 @@ if TYPE_CHECKING:
     from coderiv.pairs.run import run_pairs, similar
     from coderiv.pairs.table import PairTable
 
-#: public name -> the module it is imported from on first use (PEP 562): a report reading a
-#: stored pair table (``coderiv.pairs.table``) does not import the lineage's scipy and the runs
-_LAZY: dict[str, str] = {
-    "DEFAULT_METHOD": "coderiv.pairs.methods",
-    "DocDate": "coderiv.pairs.dates",
-    "Lineage": "coderiv.pairs.lineage",
-    "Link": "coderiv.pairs.lineage",
-    "METHODS": "coderiv.pairs.methods",
-    "PairTable": "coderiv.pairs.table",
-    "Profile": "coderiv.pairs.lineage",
-    "derive_lineage": "coderiv.pairs.lineage",
-    "find_groups": "coderiv.pairs.groups",
-    "index_lineages": "coderiv.pairs.lineage",
-    "read_dates_file": "coderiv.pairs.dates",
-    "run_pairs": "coderiv.pairs.run",
-    "similar": "coderiv.pairs.run",
-}
-
 __all__ = [
     "DEFAULT_METHOD", "DocDate", "Lineage", "Link", "METHODS", "PairTable", "Profile", "derive_lineage",
     "find_groups", "index_lineages", "read_dates_file", "run_pairs", "similar",
 ]
 
 
-__getattr__, __dir__ = lazy_names(__name__, _LAZY)
+#: the names of the TYPE_CHECKING block above, each imported on first use: a report reading a
+#: stored pair table (``coderiv.pairs.table``) does not import the lineage's scipy and the runs
+__getattr__, __dir__ = lazy_names(__name__)

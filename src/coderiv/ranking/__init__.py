@@ -25,38 +25,6 @@ if TYPE_CHECKING:
     from coderiv.ranking.search import MeasureSearcher, Searcher, search
     from coderiv.ranking.searchers import QUERY_METHODS, QueryOptions, make_searcher, rank_queries
 
-#: public name -> the module it is imported from on first use (PEP 562): importing one module of
-#: the package (``coderiv.ranking.measures``) does not import all of them, so a command's start-up pays only
-#: for what it uses
-_LAZY: dict[str, str] = {
-    "BatchItem": "coderiv.ranking.batch",
-    "ContainmentSearcher": "coderiv.ranking.containment",
-    "DEFAULT_MEASURE": "coderiv.ranking.measures",
-    "DocumentPercentages": "coderiv.ranking.results",
-    "DocumentSearcher": "coderiv.ranking.protocol",
-    "FingerprintSearcher": "coderiv.ranking.fingerprint_search",
-    "Limits": "coderiv.ranking.batch",
-    "MEASURES": "coderiv.ranking.measures",
-    "Match": "coderiv.ranking.results",
-    "Measure": "coderiv.ranking.measures",
-    "MeasureSearcher": "coderiv.ranking.search",
-    "PassageSearcher": "coderiv.ranking.passage_windows",
-    "QUERY_METHODS": "coderiv.ranking.searchers",
-    "QueryOptions": "coderiv.ranking.searchers",
-    "QueryResult": "coderiv.ranking.results",
-    "Searcher": "coderiv.ranking.search",
-    "check_batch": "coderiv.ranking.batch",
-    "get_measure": "coderiv.ranking.measures",
-    "make_searcher": "coderiv.ranking.searchers",
-    "meets_threshold": "coderiv.ranking.percent",
-    "open_with_chunks": "coderiv.ranking.containment",
-    "percent": "coderiv.ranking.percent",
-    "query_documents": "coderiv.ranking.batch",
-    "rank_queries": "coderiv.ranking.searchers",
-    "rank_query": "coderiv.ranking.batch",
-    "search": "coderiv.ranking.search",
-}
-
 __all__ = [
     "BatchItem", "ContainmentSearcher", "DEFAULT_MEASURE", "DocumentPercentages", "DocumentSearcher",
     "FingerprintSearcher", "Limits", "MEASURES", "Match", "Measure", "MeasureSearcher", "PassageSearcher",
@@ -65,4 +33,4 @@ __all__ = [
 ]
 
 
-__getattr__, __dir__ = lazy_names(__name__, _LAZY)
+__getattr__, __dir__ = lazy_names(__name__)  # the names of the TYPE_CHECKING block above

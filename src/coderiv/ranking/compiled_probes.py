@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from coderiv.index.format.packed_runs import escaped_value, first_escape, run_of
+from coderiv.index.format.packed_runs import escaped_value, first_escape, lower_bound, run_of
 from coderiv.jit import LazyKernels
 from coderiv.jit import available as available  # re-exported: whether numba is installed
 
@@ -62,18 +62,8 @@ _HOLD = 0  # pruned queries still to run before the rent-or-buy rule may load
 
 
 def _accumulate(
-    low: np.ndarray,
-    run_at: np.ndarray,
-    run_high: np.ndarray,
-    vals: np.ndarray,
-    over_at: np.ndarray,
-    over_val: np.ndarray,
-    starts: np.ndarray,
-    ends: np.ndarray,
-    offsets: np.ndarray,
-    table: np.ndarray,
-    partial: np.ndarray,
-    touched: np.ndarray,
+    low: np.ndarray, run_at: np.ndarray, run_high: np.ndarray, vals: np.ndarray, over_at: np.ndarray, over_val: np.ndarray,
+    starts: np.ndarray, ends: np.ndarray, offsets: np.ndarray, table: np.ndarray, partial: np.ndarray, touched: np.ndarray,
 ) -> None:
     """partial[d] += table[offsets[i] + f_dt] for every posting (d, f_dt) of ``starts[i]:ends[i]``,
     in store order, and touched[d] = True unless ``touched`` is empty.
@@ -118,18 +108,8 @@ def _accumulate(
 
 
 def _probe(
-    low: np.ndarray,
-    run_at: np.ndarray,
-    run_high: np.ndarray,
-    vals: np.ndarray,
-    over_at: np.ndarray,
-    over_val: np.ndarray,
-    starts: np.ndarray,
-    ends: np.ndarray,
-    offsets: np.ndarray,
-    table: np.ndarray,
-    docs: np.ndarray,
-    sums: np.ndarray,
+    low: np.ndarray, run_at: np.ndarray, run_high: np.ndarray, vals: np.ndarray, over_at: np.ndarray, over_val: np.ndarray,
+    starts: np.ndarray, ends: np.ndarray, offsets: np.ndarray, table: np.ndarray, docs: np.ndarray, sums: np.ndarray,
 ) -> None:
     """sums[j] += table[offsets[i] + f_dt] wherever document ``docs[j]`` (ascending) has a
     posting (docs[j], f_dt) in ``starts[i]:ends[i]``: a galloping search per (key, document),
@@ -154,14 +134,7 @@ def _probe(
                     while position + step < stop and int(low[position + step]) < target:
                         position += step
                         step <<= 1
-                    lo, hi = position + 1, min(position + step, stop)
-                    while lo < hi:
-                        mid = (lo + hi) >> 1
-                        if int(low[mid]) < target:
-                            lo = mid + 1
-                        else:
-                            hi = mid
-                    position = lo
+                    position = lower_bound(low, position + 1, min(position + step, stop), target)
                 if position < stop and int(low[position]) == target:
                     value = int(vals[position])
                     if value == 255 and escapes:
@@ -223,7 +196,7 @@ def _warm_up(kernels: dict[str, Callable[..., Any]]) -> None:
 
 _KERNELS = LazyKernels(
     {"accumulate": _accumulate, "probe": _probe, "above": _above, "fill_products": _fill_products}, _warm_up,
-    helpers=(globals(), ("run_of", "first_escape", "escaped_value")),  # the loops call them, compiled
+    helpers=(globals(), ("lower_bound", "run_of", "first_escape", "escaped_value")),  # the loops call them, compiled
 )
 
 
@@ -271,17 +244,17 @@ def note_numpy_work(seconds: float) -> bool:
     return False
 
 
-def accumulate(*arrays: Any) -> None:
+def accumulate(*arrays: np.ndarray) -> None:
     """:func:`_accumulate`, compiled (needs :func:`load` first)."""
     _KERNELS["accumulate"](*arrays)
 
 
-def probe(*arrays: Any) -> None:
+def probe(*arrays: np.ndarray) -> None:
     """:func:`_probe`, compiled (needs :func:`load` first)."""
     _KERNELS["probe"](*arrays)
 
 
-def fill_products(*arrays: Any) -> None:
+def fill_products(*arrays: np.ndarray) -> None:
     """:func:`_fill_products`, compiled (needs :func:`load` first)."""
     _KERNELS["fill_products"](*arrays)
 

@@ -35,7 +35,7 @@ from coderiv.keys.kinds import StoreSpec, distinct
 from coderiv.progress import Progress
 from coderiv.ranking.percent import percent
 from coderiv.ranking.protocol import DocumentSearcher
-from coderiv.ranking.results import QueryResult, ranked_matches
+from coderiv.ranking.results import NO_WORDS, QueryResult
 from coderiv.text.analysis import AnalysisSettings
 
 #: Words per chunk (paper 003 and ``coderiv pairs --method chunks`` use 5).
@@ -179,9 +179,7 @@ class ContainmentSearcher:
         """The documents holding most of the query (``top=None``: every one holding some),
         at or above ``min_percent``."""
         scores, own = self.scores(prepared)
-        matches = ranked_matches(scores, own, self.index.doc_ids, top, min_percent)
-        note = None
-        if own == 0:
-            note = "the query has no words after analysis: every percentage is 0"
-        matched = len(self.present(prepared))
-        return QueryResult(label, self.method, own, prepared.length, matched, len(prepared.keys), matches, note)
+        return QueryResult.ranked(
+            scores, own, self.index.doc_ids, top, min_percent, label=label, method=self.method, query_length=prepared.length,
+            matched=len(self.present(prepared)), query_terms=len(prepared.keys), empty=NO_WORDS,
+        )

@@ -34,7 +34,7 @@ from coderiv.index.index import Index
 from coderiv.keys.fingerprint import STRATEGIES, fingerprint_function, normalize_params, parse_params
 from coderiv.keys.kinds import StoreSpec
 from coderiv.ranking.percent import percent
-from coderiv.ranking.results import QueryResult, ranked_matches
+from coderiv.ranking.results import EMPTY_FINGERPRINT, QueryResult
 from coderiv.text.analysis import AnalysisSettings, AnalyzedDocument
 
 
@@ -217,12 +217,10 @@ class FingerprintSearcher:
         """The top documents by shared minutiae, with percentages (``top=None``: all scoring);
         ``min_percent`` keeps only documents at or above that percentage."""
         scores, own = self.scores(prepared)
-        matches = ranked_matches(scores, own, self.index.doc_ids, top, min_percent)
-        note = None
-        if own == 0:
-            note = "the query's fingerprint is empty (no phrase selected): every percentage is 0"
-        matched = len(self._present(prepared))
-        return QueryResult(label, self.method, own, prepared.length, matched, len(prepared.keys), matches, note)
+        return QueryResult.ranked(
+            scores, own, self.index.doc_ids, top, min_percent, label=label, method=self.method, query_length=prepared.length,
+            matched=len(self._present(prepared)), query_terms=len(prepared.keys), empty=EMPTY_FINGERPRINT,
+        )
 
     def search(self, text: str, top: int | None = 10, *, label: str = "") -> QueryResult:
         """Rank the collection against the document ``text`` by shared minutiae."""

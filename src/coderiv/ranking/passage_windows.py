@@ -34,7 +34,7 @@ from coderiv.keys.kinds import counted_keys, term_key
 from coderiv.ranking.kernel import document_scores, store_contributions
 from coderiv.ranking.measures import DEFAULT_MEASURE, get_measure, self_score
 from coderiv.ranking.percent import percent
-from coderiv.ranking.results import QueryResult, ranked_matches
+from coderiv.ranking.results import NO_WORDS, QueryResult
 from coderiv.weights import posting_norms
 
 PASSAGE_WORDS = 50
@@ -127,22 +127,6 @@ class PassageIndex:
         return percent(counts.astype(np.float64), float(n_query))
 
 
-def passage_matrix(
-    query_terms: Sequence[str],
-    documents: Sequence[Sequence[str]],
-    measure: str = DEFAULT_MEASURE,
-    size: int = PASSAGE_WORDS,
-    step: int = PASSAGE_STEP,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Percentages of every query passage (rows) against every passage of ``documents``
-    (columns), and the document number of each column (for a few documents: the matrix is
-    dense). The query's passages count in the statistics, as in :func:`passage_scores`."""
-    index = PassageIndex([query_terms, *documents], size, step)
-    theirs = index.owners > 0
-    rows = [row[theirs] for row in index.rows(query_terms, measure)]
-    return (np.vstack(rows) if rows else np.zeros((0, int(theirs.sum())))), index.owners[theirs] - 1
-
-
 def passage_scores(
     query_terms: Sequence[str],
     documents: Sequence[Sequence[str]],
@@ -223,7 +207,8 @@ class PassageSearcher:
     ) -> QueryResult:
         """Documents by how many query passages they match; the score is that count."""
         counts, n_query = self.matched(prepared)
-        matches = ranked_matches(counts.astype(np.float64), float(n_query), self.index.doc_ids, top, min_percent)
-        matched = int(np.count_nonzero(counts)) if n_query else 0
-        note = None if n_query else "the query has no words after analysis: every percentage is 0"
-        return QueryResult(label, self.method, float(n_query), prepared.length, matched, n_query, matches, note)
+        return QueryResult.ranked(
+            counts.astype(np.float64), float(n_query), self.index.doc_ids, top, min_percent, label=label, method=self.method,
+            query_length=prepared.length, matched=int(np.count_nonzero(counts)) if n_query else 0, query_terms=n_query,
+            empty=NO_WORDS,
+        )

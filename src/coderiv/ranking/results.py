@@ -26,6 +26,12 @@ class Match:
         return {"rank": self.rank, "percent": json_percent(self.percent), "score": self.score, "doc_id": self.doc_id}
 
 
+#: The note of a result whose query has nothing to match (a self-score of 0) ...
+NO_WORDS = "the query has no words after analysis: every percentage is 0"
+#: ... and of a fingerprint query whose fingerprint is empty.
+EMPTY_FINGERPRINT = "the query's fingerprint is empty (no phrase selected): every percentage is 0"
+
+
 @dataclass
 class QueryResult:
     """A ranked list for one query, with the self-score every percentage is relative to."""
@@ -39,17 +45,20 @@ class QueryResult:
     matches: list[Match]
     note: str | None = None
 
+    @classmethod
+    def ranked(
+        cls, scores: np.ndarray, own: float, doc_ids: Sequence[str], top: int | None, min_percent: float, *,
+        label: str, method: str, query_length: int, matched: int, query_terms: int, empty: str,
+    ) -> QueryResult:
+        """The top documents of ``scores`` (:func:`ranked_matches`) as one query's result; its note
+        is ``empty`` when the self-score is 0 (every percentage is then 0)."""
+        matches = ranked_matches(scores, own, doc_ids, top, min_percent)
+        return cls(label, method, own, query_length, matched, query_terms, matches, empty if own == 0 else None)
+
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "measure": self.measure,
-            "self_score": self.self_score,
-            "query_length": self.query_length,
-            "query_terms": self.query_terms,
-            "matched_terms": self.matched_terms,
-            "note": self.note,
-            "matches": [m.to_dict() for m in self.matches],
-        }
+        """The JSON output's object, its keys in this order."""
+        fields = ("query", "measure", "self_score", "query_length", "query_terms", "matched_terms", "note")
+        return {name: getattr(self, name) for name in fields} | {"matches": [m.to_dict() for m in self.matches]}
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from coderiv.ranking.fingerprint_search import FingerprintSearcher, PreparedFing
 from coderiv.ranking.kernel import PreparedQuery, all_scores, top_k
 from coderiv.ranking.measures import DEFAULT_MEASURE, Measure, get_measure, self_score
 from coderiv.ranking.percent import meets_threshold, percent, score_floor
-from coderiv.ranking.results import Match, QueryResult
+from coderiv.ranking.results import EMPTY_FINGERPRINT, Match, QueryResult
 from coderiv.ranking.search import ranking_note
 from coderiv.ranking.topk import pruned_top_k
 from coderiv.text.analysis import AnalysisSettings
@@ -228,5 +228,5 @@ class ShardedFingerprintSearcher:
             Match(rank=i + 1, percent=float(percent(scores[d], own)), score=float(scores[d]), doc_id=ids[d])
             for i, d in enumerate(top_k(scores, top).tolist())
         ]
-        note = "the query's fingerprint is empty (no phrase selected): every percentage is 0" if own == 0 else None
+        note = EMPTY_FINGERPRINT if own == 0 else None
         return QueryResult(label, self.method, own, prepared.length, int(present.sum()), len(prepared.keys), matches, note)

@@ -22,7 +22,7 @@ from coderiv.ranking.containment import (
 )
 from coderiv.ranking.fanout import Fanout, ThreadFanout
 from coderiv.ranking.percent import percent
-from coderiv.ranking.results import QueryResult, ranked_matches
+from coderiv.ranking.results import NO_WORDS, QueryResult
 from coderiv.text.analysis import AnalysisSettings
 
 
@@ -104,7 +104,7 @@ class ShardedContainmentSearcher:
 
     def rank(self, prepared: PreparedChunks, top: int | None = 10, *, label: str = "", min_percent: float = 0.0) -> QueryResult:
         scores, own = self.scores(prepared)
-        matches = ranked_matches(scores, own, self.index.doc_ids, top, min_percent)
-        note = "the query has no words after analysis: every percentage is 0" if own == 0 else None
-        matched = int((self.doc_frequencies(prepared.keys) > 0).sum())
-        return QueryResult(label, self.method, own, prepared.length, matched, len(prepared.keys), matches, note)
+        return QueryResult.ranked(
+            scores, own, self.index.doc_ids, top, min_percent, label=label, method=self.method, query_length=prepared.length,
+            matched=int((self.doc_frequencies(prepared.keys) > 0).sum()), query_terms=len(prepared.keys), empty=NO_WORDS,
+        )

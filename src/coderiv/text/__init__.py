@@ -18,31 +18,10 @@ if TYPE_CHECKING:
     from coderiv.text.reading import QueryDocument, read_query
     from coderiv.text.sources import DocumentTexts
 
-#: public name -> the module it is imported from on first use (PEP 562): importing one module of
-#: the package (``coderiv.text.analysis``) does not import all of them, so a command's start-up pays only
-#: for what it uses
-_LAZY: dict[str, str] = {
-    "AnalysisSettings": "coderiv.text.analysis",
-    "AnalyzedDocument": "coderiv.text.analysis",
-    "Analyzer": "coderiv.text.analysis",
-    "DocumentTexts": "coderiv.text.sources",
-    "Extracted": "coderiv.text.extract",
-    "Markup": "coderiv.text.extract",
-    "QueryDocument": "coderiv.text.reading",
-    "RawDocument": "coderiv.text.collection",
-    "Span": "coderiv.text.exclusions",
-    "bibliography_spans": "coderiv.text.exclusions",
-    "extract": "coderiv.text.extract",
-    "iter_collection": "coderiv.text.collection",
-    "quote_spans": "coderiv.text.exclusions",
-    "read_query": "coderiv.text.reading",
-    "visible_text": "coderiv.text.extract",
-}
-
 __all__ = [
     "AnalysisSettings", "AnalyzedDocument", "Analyzer", "DocumentTexts", "Extracted", "Markup", "QueryDocument", "RawDocument",
     "Span", "bibliography_spans", "extract", "iter_collection", "quote_spans", "read_query", "visible_text",
 ]
 
 
-__getattr__, __dir__ = lazy_names(__name__, _LAZY)
+__getattr__, __dir__ = lazy_names(__name__)  # the names of the TYPE_CHECKING block above

@@ -69,12 +69,13 @@ async def read_upload(file: UploadFile | None) -> tuple[str, bytes]:
     return display_name(file.filename), await file.read()
 
 
-async def accept(request: Request, user: User, file: UploadFile | None, archive: bool) -> Accepted:
+async def accept(request: Request, user: User, file: UploadFile | None, archive: bool, repository: str | None = None,
+                 author: str | None = None, title: str | None = None) -> Accepted:
     """Queue the upload (in the server's pool: the database write is off the event loop)."""
     label, data = await read_upload(file)
     context: WebContext = request.app.state.context
     ops = operations(request)
-    return await context.pool.run(lambda: ops.accept(user, label, data, archive))
+    return await context.pool.run(lambda: ops.accept(user, label, data, archive, repository, author, title))
 
 
 @router.post("/submissions", summary="Submit a document to be checked (and archived)", status_code=202)
@@ -82,10 +83,13 @@ async def submit(
     request: Request, user: Submitter,
     file: Annotated[UploadFile | None, File(description="The document (any format coderiv reads)")] = None,
     archive: Annotated[bool, Form(description="Add it to the collection once checked")] = False,
+    repository: Annotated[str | None, Form(description="all, archived or none: overrides the archive's repository mode")] = None,
+    author: Annotated[str | None, Form(description="Who wrote it (default: the submitting user's name)")] = None,
+    title: Annotated[str | None, Form(description="Its title")] = None,
 ) -> Accepted:
     """Queue the document; ``state`` is ``queued`` until a worker checks it (``checking``), then
     ``done`` or ``failed`` (with ``reason``)."""
-    return await accept(request, user, file, archive)
+    return await accept(request, user, file, archive, repository, author, title)
 
 
 @router.get("/submissions", summary="The caller's submissions (an examiner's: all), newest first")

@@ -34,8 +34,10 @@ async def submit_form(
     request: Request, user: Submitter,
     file: Annotated[UploadFile | None, File()] = None,
     archive: Annotated[bool, Form()] = False,
+    author: Annotated[str, Form()] = "",
+    title: Annotated[str, Form()] = "",
 ) -> Response:
-    accepted = await accept(request, user, file, archive)
+    accepted = await accept(request, user, file, archive, None, author, title)
     return RedirectResponse(f"/submissions/{accepted.id}", status_code=303)
 
 

@@ -22,16 +22,21 @@ def run_of(run_at: np.ndarray, position: int) -> int:
     return lo - 1
 
 
-def first_escape(over_at: np.ndarray, position: int) -> int:
-    """Index in the side table of the first escaped posting at or after ``position``."""
-    lo, hi = 0, over_at.shape[0]
+def lower_bound(values: np.ndarray, lo: int, hi: int, target: int) -> int:
+    """The first i in [lo, hi) with values[i] ≥ ``target`` (``hi`` if none): a binary search
+    of ascending ``values``."""
     while lo < hi:
         mid = (lo + hi) >> 1
-        if int(over_at[mid]) < position:
+        if int(values[mid]) < target:
             lo = mid + 1
         else:
             hi = mid
     return lo
+
+
+def first_escape(over_at: np.ndarray, position: int) -> int:
+    """Index in the side table of the first escaped posting at or after ``position``."""
+    return lower_bound(over_at, 0, over_at.shape[0], position)
 
 
 def escaped_value(over_at: np.ndarray, over_val: np.ndarray, position: int) -> int:
