@@ -18,10 +18,10 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from sqlalchemy import CursorResult, or_, select
 from sqlalchemy import delete as sql_delete
-from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from coderiv.archive import audit
@@ -98,8 +98,9 @@ def remove_source(
 ) -> Removal:
     """Remove ``doc_id`` (the archived submission ``owner`` being deleted) from everything else
     the archive stores (module docstring); ``texts`` gives the other sources' texts for the pages."""
-    removed = session.execute(sql_delete(DocumentMatch).where(or_(DocumentMatch.doc == doc_id, DocumentMatch.match == doc_id))
-                              .execution_options(synchronize_session=False))
+    both_ways = or_(DocumentMatch.doc == doc_id, DocumentMatch.match == doc_id)
+    removed = cast(CursorResult[Any], session.execute(
+        sql_delete(DocumentMatch).where(both_ways).execution_options(synchronize_session=False)))
     session.execute(sql_delete(DocumentView).where(DocumentView.doc == doc_id).execution_options(synchronize_session=False))
     stone = tombstone(moment)
     touched: dict[str, int] = {}
@@ -118,4 +119,4 @@ def remove_source(
     for submission_id, count in touched.items():
         audit.record(session, user, "redact", submission_id,
                      f"{doc_id}: {stone}; its passages replaced in {count} stored report(s), the figures kept")
-    return Removal(int(getattr(removed, "rowcount", 0) or 0), sorted(touched), sum(touched.values()))
+    return Removal(int(removed.rowcount), sorted(touched), sum(touched.values()))

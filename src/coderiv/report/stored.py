@@ -9,15 +9,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from coderiv.report.model import (
-    PassageSpan,
-    Report,
-    ReportExclusion,
-    ReportOptions,
-    ReportPassage,
-    ReportSource,
-    ReportVersion,
-)
+from coderiv.report.model import PassageSpan, Report, ReportExclusion, ReportOptions, ReportPassage, ReportSource, ReportVersion
 
 
 def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
@@ -54,9 +46,10 @@ def report_from_dict(data: dict[str, Any], query_text: str, texts: dict[str, str
         values["passages"] = [passage_from_dict(p) for p in source.get("passages", [])]
         values["text"] = texts.get(source["doc_id"], "")
         sources.append(ReportSource(**values))
-    return Report(
-        label=data["label"], query_text=query_text, total_words=data["total_words"], covered_words=data["covered_words"],
-        overall=data["overall"], sources=sources, exclusions=[ReportExclusion(**_known(ReportExclusion, e)) for e in data["exclusions"]],
-        excluded_words=dict(data["excluded_words"]), options=options_from_dict(data["options"]), index=data["index"],
-        documents=data["documents"], candidates=data["candidates"], searches=list(data["searches"]), note=data.get("note"),
+    values = _known(Report, data)  # every stored field, whatever fields the model gains
+    values.update(
+        query_text=query_text, sources=sources, options=options_from_dict(data["options"]),
+        exclusions=[ReportExclusion(**_known(ReportExclusion, e)) for e in data["exclusions"]],
+        excluded_words=dict(data["excluded_words"]), searches=list(data["searches"]),
     )
+    return Report(**values)
