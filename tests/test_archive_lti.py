@@ -5,13 +5,13 @@ reaches the upload page as that student, the submission is checked and its simil
 to the platform's line item as a score (AGS, the tool's assertion checked against the tool's
 JWKS); an instructor reads the course roster (NRPS) and places the tool with Deep Linking; and
 a forged or expired token, a wrong issuer or audience, a replayed nonce and an unregistered
-platform are refused in one line with an audit row, nothing stored."""
+platform are refused in one line with an audit row, nothing stored. On SQLite and on a real
+PostgreSQL server."""
 
 from __future__ import annotations
 
 import html
 import re
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -25,39 +25,37 @@ pytest.importorskip("lti1p3platform", reason="the test platform (lti1p3platform)
 import jwt  # noqa: E402
 import requests  # noqa: E402
 import sqlalchemy  # noqa: E402
-import uvicorn  # noqa: E402
 
 from coderiv.archive import audit  # noqa: E402
 from coderiv.archive.db import Database  # noqa: E402
 from coderiv.archive.models import LtiLaunch, Submission, User  # noqa: E402
-from coderiv.archive.service import ArchiveSettings  # noqa: E402
 from coderiv.cli.main import main  # noqa: E402
-from coderiv.web.app import create_app  # noqa: E402
-from coderiv.web.context import ServeSettings  # noqa: E402
 from tests.support.archive import P, Q, build_collection, wait_until  # noqa: E402
-from tests.support.lti_platform import CLIENT_ID, DEPLOYMENT_ID, Platform, rsa_pem, start_platform  # noqa: E402
-from tests.support.network import free_port  # noqa: E402
+from tests.support.lti_platform import (  # noqa: E402
+    CLIENT_ID,
+    DEPLOYMENT_ID,
+    Platform,
+    register_command,
+    rsa_pem,
+    start_platform,
+    start_tool,
+)
+from tests.support.postgres import fresh_database, postgres_server  # noqa: E402, F401
 
 pytestmark = pytest.mark.slow  # two servers and the worker processes run for real
 
 
-@pytest.fixture(scope="module")
-def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Platform, str]]:
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def sites(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Platform, str]]:
     root = tmp_path_factory.mktemp("archive-lti")
     index = build_collection(root)
     url = f"sqlite:///{root / 'archive.sqlite'}"
-    port = free_port()
-    tool = f"http://127.0.0.1:{port}"
-    app = create_app(ServeSettings(index, archive=ArchiveSettings(url, workers=1, lease=5)))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    assert wait_until(lambda: server.started, 60)
+    if request.param == "postgresql":
+        url = fresh_database(request.getfixturevalue("postgres_server"), "lti")
+    tool, server, thread = start_tool(index, url)
+    assert server.started
     platform = start_platform(tool)
-    added = CliRunner().invoke(main, [
-        "lti", "add", platform.issuer, "--client-id", CLIENT_ID, "--deployment-id", DEPLOYMENT_ID,
-        "--login-url", f"{platform.base}/auth", "--token-url", f"{platform.base}/token", "--jwks-url", f"{platform.base}/jwks",
-        "--database", url])
+    added = CliRunner().invoke(main, register_command(platform, url))
     assert added.exit_code == 0, added.output
     assert f"platform 1 registered: {platform.issuer} (client {CLIENT_ID})" in added.output
     yield tool, platform, url
@@ -106,7 +104,7 @@ def test_a_students_launch_submits_is_checked_and_returns_the_score(sites: tuple
         assert [e.action for e in audit.entries(session, platform.issuer)][::-1][:2] == ["lti-add", "lti-launch"]
     database.dispose()
     page = browser.get(f"{tool}/submissions/{sid}", timeout=30).text
-    assert "similarity returned as the score at" in page
+    assert "similarity returned as the score on" in page and "(through the learning platform)" in page
 
 
 def test_an_instructor_reads_the_roster_and_places_the_tool(sites: tuple[str, Platform, str]) -> None:

@@ -168,3 +168,30 @@ def start_platform(tool: str) -> Platform:
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.05)
     return platform
+
+
+def start_tool(index: Any, url: str) -> tuple[str, Any, threading.Thread]:
+    """``coderiv serve --archive`` of ``index`` (database ``url``) in a thread of this process on
+    a free port, with one check worker: its base URL, uvicorn server and thread."""
+    import uvicorn
+
+    from coderiv.archive.service import ArchiveSettings
+    from coderiv.web.app import create_app
+    from coderiv.web.context import ServeSettings
+
+    port = free_port()
+    app = create_app(ServeSettings(index, archive=ArchiveSettings(url, workers=1, lease=5)))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return f"http://127.0.0.1:{port}", server, thread
+
+
+def register_command(platform: Platform, url: str) -> list[str]:
+    """The ``coderiv lti add`` arguments registering ``platform`` in the archive at ``url``."""
+    return ["lti", "add", platform.issuer, "--client-id", CLIENT_ID, "--deployment-id", DEPLOYMENT_ID,
+            "--login-url", f"{platform.base}/auth", "--token-url", f"{platform.base}/token",
+            "--jwks-url", f"{platform.base}/jwks", "--database", url]

@@ -283,7 +283,7 @@ def lti_score(submission: Submission) -> str | None:
     if submission.lti_launch_id is None:
         return None
     if submission.lti_score_sent is not None:
-        return f"similarity returned as the score at {stamp(submission.lti_score_sent)}"
+        return f"similarity returned as the score on {submission.lti_score_sent.date().isoformat()}"
     if submission.lti_score_error is not None:
         return f"score not returned: {submission.lti_score_error}"
     return "the score goes back once checked"

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from coderiv.index.format.counts import CountValues
-from coderiv.index.format.packed_runs import next_posting
+from coderiv.index.format.packed_runs import run_after
 from coderiv.index.format.split_numbers import SplitNumbers
 from coderiv.jit import LazyKernels
 from coderiv.keys import compiled_terms
@@ -114,7 +114,12 @@ def _squares(
             w = weights[key]
             base = np.int64(key_rows[key]) * n_docs
             for p in range(ptr[key], ptr[key + 1]):
-                doc, v, run, escape = next_posting(low, run_at, run_high, vals, over_at, over_val, p, run, escape)
+                run = run_after(run_at, p, run)
+                doc = (np.int64(run_high[run]) << 16) | np.int64(low[p])
+                v = np.int64(vals[p])
+                if escape < over_at.shape[0] and over_at[escape] == p:
+                    v = np.int64(over_val[escape])
+                    escape += 1
                 x = tf_table[v - 1] * w
                 part[base + doc] += x * x
             key += 1
@@ -136,7 +141,12 @@ def _max_units(
         w = weights[key]
         top = 0.0
         for p in range(ptr[key], ptr[key + 1]):
-            doc, v, run, escape = next_posting(low, run_at, run_high, vals, over_at, over_val, p, run, escape)
+            run = run_after(run_at, p, run)
+            doc = (np.int64(run_high[run]) << 16) | np.int64(low[p])
+            v = np.int64(vals[p])
+            if escape < over_at.shape[0] and over_at[escape] == p:
+                v = np.int64(over_val[escape])
+                escape += 1
             unit = tf_table[v - 1] * w / norms[doc]
             if p == ptr[key] or unit > top or unit != unit:
                 if top == top:  # once NaN, NaN stays
@@ -200,7 +210,7 @@ def _warm_up(kernels: dict[str, Any]) -> None:
 
 
 _LOOPS: dict[str, Callable[..., Any]] = {"group": _group, "squares": _squares, "max_units": _max_units, "merge": _merge}
-_KERNELS = LazyKernels(_LOOPS, _warm_up, helpers=(globals(), ("next_posting",)))  # the loops call it, compiled
+_KERNELS = LazyKernels(_LOOPS, _warm_up, helpers=(globals(), ("run_after",)))  # the loops call it, compiled
 
 
 def load() -> bool:
