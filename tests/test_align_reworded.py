@@ -166,3 +166,17 @@ def test_each_passage_says_its_kind_of_reuse() -> None:
     assert v.reuse == "verbatim"
     assert [reuse_kind(40, 40, 40), reuse_kind(40, 41, 40), reuse_kind(40, 40, 20), reuse_kind(40, 40, 19), reuse_kind(40, 120, 30)] == [
         "verbatim", "edited", "edited", "paraphrased", "summarised"]
+
+
+def test_a_gap_whose_words_the_source_holds_is_bridged() -> None:
+    """Words 40-79 of the copy in reverse order leave no 3-gram (two verbatim passages, 40 words
+    apart): the source holds every word of the gap, so the copy is one passage; 40 unrelated
+    words in the gap keep two."""
+    words = [f"w{k}" for k in range(120)]
+    source = " ".join(words)
+    reordered = " ".join(words[:40] + words[40:80][::-1] + words[80:])
+    (p,) = align_texts(reordered, source)
+    assert (p.a_start, p.a_end, p.b_start, p.b_end, p.a_words) == (0, len(reordered), 0, len(source), 120)
+    unrelated = " ".join(words[:40] + [f"u{k}" for k in range(40)] + words[80:])
+    assert [(q.a_start, q.a_end) for q in align_texts(unrelated, source)] == [
+        (0, len(" ".join(words[:40]))), (unrelated.index("w80"), len(unrelated))]

@@ -51,7 +51,7 @@ def test_an_empty_database_is_migrated_to_the_models_schema(url: str) -> None:
         indexed = {tuple(i["column_names"]) for i in inspector.get_indexes(name)}
         assert {tuple(c.name for c in i.columns) for i in table.indexes} <= indexed, name
     with db.engine.connect() as connection:
-        assert connection.execute(sqlalchemy.text("select version_num from alembic_version")).scalar() == head_revision() == "0004"
+        assert connection.execute(sqlalchemy.text("select version_num from alembic_version")).scalar() == head_revision() == "0005"
     db.dispose()
 
 
@@ -86,7 +86,7 @@ def test_a_database_of_an_older_revision_is_upgraded_with_its_data(url: str) -> 
         # issue 42: the rows made before repository modes were compared with archived ones only
         assert (submission.repository, submission.author, submission.pooled) == ("archived", None, None)
     with db.engine.connect() as connection:
-        assert connection.execute(sqlalchemy.text("select version_num from alembic_version")).scalar() == "0004"
+        assert connection.execute(sqlalchemy.text("select version_num from alembic_version")).scalar() == "0005"
     db.dispose()
 
 

@@ -78,6 +78,10 @@ class Submission(Base):
         column_type(RepositoryMode), default=RepositoryMode.ARCHIVED, server_default=RepositoryMode.ARCHIVED.value)
     #: when it joined the collection as a pending source (mode all; ``archived_doc`` names it)
     pooled: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    #: the LTI launch it was made from (its score goes back to the platform's line item)
+    lti_launch_id: Mapped[int | None] = mapped_column(ForeignKey("lti_launches.id", ondelete="SET NULL"), nullable=True)
+    lti_score_sent: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    lti_score_error: Mapped[str | None] = mapped_column(Text, nullable=True)
     user: Mapped[User] = relationship()
     checks: Mapped[list[Check]] = relationship(
         back_populates="submission", cascade="all, delete-orphan", order_by="Check.id", passive_deletes=True)
@@ -171,3 +175,59 @@ class Notification(Base):
     sender: Mapped[str | None] = mapped_column(String(100), nullable=True)
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
     delivered: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class LtiPlatform(Base):
+    """A learning platform registered by an admin (``coderiv lti add``): its issuer and the
+    client id it gave this tool, the deployment, and its OIDC login, token and key set URLs."""
+
+    __tablename__ = "lti_platforms"
+    __table_args__ = (UniqueConstraint("issuer", "client_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    issuer: Mapped[str] = mapped_column(String(500))
+    client_id: Mapped[str] = mapped_column(String(255))
+    deployment_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    login_url: Mapped[str] = mapped_column(Text)
+    token_url: Mapped[str] = mapped_column(Text)
+    jwks_url: Mapped[str] = mapped_column(Text)
+    created: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+
+
+class LtiNonce(Base):
+    """One OIDC login in flight: its ``state`` and ``nonce``, used once by the launch."""
+
+    __tablename__ = "lti_nonces"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    platform_id: Mapped[int] = mapped_column(ForeignKey("lti_platforms.id", ondelete="CASCADE"))
+    state: Mapped[str] = mapped_column(String(64), unique=True)
+    nonce: Mapped[str] = mapped_column(String(64), unique=True)
+    created: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+    used: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class LtiKey(Base):
+    """The tool's signing key (RS256), published at ``/lti/jwks``."""
+
+    __tablename__ = "lti_keys"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kid: Mapped[str] = mapped_column(String(64), unique=True)
+    private_pem: Mapped[str] = mapped_column(Text)
+    created: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+
+
+class LtiLaunch(Base):
+    """A validated launch: who (the platform's user), from where (context, resource link), with
+    the services it offers (the AGS line item, the NRPS memberships URL)."""
+
+    __tablename__ = "lti_launches"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    platform_id: Mapped[int] = mapped_column(ForeignKey("lti_platforms.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    sub: Mapped[str] = mapped_column(String(255))
+    name: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    context_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    resource_link: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    lineitem: Mapped[str | None] = mapped_column(Text, nullable=True)
+    memberships: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+    platform: Mapped[LtiPlatform] = relationship()

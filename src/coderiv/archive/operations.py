@@ -98,7 +98,7 @@ class Operations:
         return mode
 
     def accept(self, user: User, label: str, data: bytes, archive: bool, repository: str | None = None,
-               author: str | None = None, title: str | None = None) -> Accepted:
+               author: str | None = None, title: str | None = None, launch_id: int | None = None) -> Accepted:
         """Queue the upload as it is (committed before the answer: nothing accepted is lost); a
         worker reads it, in a child process within the read budget, before checking it.
         ``repository`` overrides the archive's mode for this one (:meth:`repository_of`);
@@ -118,7 +118,8 @@ class Operations:
                 user_id=user.id, filename=label, format=format_of(label), size=len(data),
                 sha256=hashlib.sha256(data).hexdigest(), text="", upload=data, state=SubmissionState.QUEUED, attempts=0,
                 decision=DecisionState.OPEN, archive_requested=archive, repository=mode,
-                author=(author or "").strip()[:MAX_AUTHOR] or None, title=(title or "").strip()[:MAX_TITLE] or None)
+                author=(author or "").strip()[:MAX_AUTHOR] or None, title=(title or "").strip()[:MAX_TITLE] or None,
+                lti_launch_id=launch_id)
             session.add(submission)
             session.flush()
             audit.record(session, user, "submit", submission.id, label)
@@ -207,6 +208,7 @@ class Operations:
                 raise InputError(f"submission {submission_id} is {submission.state} already")
             submission.state, submission.reason, submission.lease_until, submission.attempts = (
                 SubmissionState.QUEUED, None, None, 0)
+            submission.lti_score_sent = submission.lti_score_error = None  # the new figure goes back to the platform
             audit.record(session, user, "recheck", submission.id)
             return record(submission)
 

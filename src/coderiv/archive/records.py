@@ -112,6 +112,9 @@ class SubmissionRecord(SubmissionSummary):
     waiting: bool
     may_archive: bool
     may_recheck: bool
+    #: made from an LTI launch: whether its score went back to the platform ("score returned
+    #: at ...", "score not returned: why", "score to be returned"), else None
+    lti_score: str | None = None
 
 
 @dataclass(frozen=True)
@@ -272,7 +275,18 @@ def record(submission: Submission, papers: Papers | None = None) -> SubmissionRe
         waiting=submission.state.pending or archiving,
         may_archive=done and not submission.archive_requested and submission.repository != RepositoryMode.NONE,
         may_recheck=not submission.state.pending,
+        lti_score=lti_score(submission),
     )
+
+
+def lti_score(submission: Submission) -> str | None:
+    if submission.lti_launch_id is None:
+        return None
+    if submission.lti_score_sent is not None:
+        return f"similarity returned as the score on {submission.lti_score_sent.date().isoformat()}"
+    if submission.lti_score_error is not None:
+        return f"score not returned: {submission.lti_score_error}"
+    return "the score goes back once checked"
 
 
 def audit_row(entry: AuditEntry) -> AuditRow:

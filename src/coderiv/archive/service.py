@@ -12,6 +12,7 @@ from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from coderiv.archive.db import Database, default_url
+from coderiv.archive.lti_scores import ScoreReturn
 from coderiv.archive.models import Submission, User
 from coderiv.archive.notifications import Sender
 from coderiv.archive.queue import DEFAULT_LEASE
@@ -67,18 +68,21 @@ class Archive:
         self.database = Database(self.url)
         self.workers = WorkerPool(self.url, index_dir, settings.workers, settings.lease, target is not None, budget or Budget(), max_bytes)
         self.writer = ArchiveWriter(self.database, index_dir, retention_days=settings.retention_days)
+        self.scores = ScoreReturn(self.database)
         self.sender = (Sender(self.database, target, settings.webhook_deadline, settings.webhook_secret)
                        if target is not None else None)
 
     def start(self) -> None:
         self.workers.start()
         self.writer.start()
+        self.scores.start()
         if self.sender is not None:
             self.sender.start()
 
     def stop(self) -> None:
         if self.sender is not None:
             self.sender.stop()
+        self.scores.stop()
         self.writer.stop()
         self.workers.stop()
         self.database.dispose()

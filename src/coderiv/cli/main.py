@@ -30,6 +30,7 @@ COMMAND_MODULES = {
     "report": "report",
     "serve": "serve",
     "users": "users",
+    "lti": "lti",
 }
 
 

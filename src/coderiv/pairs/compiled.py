@@ -100,19 +100,40 @@ def _percent(
     return float(100.0 * c * length_factor[abs(lengths[d] - lengths[r])] / (s1 * length_factor[0]))
 
 
+def _row_percents(
+    lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    kind: int, weights: np.ndarray, length_factor: np.ndarray, lengths: np.ndarray, rows: np.ndarray, r: int,
+    acc: np.ndarray, partners: np.ndarray, cand_val: np.ndarray,
+) -> tuple[int, int]:
+    """Row ``r``'s documents d ≠ r sharing a key with it (with an end in ``rows``, a mask over
+    documents, unless it is empty) into ``partners[:count]``, their percentages into
+    ``cand_val[:count]``, in the order :func:`_count_row` found them, ``acc`` left all zero;
+    returns (count, how many of them have d > r: the shared pairs read from their smaller
+    document)."""
+    sizes = lists[6]
+    m = _count_row(lists, kind, weights, r, acc, partners)
+    s1 = np.float64(sizes[r])
+    every = rows.shape[0] == 0
+    count = 0
+    pairs = 0
+    for i in range(m):
+        d = partners[i]
+        c = np.float64(acc[d])
+        acc[d] = 0
+        if d == r or not (every or rows[r] or rows[d]):
+            continue
+        if d > r:
+            pairs += 1
+        partners[count] = d
+        cand_val[count] = _percent(kind, c, s1, np.float64(sizes[d]), length_factor, lengths, r, d)
+        count += 1
+    return count, pairs
+
+
 def _top_rows(
     lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    kind: int,
-    weights: np.ndarray,
-    length_factor: np.ndarray,
-    lengths: np.ndarray,
-    r0: int,
-    r1: int,
-    top: int,
-    acc: np.ndarray,
-    partners: np.ndarray,
-    cand_val: np.ndarray,
-    out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    kind: int, weights: np.ndarray, length_factor: np.ndarray, lengths: np.ndarray, r0: int, r1: int, top: int,
+    acc: np.ndarray, partners: np.ndarray, cand_val: np.ndarray, out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
 ) -> tuple[int, int]:
     """Rows r0…r1−1 written to ``out`` (row_ptr, targets, values, truncated: the CSR rows of the
     range, row_ptr[0] = 0, room for ``top`` entries a row); returns (entries written, shared
@@ -123,27 +144,14 @@ def _top_rows(
     (a key in f documents adds ``weights[f, |f_dt − f_qt|]``, and the percentage is the
     self-score rule's, with ``length_factor[|L_d − L_q|]`` the document part). ``acc`` (one slot per
     document) must be all zero, and is left so."""
-    sizes = lists[6]
     row_ptr, targets, values, truncated = out
     row_ptr[0] = 0
+    every = np.zeros(0, np.bool_)
     e = 0
     pairs = 0
     for r in range(r0, r1):
-        m = _count_row(lists, kind, weights, r, acc, partners)
-        s1 = np.float64(sizes[r])
-        count = 0
-        for i in range(m):
-            d = partners[i]
-            c = np.float64(acc[d])
-            acc[d] = 0
-            if d == r:
-                continue
-            if d > r:
-                pairs += 1
-            v = _percent(kind, c, s1, np.float64(sizes[d]), length_factor, lengths, r, d)
-            partners[count] = d
-            cand_val[count] = v
-            count += 1
+        count, found = _row_percents(lists, kind, weights, length_factor, lengths, every, r, acc, partners, cand_val)
+        pairs += found
         truncated[r - r0] = count > top
         if count > top:
             threshold = np.partition(cand_val[:count], count - top)[count - top]
@@ -169,48 +177,31 @@ def _top_rows(
 
 def _entries(
     lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    kind: int,
-    weights: np.ndarray,
-    length_factor: np.ndarray,
-    lengths: np.ndarray,
-    rows: np.ndarray,
-    r0: int,
-    r1: int,
-    acc: np.ndarray,
-    partners: np.ndarray,
-    out: tuple[np.ndarray, np.ndarray, np.ndarray],
+    kind: int, weights: np.ndarray, length_factor: np.ndarray, lengths: np.ndarray, rows: np.ndarray, r0: int, r1: int,
+    acc: np.ndarray, partners: np.ndarray, cand_val: np.ndarray, out: tuple[np.ndarray, np.ndarray, np.ndarray],
 ) -> tuple[int, int]:
     """Every directed entry of rows r0…r1−1 with an end in ``rows`` (a mask over documents: the
     rows an incremental run recomputes), written to ``out`` (src, dst, percent) in row order;
     returns (entries, shared pairs among them read from their smaller document). The counts
     and percentages are :func:`_top_rows`'s; what an incremental run merges with its kept
     entries (``IncrementalPlan.merge``), as the scipy product's entries are."""
-    sizes = lists[6]
     src, dst, val = out
     e = 0
     pairs = 0
     for r in range(r0, r1):
-        m = _count_row(lists, kind, weights, r, acc, partners)
-        s1 = np.float64(sizes[r])
-        for i in range(m):
-            d = partners[i]
-            c = np.float64(acc[d])
-            acc[d] = 0
-            if d == r or not (rows[r] or rows[d]):
-                continue
-            if d > r:
-                pairs += 1
-            v = _percent(kind, c, s1, np.float64(sizes[d]), length_factor, lengths, r, d)
-            src[e] = r
-            dst[e] = d
-            val[e] = v
-            e += 1
+        count, found = _row_percents(lists, kind, weights, length_factor, lengths, rows, r, acc, partners, cand_val)
+        pairs += found
+        for i in range(count):
+            src[e + i] = r
+            dst[e + i] = partners[i]
+            val[e + i] = cand_val[i]
+        e += count
     return e, pairs
 
 
 _KERNELS = LazyKernels(
     {"by_document": _by_document, "top_rows": _top_rows, "entries": _entries},
-    helpers=(globals(), ("_count_row", "_percent")),  # the loops call them, compiled
+    helpers=(globals(), ("_count_row", "_percent", "_row_percents")),  # the loops call them, compiled
 )
 
 

@@ -375,8 +375,9 @@ def _merge_compiled(
     if progress is not None:
         progress.start(n, "documents")
     shared_pairs = 0
+    values = np.empty(n, np.float64)  # a row's percentages, before they are written out
     for r0, r1 in ranges:
-        count, pairs = compiled.entries(lists, *tables, plan.rows, r0, r1, acc, partners, out)
+        count, pairs = compiled.entries(lists, *tables, plan.rows, r0, r1, acc, partners, values, out)
         shared_pairs += pairs
         src, dst, val = out[0][:count], out[1][:count].astype(np.uint32), out[2][:count]
         built.add(plan.merge(src, dst, val, top, r0, r1))

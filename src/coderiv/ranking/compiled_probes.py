@@ -244,17 +244,17 @@ def note_numpy_work(seconds: float) -> bool:
     return False
 
 
-def accumulate(*arrays: Any) -> None:
+def accumulate(*arrays: np.ndarray) -> None:
     """:func:`_accumulate`, compiled (needs :func:`load` first)."""
     _KERNELS["accumulate"](*arrays)
 
 
-def probe(*arrays: Any) -> None:
+def probe(*arrays: np.ndarray) -> None:
     """:func:`_probe`, compiled (needs :func:`load` first)."""
     _KERNELS["probe"](*arrays)
 
 
-def fill_products(*arrays: Any) -> None:
+def fill_products(*arrays: np.ndarray) -> None:
     """:func:`_fill_products`, compiled (needs :func:`load` first)."""
     _KERNELS["fill_products"](*arrays)
 

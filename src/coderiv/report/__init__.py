@@ -36,14 +36,7 @@ exclude_bibliography, templates, common_docs, group_versions, version_percent).
 """
 
 from coderiv.report.build import build_report
-from coderiv.report.model import (
-    Report,
-    ReportExclusion,
-    ReportOptions,
-    ReportPassage,
-    ReportSource,
-    ReportVersion,
-)
+from coderiv.report.model import Report, ReportExclusion, ReportOptions, ReportPassage, ReportSource, ReportVersion
 from coderiv.report.render_html import render_html
 from coderiv.report.render_json import render_json
 from coderiv.report.render_pan import render_pan

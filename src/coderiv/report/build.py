@@ -41,15 +41,7 @@ from coderiv.ranking.containment import ChunkSearcher, PreparedChunks, open_with
 from coderiv.ranking.results import QueryResult
 from coderiv.ranking.searchers import QueryOptions, chunk_searcher, make_searcher
 from coderiv.report.exclusions import is_common, template_spans
-from coderiv.report.model import (
-    PassageSpan,
-    Report,
-    ReportExclusion,
-    ReportOptions,
-    ReportPassage,
-    ReportSource,
-    ReportVersion,
-)
+from coderiv.report.model import PassageSpan, Report, ReportExclusion, ReportOptions, ReportPassage, ReportSource, ReportVersion
 from coderiv.text.exclusion_rules import cited_quotes, reference_entries
 from coderiv.text.exclusions import KINDS, Span, is_restructuredtext, merge_spans, word_bounds
 from coderiv.text.reading import QueryDocument

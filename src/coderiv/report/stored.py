@@ -9,15 +9,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from coderiv.report.model import (
-    PassageSpan,
-    Report,
-    ReportExclusion,
-    ReportOptions,
-    ReportPassage,
-    ReportSource,
-    ReportVersion,
-)
+from coderiv.report.model import PassageSpan, Report, ReportExclusion, ReportOptions, ReportPassage, ReportSource, ReportVersion
 
 
 def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:

@@ -33,6 +33,8 @@ from coderiv.web.security import BodyLimit, HostCheck, SameOrigin, SecurityHeade
 
 log = logging.getLogger("coderiv.web")
 
+#: The paths a learning platform's page posts to from its own site (web.lti_routes).
+LTI_CROSS_SITE = ("/lti/login", "/lti/launch")
 #: Multipart overhead allowed beyond the upload limit (field names, boundaries, other fields).
 FORM_OVERHEAD = 64 * 1024
 
@@ -99,10 +101,11 @@ def create_app(settings: ServeSettings) -> FastAPI:
     app.include_router(pages.router, dependencies=examiner)
     app.include_router(api.router, dependencies=examiner)
     if context.archive is not None:
-        from coderiv.web import archive_api, archive_pages
+        from coderiv.web import archive_api, archive_pages, lti_routes
 
         app.include_router(archive_api.router)
         app.include_router(archive_pages.router)
+        app.include_router(lti_routes.router)
     app.mount("/static", StaticFiles(directory=str(Path(__file__).parent / "static")), name="static")
     add_api_docs(app, [Depends(require(Role.SUBMITTER))])
 
@@ -141,7 +144,8 @@ def create_app(settings: ServeSettings) -> FastAPI:
     # the last added is the outermost: headers on every answer, hosts and origins checked first
     app.add_middleware(BodyLimit, limit=settings.max_upload + FORM_OVERHEAD)
     app.add_middleware(TokenCookie)  # the cookie for a token given once in ?token= (web.auth)
-    app.add_middleware(SameOrigin)  # no cross-site form posts, token or not
+    # no cross-site form posts, token or not (but the LTI launch, signed by the platform)
+    app.add_middleware(SameOrigin, exempt=LTI_CROSS_SITE if context.archive is not None else ())
     if settings.hosts is not None:
         app.add_middleware(HostCheck, allowed=settings.hosts)
     app.add_middleware(SecurityHeaders)

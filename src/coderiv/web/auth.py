@@ -118,10 +118,6 @@ class TokenCookie:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
         async def with_cookie(message: Message) -> None:
             token = scope.get("state", {}).get(SET_COOKIE)
             if message["type"] == "http.response.start" and token:
@@ -129,4 +125,4 @@ class TokenCookie:
                 message["headers"] = [*message.get("headers", []), (b"set-cookie", cookie.encode())]
             await send(message)
 
-        await self.app(scope, receive, with_cookie)
+        await self.app(scope, receive, with_cookie if scope["type"] == "http" else send)  # (lifespan: as it is)

@@ -194,14 +194,18 @@ class SameOrigin:
     present; an older browser without it must name this server in ``Origin`` (``null``, which
     sandboxed pages send, is refused; the pages' ``Referrer-Policy: same-origin`` keeps a
     same-origin form's Origin real). A request with neither header (curl, a learning platform's
-    server, the API clients) is not a browser's and passes; so do GET and HEAD.
+    server, the API clients) is not a browser's and passes; so do GET and HEAD, and the paths in
+    ``exempt``: the LTI login and launch, which a platform's page posts cross-site by design and
+    which carry their own proof (a one-use state and a signed token).
     """
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, exempt: tuple[str, ...] = ()) -> None:
         self.app = app
+        self.exempt = exempt
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or str(scope.get("method", "GET")).upper() not in UNSAFE_METHODS:
+        if (scope["type"] != "http" or str(scope.get("method", "GET")).upper() not in UNSAFE_METHODS
+                or str(scope.get("path", "")) in self.exempt):
             await self.app(scope, receive, send)
             return
         headers = {name.lower(): value.decode("latin-1") for name, value in scope.get("headers", [])}

@@ -34,7 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from coderiv.index.format.packed_runs import next_posting
+from coderiv.index.format.counts import CountValues
+from coderiv.index.format.packed_runs import run_after
+from coderiv.index.format.split_numbers import SplitNumbers
 from coderiv.jit import LazyKernels
 from coderiv.keys import compiled_terms
 
@@ -112,7 +114,12 @@ def _squares(
             w = weights[key]
             base = np.int64(key_rows[key]) * n_docs
             for p in range(ptr[key], ptr[key + 1]):
-                doc, v, run, escape = next_posting(low, run_at, run_high, vals, over_at, over_val, p, run, escape)
+                run = run_after(run_at, p, run)
+                doc = (np.int64(run_high[run]) << 16) | np.int64(low[p])
+                v = np.int64(vals[p])
+                if escape < over_at.shape[0] and over_at[escape] == p:
+                    v = np.int64(over_val[escape])
+                    escape += 1
                 x = tf_table[v - 1] * w
                 part[base + doc] += x * x
             key += 1
@@ -134,7 +141,12 @@ def _max_units(
         w = weights[key]
         top = 0.0
         for p in range(ptr[key], ptr[key + 1]):
-            doc, v, run, escape = next_posting(low, run_at, run_high, vals, over_at, over_val, p, run, escape)
+            run = run_after(run_at, p, run)
+            doc = (np.int64(run_high[run]) << 16) | np.int64(low[p])
+            v = np.int64(vals[p])
+            if escape < over_at.shape[0] and over_at[escape] == p:
+                v = np.int64(over_val[escape])
+                escape += 1
             unit = tf_table[v - 1] * w / norms[doc]
             if p == ptr[key] or unit > top or unit != unit:
                 if top == top:  # once NaN, NaN stays
@@ -198,7 +210,7 @@ def _warm_up(kernels: dict[str, Any]) -> None:
 
 
 _LOOPS: dict[str, Callable[..., Any]] = {"group": _group, "squares": _squares, "max_units": _max_units, "merge": _merge}
-_KERNELS = LazyKernels(_LOOPS, _warm_up, helpers=(globals(), ("next_posting",)))  # the loops call it, compiled
+_KERNELS = LazyKernels(_LOOPS, _warm_up, helpers=(globals(), ("run_after",)))  # the loops call it, compiled
 
 
 def load() -> bool:
@@ -207,13 +219,15 @@ def load() -> bool:
     return _KERNELS.loaded() or (compiled_terms.loaded() and _KERNELS.load())
 
 
-def _usual_store(docs: Any, vals: Any) -> bool:
+def _usual_store(docs: SplitNumbers, vals: CountValues) -> bool:
     """A store as this coderiv writes it (format 5: documents' low 16 bits, values in a byte);
     any other layout takes the numpy path."""
     return bool(np.asarray(docs.low).dtype == np.uint16 and np.asarray(vals.low).dtype == np.uint8)
 
 
-def _store_arrays(docs: Any, vals: Any, ptr: np.ndarray, weights: np.ndarray, tf_table: np.ndarray) -> tuple[np.ndarray, ...]:
+def _store_arrays(
+    docs: SplitNumbers, vals: CountValues, ptr: np.ndarray, weights: np.ndarray, tf_table: np.ndarray
+) -> tuple[np.ndarray, ...]:
     """The arrays the cosine loops read, the narrowed ones (run starts, the side table) widened
     (they are short) so that one compiled version serves every index: a presence store's 1s
     contiguous (:meth:`~coderiv.index.format.counts.CountValues.loop_low`), not a zero-stride view."""
@@ -226,7 +240,8 @@ def _store_arrays(docs: Any, vals: Any, ptr: np.ndarray, weights: np.ndarray, tf
 
 
 def cosine_passes(
-    docs: Any, vals: Any, ptr: np.ndarray, weights: np.ndarray, tf_table: np.ndarray, chunk_ends: np.ndarray, n_docs: int,
+    docs: SplitNumbers, vals: CountValues, ptr: np.ndarray, weights: np.ndarray, tf_table: np.ndarray, chunk_ends: np.ndarray,
+    n_docs: int,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """(W_d per document, max_d x_dt / W_d per key) of a store's
     :class:`~coderiv.index.format.postings.SplitNumbers` ``docs`` and
@@ -240,7 +255,7 @@ def cosine_passes(
 
 
 def row_squares(
-    docs: Any, vals: Any, ptr: np.ndarray, weights: np.ndarray, tf_table: np.ndarray, chunk_ends: np.ndarray,
+    docs: SplitNumbers, vals: CountValues, ptr: np.ndarray, weights: np.ndarray, tf_table: np.ndarray, chunk_ends: np.ndarray,
     key_rows: np.ndarray, n_rows: int, n_docs: int,
 ) -> np.ndarray | None:
     """Σ x_dt² per (row of the key, document), flat at ``row · n_docs + document`` (the norm

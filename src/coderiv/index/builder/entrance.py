@@ -25,22 +25,11 @@ if TYPE_CHECKING:
 
 
 def build_index(
-    source: Source,
-    path: str | os.PathLike[str],
-    *,
-    stop: bool | None = None,
-    stem: bool | None = None,
-    language: str | None = None,
-    stores: list[StoreSpec] | None = None,
-    workers: int | None = None,
-    shards: int | None = None,
-    dask_address: str | None = None,
-    hidden: bool | None = None,
-    follow_symlinks: bool | None = None,
-    markup: Markup | None = None,
-    rebuild: bool = False,
-    progress: Progress | None = None,
-    announce: Callable[[str], Any] | None = None,
+    source: Source, path: str | os.PathLike[str], *,
+    stop: bool | None = None, stem: bool | None = None, language: str | None = None,  # the analysis
+    stores: list[StoreSpec] | None = None, workers: int | None = None, shards: int | None = None, dask_address: str | None = None,
+    hidden: bool | None = None, follow_symlinks: bool | None = None, markup: Markup | None = None,  # reading the source
+    rebuild: bool = False, progress: Progress | None = None, announce: Callable[[str], Any] | None = None,
 ) -> UpdateReport | ShardedReport:
     """Build the index of ``source`` at ``path``, or bring it up to date.
 

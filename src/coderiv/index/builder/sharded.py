@@ -142,15 +142,9 @@ class ShardedReport:
 
 
 def build_sharded(
-    source: str | os.PathLike[str],
-    path: str | os.PathLike[str],
-    shards: int,
-    settings: AnalysisSettings | None = None,
-    stores: list[StoreSpec] | None = None,
-    workers: int | None = None,
-    runner: Runner | None = None,
-    markup: Markup | None = None,
-    dask_address: str | None = None,
+    source: str | os.PathLike[str], path: str | os.PathLike[str], shards: int, settings: AnalysisSettings | None = None,
+    stores: list[StoreSpec] | None = None, workers: int | None = None, runner: Runner | None = None,
+    markup: Markup | None = None, dask_address: str | None = None,
 ) -> ShardedReport:
     """Build a sharded index of ``source`` at ``path`` with ``shards`` shards, each written by
     ``runner`` (default: in this process; :func:`dask_runner` for a cluster, whose tasks analyse

@@ -44,18 +44,15 @@ def escaped_value(over_at: np.ndarray, over_val: np.ndarray, position: int) -> i
     return int(over_val[first_escape(over_at, position)])
 
 
-def next_posting(
-    low: np.ndarray, run_at: np.ndarray, run_high: np.ndarray, vals: np.ndarray, over_at: np.ndarray, over_val: np.ndarray,
-    position: int, run: int, escape: int,
-) -> tuple[int, int, int, int]:
-    """(document, value, run, escape) of posting ``position`` in a walk over ascending positions:
-    ``run`` is the run of the previous posting read (0 to start), ``escape`` the side table's
-    next unread entry (0 to start); the returned cursors are those of this posting."""
+def run_after(run_at: np.ndarray, position: int, run: int) -> int:
+    """The run holding posting ``position`` in a walk over ascending positions, from ``run``,
+    the run of the previous posting read (0 to start): a step forward instead of a search.
+
+    A walk's document and value stay written in its loop (``(run_high[run] << 16) | low[p]``;
+    the byte, or the side table's value when ``over_at[escape] == p``): a helper returning them
+    with the cursors as a tuple, or as three scalar helpers, made the cosine statistics' loops
+    5-12x slower under numba (0.47 s against 0.045 s on 20K documents; it does not inline them),
+    where this one costs nothing measurable."""
     while run_at[run + 1] <= position:
         run += 1
-    doc = (np.int64(run_high[run]) << 16) | np.int64(low[position])
-    value = np.int64(vals[position])
-    if escape < over_at.shape[0] and over_at[escape] == position:
-        value = np.int64(over_val[escape])
-        escape += 1
-    return doc, value, run, escape
+    return run

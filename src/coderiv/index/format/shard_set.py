@@ -22,7 +22,6 @@ import json
 import os
 import zlib
 from pathlib import Path
-from typing import Any
 
 from coderiv.errors import CorruptIndexError
 
@@ -73,7 +72,7 @@ def global_checksums(set_dir: Path) -> dict[str, int]:
     return {path.name: file_crc32(path) for path in sorted((set_dir / "global").iterdir()) if path.is_file()}
 
 
-def check_global_tables(set_dir: Path, recorded: Any) -> None:
+def check_global_tables(set_dir: Path, recorded: object) -> None:
     """Refuse (one line) a set whose collection-wide tables differ from their recorded CRC-32s.
 
     Every query of a sharded index reads them (f_t, N, W_d, the cosine bounds, the global

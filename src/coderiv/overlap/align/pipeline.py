@@ -26,7 +26,9 @@ Working Notes, CEUR-WS Vol-1180):
 7. **summaries** (:mod:`.summaries`): fragments whose source side is much longer, from a
    clustering with a source gap as wide as the source;
 8. **combining** (:mod:`.combine`): a fragment joins the n-gram passages it overlaps into one
-   passage unless they already explain it; alone it must have 150 characters; overlaps resolved.
+   passage unless they already explain it; alone it must have 150 characters; overlaps resolved;
+9. **bridging** (:mod:`.bridges`): neighbouring passages joined across a gap of at most 200 words
+   of which the source holds half the content words.
 
 Each passage then gets a word-level diff of its two sides (:mod:`.diff`, :mod:`.passage`: its seeds as
 anchors, :class:`difflib.SequenceMatcher` between them): which words are identical and which
@@ -66,6 +68,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from coderiv.overlap.align.bridges import bridge
 from coderiv.overlap.align.clusters import fragments
 from coderiv.overlap.align.combine import Bounds, Candidate, combine
 from coderiv.overlap.align.edges import grow_edges
@@ -100,6 +103,8 @@ class AlignSettings:
     summary_ratio: float = 3.0
     min_chars: int = 150
     cover: float = 0.8
+    bridge_gap: int = 200
+    bridge_held: float = 0.5
 
     def __post_init__(self) -> None:
         if self.n < 1 or self.max_gap < 0 or self.max_occurrences < 1 or self.min_words < 1:
@@ -156,20 +161,24 @@ def align_words(
         ngram.append((grow_edges(chain, wa.folded, wb.folded, low, high), chain))
     if not settings.reworded or len(wa) == 0 or len(wb) == 0:
         return [build_passage(chain, wa, wb, bounds) for bounds, chain in ngram]
+    view_a = view_a or sentence_view(wa)
+    view_b = sentence_view(wb)
     candidates = combine(
-        ngram, reworded_bounds(wa, wb, settings, view_a), np.append(wa.starts, len(wa.text)).tolist(),
+        ngram, reworded_bounds(wa, wb, settings, view_a, view_b), np.append(wa.starts, len(wa.text)).tolist(),
         settings.min_chars, settings.cover,
     )
+    candidates = bridge(candidates, view_a.terms, view_b.terms, settings.bridge_gap, settings.bridge_held)
     return [build_passage(_chain_of(c, seeds), wa, wb, c.bounds) for c in candidates]
 
 
 def reworded_bounds(
     wa: Words, wb: Words, settings: AlignSettings = DEFAULT_SETTINGS, view_a: SentenceView | None = None,
+    view_b: SentenceView | None = None,
 ) -> list[tuple[Bounds, list[Bounds]]]:
     """The validated sentence fragments of the pair, summaries included, as word bounds, each
     with the word bounds of its seed sentence pairs."""
     va = view_a or sentence_view(wa)
-    vb = sentence_view(wb)
+    vb = view_b or sentence_view(wb)
     seeds = sentence_seeds(
         va.terms, va.sentences, vb.terms, vb.sentences, settings.min_cosine, settings.min_dice,
         max_occurrences=settings.max_occurrences,

@@ -7,8 +7,11 @@ normalisation of Sanchez-Perez, Sidorov & Gelbukh (PAN 2014: Porter stems, a sen
 case folded), with the stopwords left out as the n-gram stage of Torrejón & Ramos (PAN 2012-13)
 leaves them out. The stoplist is coderiv's own (:func:`coderiv.text.analysis.default_stoplist`).
 
-The stemmer is pure Python (about 30 µs a word), so stems are kept in a process-wide table:
-the words of a language are few, and the sources of one suspicious text share most of them.
+Snowball's pure-Python stemmer takes 30-130 µs a word, so stems are kept in a process-wide
+table (the words of a language are few, and the sources of one suspicious text share most of
+them), and with the ``fast`` extra ``snowballstemmer`` hands the work to PyStemmer, Snowball's C
+stemmer: the same stems (checked for every language on 16,856 words of the PAN sources), about a
+hundred times faster.
 """
 
 from __future__ import annotations
@@ -49,12 +52,17 @@ def term_ids(words: Words) -> np.ndarray:
     """One term per word of ``words``: a 62-bit hash of its stem (equal stems, equal terms, in
     every text; distinct stems collide with probability about 2^-62), ``-1`` for
     a stopword or a one-character word."""
-    distinct = set(words.folded)
+    if len(words) == 0:
+        return np.empty(0, np.int64)
+    # one look-up per distinct word (the words' vocabulary numbers), not per word
+    _, first, inverse = np.unique(words.ids, return_index=True, return_inverse=True)
+    distinct = [words.folded[k] for k in first.tolist()]
     new = [w for w in distinct if w not in _stems]
     if len(_stems) + len(new) > _CACHE_WORDS:
         _stems.clear()
-        new = list(distinct)
+        new = distinct
     if new:
         _stem_new(new)
-    stems = _stems
-    return np.fromiter((stems[w] for w in words.folded), np.int64, len(words.folded))
+    table = np.fromiter((_stems[w] for w in distinct), np.int64, len(distinct))
+    out: np.ndarray = table[inverse.ravel()]
+    return out
