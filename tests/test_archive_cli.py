@@ -65,3 +65,25 @@ def test_a_bad_database_url_is_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["users", "list", "--database", "nosuchdb://x"])
     assert result.exit_code == 1
     assert result.output.strip().splitlines()[-1].startswith("Error: cannot use the database nosuchdb://x: ")
+
+
+def test_lti_platforms_add_list_remove(tmp_path: Path) -> None:
+    pytest.importorskip("jwt", reason="the lti extra (coderiv[lti]) is not installed")
+    runner = CliRunner()
+    index = str(tmp_path / "idx")
+    urls = ["--login-url", "https://lms.example/auth", "--token-url", "https://lms.example/token",
+            "--jwks-url", "https://lms.example/jwks"]
+    added = runner.invoke(main, ["lti", "add", "https://lms.example", "--client-id", "c1", "--deployment-id", "d1", *urls,
+                                 "--index", index])
+    assert added.exit_code == 0 and "platform 1 registered: https://lms.example (client c1)" in added.stderr
+    assert runner.invoke(main, ["lti", "list", "--index", index]).stdout == "1\thttps://lms.example\tc1\td1\n"
+    again = runner.invoke(main, ["lti", "add", "https://lms.example", "--client-id", "c1", *urls, "--index", index])
+    assert (again.exit_code, again.output.strip().splitlines()[-1]) == (
+        1, "Error: the platform https://lms.example with client id c1 is registered already")
+    bad = runner.invoke(main, ["lti", "add", "https://lms.example", "--client-id", "c2", "--login-url", "file:///etc/passwd",
+                               "--token-url", "https://lms.example/token", "--jwks-url", "https://lms.example/jwks", "--index", index])
+    assert bad.output.strip().splitlines()[-1] == "Error: the platform's login URL must be http(s) (got 'file:///etc/passwd')"
+    assert runner.invoke(main, ["lti", "remove", "https://lms.example", "--client-id", "c1", "--index", index]).exit_code == 0
+    assert runner.invoke(main, ["lti", "list", "--index", index]).stdout == ""
+    gone = runner.invoke(main, ["lti", "remove", "https://lms.example", "--client-id", "c1", "--index", index])
+    assert gone.output.strip().splitlines()[-1] == "Error: no platform https://lms.example with client id c1"

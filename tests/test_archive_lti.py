@@ -5,7 +5,8 @@ reaches the upload page as that student, the submission is checked and its simil
 to the platform's line item as a score (AGS, the tool's assertion checked against the tool's
 JWKS); an instructor reads the course roster (NRPS) and places the tool with Deep Linking; and
 a forged or expired token, a wrong issuer or audience, a replayed nonce and an unregistered
-platform are refused in one line with an audit row, nothing stored."""
+platform are refused in one line with an audit row, nothing stored. On SQLite and on a real
+PostgreSQL server."""
 
 from __future__ import annotations
 
@@ -39,15 +40,18 @@ from tests.support.lti_platform import (  # noqa: E402
     start_platform,
     start_tool,
 )
+from tests.support.postgres import fresh_database, postgres_server  # noqa: E402, F401
 
 pytestmark = pytest.mark.slow  # two servers and the worker processes run for real
 
 
-@pytest.fixture(scope="module")
-def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Platform, str]]:
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def sites(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Platform, str]]:
     root = tmp_path_factory.mktemp("archive-lti")
     index = build_collection(root)
     url = f"sqlite:///{root / 'archive.sqlite'}"
+    if request.param == "postgresql":
+        url = fresh_database(request.getfixturevalue("postgres_server"), "lti")
     tool, server, thread = start_tool(index, url)
     assert server.started
     platform = start_platform(tool)

@@ -35,10 +35,13 @@ def add_command(issuer: str, client_id: str, deployment_id: str | None, login_ur
     from coderiv.archive import audit
     from coderiv.archive.lti import register
 
-    with db.session() as session:
-        platform = register(session, issuer, client_id, login_url, token_url, jwks_url, deployment_id)
-        audit.record(session, None, "lti-add", issuer, f"client {client_id} (command line)")
-        number = platform.id
+    try:
+        with db.session() as session:
+            platform = register(session, issuer, client_id, login_url, token_url, jwks_url, deployment_id)
+            audit.record(session, None, "lti-add", issuer, f"client {client_id} (command line)")
+            number = platform.id
+    finally:
+        db.dispose()
     click.echo(f"platform {number} registered: {issuer} (client {client_id})", err=True)
     click.echo("give it: login URL /lti/login, launch and redirect URL /lti/launch, key set URL /lti/jwks", err=True)
 
@@ -54,9 +57,12 @@ def list_command(index_dir: Path, database: str | None) -> None:
 
     from coderiv.archive.models import LtiPlatform
 
-    with db.session() as session:
-        for p in session.scalars(select(LtiPlatform).order_by(LtiPlatform.id)):
-            click.echo(f"{p.id}\t{p.issuer}\t{p.client_id}\t{p.deployment_id or '-'}")
+    try:
+        with db.session() as session:
+            for p in session.scalars(select(LtiPlatform).order_by(LtiPlatform.id)):
+                click.echo(f"{p.id}\t{p.issuer}\t{p.client_id}\t{p.deployment_id or '-'}")
+    finally:
+        db.dispose()
 
 
 @lti_command.command("remove")
@@ -72,12 +78,15 @@ def remove_command(issuer: str, client_id: str, index_dir: Path, database: str |
     from coderiv.archive.lti import platform_by
     from coderiv.errors import InputError
 
-    with db.session() as session:
-        platform = platform_by(session, issuer, client_id)
-        if platform is None:
-            raise InputError(f"no platform {issuer} with client id {client_id}")
-        session.delete(platform)
-        audit.record(session, None, "lti-remove", issuer, f"client {client_id} (command line)")
+    try:
+        with db.session() as session:
+            platform = platform_by(session, issuer, client_id)
+            if platform is None:
+                raise InputError(f"no platform {issuer} with client id {client_id}")
+            session.delete(platform)
+            audit.record(session, None, "lti-remove", issuer, f"client {client_id} (command line)")
+    finally:
+        db.dispose()
     click.echo(f"platform {issuer} (client {client_id}) removed", err=True)
 
 
