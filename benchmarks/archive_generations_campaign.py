@@ -1,13 +1,14 @@
 """The issue 44 campaign's check against new index generations, rerun: a real ``coderiv serve
 --archive`` (two worker processes by default) checks --checks plain submissions while an
 examiner archives --publications submissions one after another, each a new index generation
-and pair table published by the server's writer (the old generation's folder removed): --checks
-/ --publications checks are queued as each publication starts. Each check pauses --delay
-seconds after it opened the index (``CODERIV_ARCHIVE_FAULT_DELAY``), so that publications land
-inside checks (the worker of coderiv before issue 44 paused before opening it), and each checked
-text joins --query-docs documents, so that its report, which opens the pair table last, takes
-long enough to meet a publication by itself. The goal: no submission failed. Prints how many checks a publication overlapped
-(a publication's moment between a check's start and end) and the generations they ran on.
+and pair table published by the server's writer (the old generation's folder removed):
+--checks / --publications checks are queued, and the first of them taken by a worker, as each
+publication starts. Each check pauses --delay seconds after it opened the index
+(``CODERIV_ARCHIVE_FAULT_DELAY``; the worker before issue 44 paused before opening it, so a
+run of that code moves the pause into its checker), and each checked text joins --query-docs
+documents, so that publications land inside checks. The goal: no submission failed. Prints
+how many checks a publication overlapped (a publication's end between a check's start and
+end) and how many generations the checks ran on.
 
 The collection: the first --docs documents of the dev corpus (../shared/corpora/corpus.tar.gz)
 when present, else the bundled example collection; indexed with the chunk store and the chunks
@@ -112,9 +113,11 @@ def main() -> None:
             status, body = call(base, eve, "/api/submissions", *upload(f"t{k}.txt", text))
             sid = body["id"]
             wait_for(lambda: call(base, eve, f"/api/submissions/{sid}")[1]["state"] in ("done", "failed"))  # noqa: B023
-            call(base, eve, f"/api/submissions/{sid}/archive", b"", "application/x-www-form-urlencoded")  # the writer starts now
+            batch = len(plain)
             for n in range(k * per_publication, min((k + 1) * per_publication, args.checks)):
                 check(n)
+            wait_for(lambda: call(base, sam, f"/api/submissions/{plain[batch]}")[1]["state"] != "queued")  # noqa: B023
+            call(base, eve, f"/api/submissions/{sid}/archive", b"", "application/x-www-form-urlencoded")  # the writer starts now
             wait_for(lambda: call(base, eve, f"/api/submissions/{sid}")[1]["archived_doc"])  # noqa: B023
             archived.append(sid)
 

@@ -59,6 +59,17 @@ def _counts(terms: np.ndarray, sentences: Sentences, columns: np.ndarray, n_colu
     return sparse.csr_matrix((data, (rows[keep], columns)), shape=(len(sentences), n_columns))
 
 
+def _entries(matrix: sparse.coo_matrix, i: np.ndarray, j: np.ndarray, width: int) -> np.ndarray:
+    """``matrix[i, j]`` for each pair (0 where nothing is stored), by a sorted search."""
+    keys = matrix.row.astype(np.int64) * width + matrix.col
+    order = np.argsort(keys, kind="stable")
+    keys, values = keys[order], np.asarray(matrix.data)[order]
+    wanted = i * width + j
+    at = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
+    found = (keys[at] == wanted) if len(keys) else np.zeros(len(wanted), bool)
+    return np.where(found, values[at] if len(keys) else 0.0, 0.0)
+
+
 def sentence_seeds(
     terms_a: np.ndarray, sentences_a: Sentences, terms_b: np.ndarray, sentences_b: Sentences,
     min_cosine: float = 0.33, min_dice: float = 0.33, min_shared: int = 2, max_occurrences: int = 8,
@@ -89,14 +100,16 @@ def sentence_seeds(
     if cost.sum() > max_products:
         order = np.argsort(cost)
         allowed[order[np.searchsorted(np.cumsum(cost[order]), max_products, "right"):]] = False
-    mask = sparse.diags(allowed.astype(np.float64))
-    shared = (sparse.csr_matrix(tf_a.sign()) @ mask @ sparse.csr_matrix(tf_b.sign()).T).tocoo()
-    dot = (weights_a @ mask @ weights_b.T).tocsr()
+    bin_a, bin_b, wa, wb = sparse.csr_matrix(tf_a.sign()), sparse.csr_matrix(tf_b.sign()), weights_a, weights_b
+    if not allowed.all():
+        mask = sparse.diags(allowed.astype(np.float64))
+        bin_a, wa = bin_a @ mask, wa @ mask
+    shared = (bin_a @ bin_b.T).tocoo()
     i, j, inter = shared.row, shared.col, shared.data
     good = inter >= min_shared
-    i, j, inter = i[good], j[good], inter[good]
+    i, j, inter = i[good].astype(np.int64), j[good].astype(np.int64), inter[good]
     dice = 2 * inter / (size_a[i] + size_b[j])
-    cosine = np.asarray(dot[i, j]).ravel() / np.maximum(norm_a[i] * norm_b[j], 1e-12)
+    cosine = _entries((wa @ wb.T).tocoo(), i, j, len(sentences_b)) / np.maximum(norm_a[i] * norm_b[j], 1e-12)
     good = (dice >= min_dice) & (cosine >= min_cosine)
     i, j = i[good].astype(np.int64), j[good].astype(np.int64)
     if len(i):
