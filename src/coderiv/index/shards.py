@@ -36,7 +36,7 @@ from coderiv.index.format.shard_set import (
     shard_of,
 )
 from coderiv.index.format.split_numbers import SplitNumbers
-from coderiv.index.format.storage import MANIFEST, fsync_path
+from coderiv.index.format.storage import MANIFEST, file_sha256, fsync_path
 from coderiv.index.index import DocumentFacts, Index
 from coderiv.keys.kinds import StoreSpec
 from coderiv.text.analysis import AnalysisSettings, Analyzer
@@ -290,6 +290,7 @@ class ShardView(Index):
             "stores": {name: {"spec": spec.to_dict()} for name, spec in self.specs.items()},
         }
         self.generation = self._write_generation()
+        self.manifest_sha256 = file_sha256(self.generation / MANIFEST)  # as Index: taken once, at open
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, mmap: bool = True) -> ShardView:
