@@ -5,8 +5,10 @@ detections against the truth of the sub-corpus's pairs, and the time a report ta
 Each chosen suspicious document (every ``--every``-th one with a case in the sub-corpus) gets its
 report (default options); its detections are the report's counted passages credited to a source
 (what ``report --format pan`` writes), named by the source's document id; the cases are those of
-the sub-corpus's pairs of that document. Precision counts every detection, whatever source it
-names. The index is built once (``coderiv index SRC --report-ready``) into ``--index``.
+the sub-corpus's pairs of that document, and the detections judged are those of these pairs (as
+PAN's per-obfuscation measures judge them: a suspicious document also copies, with other
+obfuscations, from sources of other sub-corpora). The index is built once (``coderiv index SRC
+--report-ready``) into ``--index``.
 
     .venv/bin/python benchmarks/bench_pan13_pipeline.py [--corpus /tmp/pan13-train/pan13-train]
         [--index /tmp/pan13-train-index] [--every 10] [--only 03,04,05]
@@ -22,7 +24,7 @@ import statistics
 import time
 from pathlib import Path
 
-from coderiv.evaluation.pan import evaluate
+from coderiv.evaluation.pan import measure
 from coderiv.index.index import Index
 from coderiv.overlap.align.pan_format import DETECTED, Feature, read_folder, read_raw
 from coderiv.ranking.containment import chunk_store_spec
@@ -52,23 +54,24 @@ def main() -> None:
     print(f"{machine()}, load {os.getloadavg()[0]:.2f}, {index.n_docs} sources indexed, every {args.every} document(s)")
     print("| sub-corpus | documents | cases | detections | plagdet | precision | recall | granularity | s per report (median / max) |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for folder in sorted(p for p in args.corpus.iterdir() if p.is_dir() and p.name[:2] in args.only.split(",")):
-        truth = read_folder(folder)
-        by_susp: dict[str, list[Feature]] = {}
-        for features in truth.values():
+    every_case: dict[str, list[tuple[str, Feature]]] = {}  # a suspicious document's cases, with their sub-corpus
+    for folder in sorted(p for p in args.corpus.iterdir() if p.is_dir() and p.name[:2].isdigit()):
+        for features in read_folder(folder).values():
             for f in features:
                 if f.name == "plagiarism" and f.source_reference:
-                    by_susp.setdefault(f.this_reference, []).append(f)
-        chosen = sorted(by_susp)[:: args.every]
+                    every_case.setdefault(f.this_reference, []).append((folder.name, f))
+    for folder in sorted(p for p in args.corpus.iterdir() if p.is_dir() and p.name[:2] in args.only.split(",")):
+        chosen = sorted(n for n, cs in every_case.items() if any(sub == folder.name for sub, _ in cs))[:: args.every]
         cases, found, seconds = [], [], []
         for name in chosen:
             text = read_raw(args.corpus / "susp" / name)
             t = time.perf_counter()
             report = build_report(index, text, name)
             seconds.append(time.perf_counter() - t)
-            cases += by_susp[name]
+            cases += [f for sub, f in every_case[name] if sub == folder.name]
             found += detections(report, name)
-        m = evaluate(cases, found).overall
+        pairs = {(c.this_reference, c.source_reference) for c in cases}
+        m = measure(cases, [d for d in found if (d.this_reference, d.source_reference) in pairs])
         print(f"| {folder.name} | {len(chosen)} | {m.cases} | {m.detections} | {m.plagdet:.3f} | {m.precision:.3f} | "
               f"{m.recall:.3f} | {m.granularity:.3f} | {statistics.median(seconds):.2f} / {max(seconds):.2f} |", flush=True)
     print(f"load after: {os.getloadavg()[0]:.2f}")

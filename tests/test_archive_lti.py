@@ -10,6 +10,7 @@ PostgreSQL server."""
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import re
 import time
@@ -28,7 +29,7 @@ import sqlalchemy  # noqa: E402
 
 from coderiv.archive import audit  # noqa: E402
 from coderiv.archive.db import Database  # noqa: E402
-from coderiv.archive.models import LtiLaunch, Submission, User  # noqa: E402
+from coderiv.archive.models import LtiLaunch, LtiNonce, Submission, User, now  # noqa: E402
 from coderiv.cli.main import main  # noqa: E402
 from tests.support.archive import P, Q, build_collection, wait_until  # noqa: E402
 from tests.support.lti_platform import (  # noqa: E402
@@ -191,6 +192,14 @@ def test_bad_launches_are_refused_with_an_audit_row_and_nothing_stored(sites: tu
     assert counts() == after_good and after_good == (before[0] + 1, before[1] + 1)  # only the good launch stored anything
     with database.session() as session:
         refusals = [e.detail for e in audit.entries(session) if e.action == "lti-refused"]
-    database.dispose()
     assert len(refusals) == 6 and any("replayed nonce" in r for r in refusals) and any("not registered" in r for r in refusals)
+    # a login left unfinished past its ten minutes is forgotten at the next login
+    with database.session() as session:
+        session.execute(sqlalchemy.update(LtiNonce).values(created=now() - dt.timedelta(minutes=11)))
+    late, _ = _login(tool, platform.issuer)
+    with database.session() as session:
+        assert [n.state for n in session.scalars(sqlalchemy.select(LtiNonce))] == [late]
+    expired = requests.post(f"{tool}/lti/launch", data={"id_token": "x", "state": state}, timeout=30)
+    assert "no LTI login started with this state" in html.unescape(expired.text)
+    database.dispose()
 

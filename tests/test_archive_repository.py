@@ -119,6 +119,9 @@ def test_a_later_thesis_names_an_archived_and_a_pending_one(site: tuple[TestClie
         alice: f"/submissions/{alice}", bob: None}
     report = client.get(f"/api/submissions/{carol}/report", params={"format": "json"}, headers=sam).json()
     assert {s["student_paper"] for s in report["sources"]} == set(named)
+    shown = client.get(f"/api/submissions/{carol}/report", headers=sam).text  # the report page itself
+    assert f"archive/{alice}.txt" not in shown and f"archive/{bob}.txt" not in shown
+    assert f"student paper: alice.txt (Alice Novakova), archived {day}, decision: misconduct" in shown
     page = client.get(f"/submissions/{carol}", headers=sam).text
     assert f'<a class="paper" href="/submissions/{alice}">student paper: alice.txt (Alice Novakova)' in page
     assert '<span class="paper">student paper: bob.txt (Bob Svoboda)' in page

@@ -78,3 +78,35 @@ def test_the_checker_finds_a_bare_state(tmp_path: Path) -> None:
     source = tmp_path / "m.py"
     source.write_text('"""done"""\ndef f(s):\n    """open"""\n    return {"done": s.state == "done"}\n')
     assert bare_values(source) == ["m.py:4 'done'"]
+
+
+def test_an_anonymous_body_is_refused_before_it_is_read() -> None:
+    pytest.importorskip("fastapi", reason="the web extra (coderiv[web]) is not installed")
+    import anyio
+
+    from coderiv.web.auth import AnonymousBodies
+
+    reached: list[str] = []
+    sent: list[dict[str, object]] = []
+
+    async def inner(scope: dict[str, object], receive: object, send: object) -> None:
+        reached.append(str(scope["path"]))
+
+    async def receive() -> dict[str, object]:
+        raise AssertionError("the body was read")
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    guard = AnonymousBodies(inner, "this archive needs a user's token", public=("/lti/launch",))
+
+    def request(path: str, headers: list[tuple[bytes, bytes]], method: str = "POST") -> None:
+        scope = {"type": "http", "method": method, "path": path, "headers": headers, "query_string": b""}
+        anyio.run(guard, scope, receive, send)
+
+    request("/api/submissions", [])
+    assert sent[0]["status"] == 401 and b"this archive needs a user's token" in sent[1]["body"]  # type: ignore[operator]
+    request("/api/submissions", [(b"authorization", b"Bearer some-token")])  # a token: the route decides
+    request("/lti/launch", [])  # the platform's post carries its proof in the body
+    request("/api/submissions", [], "GET")  # no body to read
+    assert reached == ["/api/submissions", "/lti/launch", "/api/submissions"] and len(sent) == 2

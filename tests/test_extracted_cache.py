@@ -62,6 +62,8 @@ def test_what_is_kept_and_under_which_key(tmp_path: Path) -> None:
 
 def test_a_rebuild_and_a_report_read_render_nothing_again(tmp_path: Path, renders: list[bytes]) -> None:
     source = write_docs(tmp_path / "docs", DOCS)
+    Index.update_from(write_docs(tmp_path / "plain", {"notes.txt": DOCS["notes.txt"]}), tmp_path / "plain-idx", workers=1)
+    assert not (tmp_path / "plain-idx" / CACHE_FILE).exists()  # plain text keeps nothing, not even the file
     Index.update_from(source, tmp_path / "idx", workers=1)
     assert len(renders) == 2  # the two reST pages, once each; plain text is only decoded
     assert len(ExtractedCache(tmp_path / "idx")) == 2

@@ -32,10 +32,11 @@ QUERY_ARGS = [["-m", m] for m in MEASURES.names()] + [
 
 @pytest.fixture(scope="module")
 def indexes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
-    """The collection, one index over it, and 4 shards of it (fingerprint stores included)."""
+    """The collection, one index over it, and 4 shards of it (fingerprint stores included, and
+    the chunk store the batch summary's best match reads: issue 43)."""
     root = tmp_path_factory.mktemp("fanout")
     source = write_docs(root / "src", DOCS)
-    fp = [a for f in FINGERPRINTS for a in ("--fingerprint", f)]
+    fp = [a for f in FINGERPRINTS for a in ("--fingerprint", f)] + ["--report-ready"]
     cli = CliRunner()
     for name, extra in [("one", []), ("many", ["--shards", "4"])]:
         done = cli.invoke(main, ["index", str(source), "--index", str(root / name), *fp, *extra, "--quiet", "--workers", "1"])

@@ -115,7 +115,13 @@ def test_submit_report_decide_archive_and_a_later_copy_shows_on_the_older_page(
     copy.write_text(THESIS, "utf-8")
     later = _submit(page, base, copy, archive=True)
     assert page.locator("#overall").inner_text() == "100.0%"  # the archived thesis is now a source
-    page.wait_for_selector("#archived", timeout=120_000)
+    named = page.frame_locator("#report-frame").locator("a.label").first
+    named.wait_for()
+    assert named.inner_text().startswith("student paper: thesis.txt (eve), archived ")  # in the report, by name
+    page.wait_for_selector("#archived", timeout=120_000)  # (the page stops refreshing itself)
+    page.frame_locator("#report-frame").locator("a.label").first.wait_for()
+    page.locator("#report-frame").scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "archive-named-source.png"))
     page.goto(f"{base}/submissions")
     page.screenshot(path=str(shots / "archive-list.png"), full_page=False)
     listed = page.locator("#submissions tbody tr").all_inner_texts()

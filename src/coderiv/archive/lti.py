@@ -19,6 +19,7 @@ Every refusal is a :class:`LtiRefused` (one line), and the caller records it in 
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import secrets
@@ -29,6 +30,7 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import delete as sql_delete
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -100,6 +102,8 @@ def begin_login(session: Session, params: dict[str, str], redirect_uri: str) -> 
     if platform is None:
         raise LtiRefused(f"the platform {issuer} is not registered (coderiv lti add)")
     state, nonce = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+    # logins older than their ten minutes can never launch: forgotten, so the table stays small
+    session.execute(sql_delete(LtiNonce).where(LtiNonce.created < now() - dt.timedelta(seconds=LOGIN_SECONDS)))
     session.add(LtiNonce(platform_id=platform.id, state=state, nonce=nonce))
     query = {
         "scope": "openid", "response_type": "id_token", "response_mode": "form_post", "prompt": "none",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from html import escape
 from pathlib import PurePosixPath
 
 from sqlalchemy import func, select
@@ -155,7 +156,8 @@ class Operations:
             return [record(s, papers) for s in rows]
 
     def report(self, user: User, submission_id: str, download: bool = False, form: str = "html") -> Report:
-        """The newest report (a read of it is an audit entry: ``report``, or ``download``)."""
+        """The newest report (a read of it is an audit entry: ``report``, or ``download``), its
+        sources that are earlier submissions named as they are now (in the JSON and the page)."""
         with self.archive.database.session() as session:
             submission = self._get(session, user, submission_id)
             check = last_check(submission)
@@ -168,7 +170,10 @@ class Operations:
                 paper = papers.get(source["doc_id"])
                 source["student_paper"] = paper.label if paper is not None else None
                 source["submission_url"] = paper.url if paper is not None else None
-            return Report(submission.id, json.dumps(report, ensure_ascii=False), check.report_html)
+            page = check.report_html
+            for doc_id, paper in papers.items():  # the page names them too (a doc id is [0-9a-f/.]: no markup)
+                page = page.replace(doc_id, escape(paper.label, quote=True))
+            return Report(submission.id, json.dumps(report, ensure_ascii=False), page)
 
     def decide(self, user: User, submission_id: str, decision: str, note: str) -> SubmissionRecord:
         need(user, Role.EXAMINER)

@@ -107,7 +107,8 @@ def query_command(
             fanout = dask_fanout(index, lambda: stack.enter_context(dask_client(dask_address)))
         options = QueryOptions(measure, strategy, full_query, settings_from(stop, stem, language, index.settings), fanout)
         searcher = searcher_for(index, method, options)
-        explainer = searcher_for(index, "containment", options) if explain else None
+        # the containment search takes the query's analysis and fan-out, not a fingerprint's options
+        explainer = searcher_for(index, "containment", replace(options, strategy=None, full_query=False)) if explain else None
         _run_queries(index, searcher, files, doc_ids, top, min_percent, exclude_self, exclude_versions, fmt, quiet, verify,
                      explainer)
 

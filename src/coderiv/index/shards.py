@@ -290,7 +290,8 @@ class ShardView(Index):
             "stores": {name: {"spec": spec.to_dict()} for name, spec in self.specs.items()},
         }
         self.generation = self._write_generation()
-        self.manifest_sha256 = file_sha256(self.generation / MANIFEST)  # as Index: taken once, at open
+        #: SHA-256 of the view's manifest, taken now as Index takes its generation's (a pair table records it)
+        self.manifest_sha256 = file_sha256(self.generation / MANIFEST)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, mmap: bool = True) -> ShardView:

@@ -58,7 +58,10 @@ class ExtractedCache:
         self.path = Path(root) / CACHE_FILE
         self._db_: sqlite3.Connection | None = None
         self._pid = os.getpid()
-        self._open(create)
+        #: the file is made on the first text kept (a collection of plain text never makes it)
+        self._lazy = create and not self.path.exists()
+        if not self._lazy:
+            self._open(False)
 
     @property
     def _db(self) -> sqlite3.Connection | None:
@@ -88,7 +91,7 @@ class ExtractedCache:
 
     @property
     def usable(self) -> bool:
-        return self._db is not None
+        return self._lazy or self._db is not None
 
     def get(self, key: bytes) -> Extracted | None:
         """The kept extraction of ``key`` (text, format, lossy, note; no page map), or None."""
@@ -105,6 +108,9 @@ class ExtractedCache:
 
     def put(self, key: bytes, extracted: Extracted) -> None:
         """Keep ``extracted`` under ``key`` (an entry already there stays)."""
+        if self._lazy:
+            self._lazy = False
+            self._open(True)
         if self._db is None:
             return
         try:
@@ -151,6 +157,7 @@ class ExtractedCache:
             return 0
 
     def _fail(self) -> None:
+        self._lazy = False
         db = self._db
         if db is not None:
             try:

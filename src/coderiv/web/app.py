@@ -26,7 +26,7 @@ from coderiv.archive.states import Role
 from coderiv.errors import CoderivError, CorruptIndexError, ForbiddenError, IndexNotFoundError, NotFoundError
 from coderiv.web import api, pages
 from coderiv.web.api_docs import add_api_docs
-from coderiv.web.auth import TokenCookie, Unauthorized, require
+from coderiv.web.auth import AnonymousBodies, TokenCookie, Unauthorized, require
 from coderiv.web.context import ServeSettings, WebContext
 from coderiv.web.pool import RETRY_AFTER, Busy
 from coderiv.web.security import BodyLimit, HostCheck, SameOrigin, SecurityHeaders, wants_json
@@ -144,6 +144,9 @@ def create_app(settings: ServeSettings) -> FastAPI:
     # the last added is the outermost: headers on every answer, hosts and origins checked first
     app.add_middleware(BodyLimit, limit=settings.max_upload + FORM_OVERHEAD)
     app.add_middleware(TokenCookie)  # the cookie for a token given once in ?token= (web.auth)
+    if context.archive is not None or settings.token:  # no anonymous upload is read (web.auth.AnonymousBodies)
+        why = "this archive needs a user's token" if context.archive is not None else "this server needs a token"
+        app.add_middleware(AnonymousBodies, why=why, public=LTI_CROSS_SITE if context.archive is not None else ())
     # no cross-site form posts, token or not (but the LTI launch, signed by the platform)
     app.add_middleware(SameOrigin, exempt=LTI_CROSS_SITE if context.archive is not None else ())
     if settings.hosts is not None:

@@ -21,7 +21,7 @@ from fastapi import Request
 
 from coderiv.archive.states import Role
 from coderiv.errors import CoderivError, ForbiddenError
-from coderiv.web.security import ASGIApp, Message, Receive, Scope, Send
+from coderiv.web.security import ASGIApp, Message, Receive, Scope, Send, error_response
 
 if TYPE_CHECKING:
     from coderiv.archive.models import User
@@ -108,6 +108,27 @@ def signed_in(role: Role) -> Callable[[Request], User]:
         return user
 
     return dependency
+
+
+class AnonymousBodies:
+    """Refuse (401) a request that carries a body but no credential at all, on a server that
+    needs one, before a byte of the body is read: FastAPI reads a form before it runs the route's
+    dependencies, so without this an anonymous client could make the server parse an upload up
+    to the size limit only to be told 401. Nothing is decided here but "no token at all"; the
+    token itself is checked by :func:`authorise`. ``public`` paths (the LTI login and launch,
+    whose proof is in their body) pass."""
+
+    def __init__(self, app: ASGIApp, why: str, public: tuple[str, ...] = ()) -> None:
+        self.app = app
+        self.why = why
+        self.public = public
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (scope["type"] == "http" and str(scope.get("method", "GET")).upper() in ("POST", "PUT", "PATCH")
+                and str(scope.get("path", "")) not in self.public and presented_token(scope)[0] is None):
+            await error_response(scope, send, 401, f"{self.why}: {HOW}", [(b"www-authenticate", b'Bearer realm="coderiv"')])
+            return
+        await self.app(scope, receive, send)
 
 
 class TokenCookie:

@@ -3,7 +3,12 @@ plus the high bits of the run holding it (:class:`~coderiv.index.format.split_nu
 a value is its byte unless that is the escape, whose value is in the side table
 (:class:`~coderiv.index.format.counts.CountValues`). Plain functions of scalars and arrays, so
 that numba compiles them into the loops that call them (``LazyKernels(helpers=...)``,
-:mod:`coderiv.jit`), and the codec's layout is written once for every compiled reader."""
+:mod:`coderiv.jit`), and the codec's layout is written once for every compiled reader.
+
+numba's on-disk cache of a calling loop is keyed by the caller's own file: after changing a
+helper here in a working copy, clear the callers' caches (``__pycache__/*.nbi``, ``*.nbc`` of
+``compiled_probes`` and ``compiled_writer``) or they keep the old helper's code. An installed
+release rewrites every file, which invalidates them."""
 
 from __future__ import annotations
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
 
 from coderiv.overlap.align.sentence_seeds import SentenceSeeds
 
@@ -67,16 +66,9 @@ def cluster(susp: np.ndarray, src: np.ndarray, gap_a: int, gap_b: int, group: np
     return groups
 
 
-def _side_vector(weights: sparse.csr_matrix, start: int, end: int) -> np.ndarray:
-    """The sum of rows [start, end) as a dense vector (read off the CSR arrays: scipy's slicing
-    costs more than the sum)."""
-    lo, hi = weights.indptr[start], weights.indptr[end]
-    return np.bincount(weights.indices[lo:hi], weights=weights.data[lo:hi], minlength=weights.shape[1])
-
-
 def similarity(seeds: SentenceSeeds, a0: int, a1: int, b0: int, b1: int) -> float:
     """Cosine of the tf-isf vectors of sentences [a0, a1) of A and [b0, b1) of B."""
-    va, vb = _side_vector(seeds.weights_a, a0, a1), _side_vector(seeds.weights_b, b0, b1)
+    va, vb = seeds.weights_a.row_sum(a0, a1), seeds.weights_b.row_sum(b0, b1)
     norm = float(np.linalg.norm(va) * np.linalg.norm(vb))
     return float(va @ vb) / norm if norm else 0.0
 
@@ -84,7 +76,7 @@ def similarity(seeds: SentenceSeeds, a0: int, a1: int, b0: int, b1: int) -> floa
 def containment(seeds: SentenceSeeds, a0: int, a1: int, b0: int, b1: int) -> float:
     """Share of the tf-isf weight of sentences [a0, a1) of A whose terms occur in sentences
     [b0, b1) of B: how much of a summary its source passage explains."""
-    va, vb = _side_vector(seeds.weights_a, a0, a1), _side_vector(seeds.weights_b, b0, b1)
+    va, vb = seeds.weights_a.row_sum(a0, a1), seeds.weights_b.row_sum(b0, b1)
     total = float(va.sum())
     return float(va[vb > 0].sum()) / total if total else 0.0
 

@@ -18,10 +18,12 @@ sentences of the no-plagiarism pairs. A sentence that seeds with more than ``max
 sentences of the other text is boilerplate, as the repeated n-grams of :mod:`.seeds`: dropped.
 
 **Bounded cost.** The similarities are one sparse product of the two texts' sentence-term
-matrices (scipy), whose cost is the sum over shared terms of the product of the sentences holding
-it in each text. When that sum passes ``max_products`` the most widespread terms are left out of
-the product (not of the vectors' norms: a cosine can only fall) until it fits, so a text of one
-sentence repeated thousands of times costs no more than any other.
+matrices, written in numpy (a join of the two texts' postings on the term: scipy would cost a
+report its start-up, tests/test_startup.py), whose cost is the sum over shared terms of the
+product of the sentences holding it in each text. When that sum passes ``max_products`` the
+most widespread terms are left out of the product (not of the vectors' norms: a cosine can only
+fall) until it fits, so a text of one sentence repeated thousands of times costs no more than
+any other (2 M pairs: about 100 MB at most).
 """
 
 from __future__ import annotations
@@ -29,45 +31,55 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
 
 from coderiv.overlap.align.sentences import Sentences
 
 #: Sparse products (pairs of sentences sharing a term, counted per term) allowed for one pair.
-MAX_PRODUCTS = 4_000_000
+MAX_PRODUCTS = 2_000_000
+
+
+@dataclass(frozen=True)
+class SentenceWeights:
+    """A text's tf-isf sentence-term matrix in compressed rows: sentence k's terms are
+    ``columns[indptr[k]:indptr[k + 1]]`` (increasing), their weights ``values[...]``."""
+
+    indptr: np.ndarray
+    columns: np.ndarray
+    values: np.ndarray
+    width: int
+
+    def row_sum(self, start: int, end: int) -> np.ndarray:
+        """The sum of sentences [start, end) as a dense vector over the ``width`` terms."""
+        lo, hi = int(self.indptr[start]), int(self.indptr[end])
+        summed: np.ndarray = np.bincount(self.columns[lo:hi], weights=self.values[lo:hi], minlength=self.width)
+        return summed
 
 
 @dataclass(frozen=True)
 class SentenceSeeds:
     """Seed k pairs sentence ``susp[k]`` of A with ``src[k]`` of B (sorted by ``susp``, then
-    ``src``); ``weights_a``/``weights_b`` are the texts' tf-isf sentence-term matrices
-    (rows: sentences), for the similarity of whole fragments (:mod:`.clusters`)."""
+    ``src``); ``weights_a``/``weights_b`` are the texts' tf-isf sentence-term matrices, for the
+    similarity of whole fragments (:mod:`.clusters`)."""
 
     susp: np.ndarray
     src: np.ndarray
-    weights_a: sparse.csr_matrix
-    weights_b: sparse.csr_matrix
+    weights_a: SentenceWeights
+    weights_b: SentenceWeights
 
     def __len__(self) -> int:
         return len(self.susp)
 
 
-def _counts(terms: np.ndarray, sentences: Sentences, columns: np.ndarray, n_columns: int) -> sparse.csr_matrix:
-    rows = np.repeat(np.arange(len(sentences)), sentences.end - sentences.first)
-    keep = terms >= 0
-    data = np.ones(int(keep.sum()), np.float64)
-    return sparse.csr_matrix((data, (rows[keep], columns)), shape=(len(sentences), n_columns))
+def _postings(terms: np.ndarray, sentences: Sentences, columns: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(sentence, column, count) of each distinct term of each sentence, sorted by sentence then column."""
+    rows = np.repeat(np.arange(len(sentences), dtype=np.int64), sentences.end - sentences.first)[terms >= 0]
+    keys, counts = np.unique(rows * width + columns, return_counts=True)
+    return keys // width, keys % width, counts.astype(np.float64)
 
 
-def _entries(matrix: sparse.coo_matrix, i: np.ndarray, j: np.ndarray, width: int) -> np.ndarray:
-    """``matrix[i, j]`` for each pair (0 where nothing is stored), by a sorted search."""
-    keys = matrix.row.astype(np.int64) * width + matrix.col
-    order = np.argsort(keys, kind="stable")
-    keys, values = keys[order], np.asarray(matrix.data)[order]
-    wanted = i * width + j
-    at = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
-    found = (keys[at] == wanted) if len(keys) else np.zeros(len(wanted), bool)
-    return np.where(found, values[at] if len(keys) else 0.0, 0.0)
+def _weights(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, n_rows: int, width: int) -> SentenceWeights:
+    indptr = np.searchsorted(rows, np.arange(n_rows + 1), "left")
+    return SentenceWeights(indptr, cols, values, width)
 
 
 def sentence_seeds(
@@ -79,42 +91,52 @@ def sentence_seeds(
     (``-1``: left out), ``sentences_*`` covering every word."""
     kept_a, kept_b = terms_a[terms_a >= 0], terms_b[terms_b >= 0]
     vocabulary, columns = np.unique(np.concatenate([kept_a, kept_b]), return_inverse=True)
-    width = len(vocabulary)
-    tf_a = _counts(terms_a, sentences_a, columns[: len(kept_a)], width)
-    tf_b = _counts(terms_b, sentences_b, columns[len(kept_a):], width)
-    holders_a = np.diff(tf_a.tocsc().indptr)
-    holders_b = np.diff(tf_b.tocsc().indptr)
-    total = len(sentences_a) + len(sentences_b)
-    isf = np.log(total / np.maximum(holders_a + holders_b, 1))
-    weights_a = sparse.csr_matrix(tf_a.multiply(isf[np.newaxis, :]))
-    weights_b = sparse.csr_matrix(tf_b.multiply(isf[np.newaxis, :]))
+    columns = columns.ravel().astype(np.int64)
+    width = max(len(vocabulary), 1)
+    na, nb = len(sentences_a), len(sentences_b)
+    row_a, col_a, tf_a = _postings(terms_a, sentences_a, columns[: len(kept_a)], width)
+    row_b, col_b, tf_b = _postings(terms_b, sentences_b, columns[len(kept_a):], width)
+    holders_a = np.bincount(col_a, minlength=width)
+    holders_b = np.bincount(col_b, minlength=width)
+    isf = np.log((na + nb) / np.maximum(holders_a + holders_b, 1))
+    w_a, w_b = tf_a * isf[col_a], tf_b * isf[col_b]
+    weights_a, weights_b = _weights(row_a, col_a, w_a, na, width), _weights(row_b, col_b, w_b, nb, width)
     empty = np.empty(0, np.int64)
-    if width == 0 or len(sentences_a) == 0 or len(sentences_b) == 0:
+    if len(vocabulary) == 0 or na == 0 or nb == 0:
         return SentenceSeeds(empty, empty, weights_a, weights_b)
-    norm_a = np.sqrt(np.asarray(weights_a.multiply(weights_a).sum(axis=1)).ravel())
-    norm_b = np.sqrt(np.asarray(weights_b.multiply(weights_b).sum(axis=1)).ravel())
-    size_a, size_b = np.diff(tf_a.indptr), np.diff(tf_b.indptr)
+    norm_a = np.sqrt(np.bincount(row_a, weights=w_a * w_a, minlength=na))
+    norm_b = np.sqrt(np.bincount(row_b, weights=w_b * w_b, minlength=nb))
+    size_a, size_b = np.bincount(row_a, minlength=na), np.bincount(row_b, minlength=nb)
     # the product's cost per term; the most widespread terms out until it fits
     cost = holders_a.astype(np.int64) * holders_b.astype(np.int64)
     allowed = np.ones(width, bool)
     if cost.sum() > max_products:
-        order = np.argsort(cost)
+        order = np.argsort(cost, kind="stable")
         allowed[order[np.searchsorted(np.cumsum(cost[order]), max_products, "right"):]] = False
-    bin_a, bin_b, wa, wb = sparse.csr_matrix(tf_a.sign()), sparse.csr_matrix(tf_b.sign()), weights_a, weights_b
-    if not allowed.all():
-        mask = sparse.diags(allowed.astype(np.float64))
-        bin_a, wa = bin_a @ mask, wa @ mask
-    shared = (bin_a @ bin_b.T).tocoo()
-    i, j, inter = shared.row, shared.col, shared.data
+    # join the postings on the term: each posting of A with every posting of B of its term
+    by_b = np.argsort(col_b, kind="stable")
+    start_b = np.concatenate([[0], np.cumsum(holders_b)])[:-1]
+    reps = np.where(allowed[col_a], holders_b[col_a], 0)
+    total = int(reps.sum())
+    if total == 0:
+        return SentenceSeeds(empty, empty, weights_a, weights_b)
+    offsets = np.arange(total) - np.repeat(np.cumsum(reps) - reps, reps)
+    at_b = by_b[np.repeat(start_b[col_a], reps) + offsets]
+    keys = np.repeat(row_a, reps) * nb + row_b[at_b]
+    pairs, which = np.unique(keys, return_inverse=True)
+    which = which.ravel()
+    inter = np.bincount(which)
+    dot = np.bincount(which, weights=np.repeat(w_a, reps) * w_b[at_b])
+    i, j = pairs // nb, pairs % nb
     good = inter >= min_shared
-    i, j, inter = i[good].astype(np.int64), j[good].astype(np.int64), inter[good]
+    i, j, inter, dot = i[good], j[good], inter[good], dot[good]
     dice = 2 * inter / (size_a[i] + size_b[j])
-    cosine = _entries((wa @ wb.T).tocoo(), i, j, len(sentences_b)) / np.maximum(norm_a[i] * norm_b[j], 1e-12)
+    cosine = dot / np.maximum(norm_a[i] * norm_b[j], 1e-12)
     good = (dice >= min_dice) & (cosine >= min_cosine)
     i, j = i[good].astype(np.int64), j[good].astype(np.int64)
     if len(i):
-        busy_a = np.bincount(i, minlength=len(sentences_a)) > max_occurrences
-        busy_b = np.bincount(j, minlength=len(sentences_b)) > max_occurrences
+        busy_a = np.bincount(i, minlength=na) > max_occurrences
+        busy_b = np.bincount(j, minlength=nb) > max_occurrences
         good = ~busy_a[i] & ~busy_b[j]
         i, j = i[good], j[good]
     order = np.lexsort((j, i))

@@ -9,9 +9,10 @@ leaves them out. The stoplist is coderiv's own (:func:`coderiv.text.analysis.def
 
 Snowball's pure-Python stemmer takes 30-130 µs a word, so stems are kept in a process-wide
 table (the words of a language are few, and the sources of one suspicious text share most of
-them), and with the ``fast`` extra ``snowballstemmer`` hands the work to PyStemmer, Snowball's C
-stemmer: the same stems (checked for every language on 16,856 words of the PAN sources), about a
-hundred times faster.
+them), and with the ``fast`` extra PyStemmer, Snowball's C stemmer, does the work: the same stems
+(checked for every language on 16,856 words of the PAN sources), about a hundred times faster,
+and imported without ``snowballstemmer``'s every-language package (a report's start-up stays
+free of it, tests/test_startup.py).
 """
 
 from __future__ import annotations
@@ -40,9 +41,14 @@ def _stable_hash(stem: str) -> int:
 
 def _stem_new(words: list[str]) -> None:
     if not _stemmer:
-        import snowballstemmer
+        try:
+            import Stemmer  # PyStemmer (the fast extra): a C extension, quick to import
 
-        _stemmer.append(snowballstemmer.stemmer("english"))
+            _stemmer.append(Stemmer.Stemmer("english"))
+        except ImportError:
+            import snowballstemmer  # imports every language's stemmer: slower to start
+
+            _stemmer.append(snowballstemmer.stemmer("english"))
     stop = default_stoplist()
     for word, stem in zip(words, _stemmer[0].stemWords(words)):
         _stems[word] = -1 if word in stop or len(word) < 2 else _stable_hash(stem)
