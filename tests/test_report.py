@@ -345,6 +345,7 @@ def test_pan_output_credits_one_release_per_passage(tmp_path: Path) -> None:
     assert (detection.source_reference, detection.this_offset, detection.this_length) == (
         "r2.txt", query.index(RELEASE), len(RELEASE))
     assert detection.also_in == ("r1.txt", "r3.txt")
+    assert detection.obfuscation == "verbatim"  # the passage's kind of reuse
 
 
 def test_the_best_release_is_named_and_every_known_version_listed(tmp_path: Path) -> None:
@@ -406,3 +407,7 @@ def test_a_reworded_copy_is_credited_with_its_kind(tmp_path: Path) -> None:
     html = render_html(report)
     assert "1 passage: 1 paraphrased" in html
     assert "passage 1: 85 words, 25% of its words identical (paraphrased)" in html
+    from coderiv.report.render_pan import pan_features, render_pan
+
+    assert [d.obfuscation for d in pan_features(report) if d.source_reference == "harbour.txt"] == ["paraphrased"]
+    assert 'obfuscation="paraphrased"' in render_pan(report)

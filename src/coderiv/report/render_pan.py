@@ -5,8 +5,9 @@ HTML and JSON report credit them (:mod:`coderiv.overlap.align.pan_format`).
 A passage found in several releases of a page is one detection, of the source the report
 credits (the best release, see :mod:`coderiv.report.build`); the other documents that align the
 same query text are named in ``<version reference="..."/>`` elements inside the feature, which
-PAN's evaluators ignore. A passage whose words the report credits to another source is not a
-detection of its own either (issue 43: 11 releases of a page gave 11 detections). Offsets count
+PAN's evaluators ignore; its ``obfuscation`` attribute is the passage's kind of reuse (verbatim,
+edited, paraphrased, summarised: :mod:`coderiv.overlap.align.kinds`). A passage whose words the
+report credits to another source is not a detection of its own either (issue 43: 11 releases of a page gave 11 detections). Offsets count
 characters of the visible texts; ``source_reference`` is the document id."""
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def pan_features(report: Report) -> list[Feature]:
     this = PurePath(report.label).name or report.label
     return [
         Feature(this, p.query_start, p.query_end - p.query_start, p.doc_id, p.source_start, p.source_end - p.source_start,
-                also_in=tuple(others))
+                obfuscation=p.reuse, also_in=tuple(others))
         for p, others in credited_passages(report)
     ]
 
