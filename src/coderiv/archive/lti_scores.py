@@ -7,10 +7,10 @@ again."""
 from __future__ import annotations
 
 import logging
-import threading
 
 from sqlalchemy import select
 
+from coderiv.archive.background import BackgroundThread
 from coderiv.archive.db import Database
 from coderiv.archive.lti import post_score
 from coderiv.archive.models import LtiLaunch, Submission, now
@@ -23,20 +23,15 @@ log = logging.getLogger("coderiv.archive.lti")
 POLL = 1.0
 
 
-class ScoreReturn:
+class ScoreReturn(BackgroundThread):
+    """Returns the similarity of checked LTI submissions to their platforms, from a thread of
+    the server (:meth:`send_due` once, for tests)."""
+
+    thread_name = "coderiv-lti-scores"
+
     def __init__(self, database: Database) -> None:
+        super().__init__()
         self.database = database
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._loop, name="coderiv-lti-scores", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
 
     def _loop(self) -> None:
         while not self._stop.wait(POLL):

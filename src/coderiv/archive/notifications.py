@@ -19,13 +19,13 @@ import json
 import logging
 import os
 import socket
-import threading
 import time
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
+from coderiv.archive.background import BackgroundThread
 from coderiv.archive.db import Database
 from coderiv.archive.models import Notification, now
 from coderiv.archive.webhook import DEADLINE, SIGNATURE_HEADER, WebhookTarget, post, signature
@@ -73,27 +73,19 @@ def claim_due(session: Session, sender: str, deadline: float) -> Notification | 
     return None
 
 
-class Sender:
+class Sender(BackgroundThread):
     """Delivers the recorded notifications to ``target`` in a thread of the server (module
     docstring); :meth:`send_due` sends what is due once (tests)."""
 
+    thread_name = "coderiv-archive-webhook"
+
     def __init__(self, database: Database, target: WebhookTarget, deadline: float = DEADLINE, secret: str | None = None) -> None:
+        super().__init__()
         self.database = database
         self.secret = secret
         self.target = target
         self.deadline = deadline
         self.name = f"{socket.gethostname()}:{os.getpid()}:webhook"
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._loop, name="coderiv-archive-webhook", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
 
     def _loop(self) -> None:
         while not self._stop.is_set():

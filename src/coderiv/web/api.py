@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
+from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import JSONResponse
 
 from coderiv.errors import CoderivError
@@ -14,7 +14,7 @@ from coderiv.pairs.methods import DEFAULT_METHOD
 from coderiv.web import views
 from coderiv.web.checks import CheckOptions, run_check, run_report
 from coderiv.web.context import WebContext
-from coderiv.web.inputs import check_options, request_document
+from coderiv.web.inputs import DocumentFields, check_options, document_fields, request_document
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -28,9 +28,7 @@ def context(request: Request) -> WebContext:
 async def check(
     request: Request,
     options: Annotated[CheckOptions, Depends(check_options)],
-    file: Annotated[UploadFile | None, File(description="The document (text or HTML)")] = None,
-    text: Annotated[str | None, Form(description="The document's text, when no file is sent")] = None,
-    doc: Annotated[str | None, Form(description="A document of the index as the query (instead of file or text)")] = None,
+    fields: Annotated[DocumentFields, Depends(document_fields)],
     verify: Annotated[bool, Form(description="Verify the matches with aligned passages")] = True,
 ) -> dict[str, Any]:
     """Rank the collection against the document (absolute percentages: the document scored
@@ -39,7 +37,7 @@ async def check(
     report fields of the form do not apply here (see ``/api/report``)."""
     ctx = context(request)
     options = replace(options, verify=verify)
-    document, options = await request_document(ctx, file, text, doc, options)
+    document, options = await request_document(ctx, fields.file, fields.text, fields.doc, options)
     outcome = await ctx.pool.run(lambda: run_check(ctx.snapshots.current(), document, options))
     return outcome.to_dict()
 
@@ -48,16 +46,14 @@ async def check(
 async def report(
     request: Request,
     options: Annotated[CheckOptions, Depends(check_options)],
-    file: Annotated[UploadFile | None, File(description="The document (text or HTML)")] = None,
-    text: Annotated[str | None, Form(description="The document's text, when no file is sent")] = None,
-    doc: Annotated[str | None, Form(description="A document of the index as the query (instead of file or text)")] = None,
+    fields: Annotated[DocumentFields, Depends(document_fields)],
     include_texts: Annotated[bool, Form(description="Add the document's and every source's visible text")] = False,
 ) -> dict[str, Any]:
     """The report's JSON form, as ``coderiv report --format json`` writes it: the overall
     similarity (share of the document's words found in any source), the sources with their
     shares, passages (character offsets) and the exclusions. Needs the index's chunk store."""
     ctx = context(request)
-    document, options = await request_document(ctx, file, text, doc, options)
+    document, options = await request_document(ctx, fields.file, fields.text, fields.doc, options)
     built = await ctx.pool.run(lambda: run_report(ctx.snapshots.current(), document, options))
     return built.to_dict(include_texts)
 

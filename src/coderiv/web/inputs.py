@@ -9,7 +9,7 @@ hostile upload costs one worker and one child process, never the other requests.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Annotated
 
@@ -79,6 +79,26 @@ async def check_options(
         measure, top, exclude_quotes=quotes, exclude_bibliography=bibliography, min_words=min_words,
         common_docs=common_docs, group_versions=versions, templates=templates,
     )
+
+
+@dataclass(frozen=True)
+class DocumentFields:
+    """The fields of a JSON API request that name its document: an upload, pasted text, or a
+    document of the index."""
+
+    file: UploadFile | None
+    text: str | None
+    doc: str | None
+
+
+def document_fields(
+    file: Annotated[UploadFile | None, File(description="The document (text or HTML)")] = None,
+    text: Annotated[str | None, Form(description="The document's text, when no file is sent")] = None,
+    doc: Annotated[str | None, Form(description="A document of the index as the query (instead of file or text)")] = None,
+) -> DocumentFields:
+    """The document fields of ``/api/check`` and ``/api/report`` (a FastAPI dependency: the form
+    fields are declared once for both)."""
+    return DocumentFields(file, text, doc)
 
 
 async def request_document(

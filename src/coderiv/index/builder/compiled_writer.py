@@ -95,6 +95,26 @@ def _group(
     return counts, docs, out_vals, maxima
 
 
+def _decode_key(
+    low: np.ndarray, run_at: np.ndarray, run_high: np.ndarray, vals: np.ndarray, over_at: np.ndarray,
+    over_val: np.ndarray, start: int, end: int, cursor: np.ndarray, docs_out: np.ndarray, vals_out: np.ndarray,
+) -> None:
+    """Postings [start, end) of a walk over ascending positions decoded into ``docs_out`` and
+    ``vals_out`` (their first ``end - start`` entries); ``cursor`` holds the walk's run and next
+    escape (both 0 to start) and is advanced in place: called once a key, where a helper called
+    once a posting and returning its cursors would not be inlined (:func:`~coderiv.index.format.packed_runs.run_after`)."""
+    run, escape = cursor[0], cursor[1]
+    for p in range(start, end):
+        run = run_after(run_at, p, run)
+        v = np.int64(vals[p])
+        if escape < over_at.shape[0] and over_at[escape] == p:
+            v = np.int64(over_val[escape])
+            escape += 1
+        docs_out[p - start] = (np.int64(run_high[run]) << 16) | np.int64(low[p])
+        vals_out[p - start] = v
+    cursor[0], cursor[1] = run, escape
+
+
 def _squares(
     low: np.ndarray, run_at: np.ndarray, run_high: np.ndarray, vals: np.ndarray, over_at: np.ndarray,
     over_val: np.ndarray, ptr: np.ndarray, weights: np.ndarray, tf_table: np.ndarray, chunk_ends: np.ndarray,
@@ -105,23 +125,18 @@ def _squares(
     from zero, as ``np.bincount`` adds, then added to the total."""
     squares = np.zeros(n_rows * n_docs)
     part = np.zeros(n_rows * n_docs)
-    run = 0
-    escape = 0
+    longest = np.max(ptr[1:] - ptr[:-1]) if ptr.shape[0] > 1 else 0
+    docs, values, cursor = np.empty(longest, np.int64), np.empty(longest, np.int64), np.zeros(2, np.int64)
     key = 0
     for end in chunk_ends:
         part[:] = 0.0
         while key < end:
             w = weights[key]
             base = np.int64(key_rows[key]) * n_docs
-            for p in range(ptr[key], ptr[key + 1]):
-                run = run_after(run_at, p, run)
-                doc = (np.int64(run_high[run]) << 16) | np.int64(low[p])
-                v = np.int64(vals[p])
-                if escape < over_at.shape[0] and over_at[escape] == p:
-                    v = np.int64(over_val[escape])
-                    escape += 1
-                x = tf_table[v - 1] * w
-                part[base + doc] += x * x
+            _decode_key(low, run_at, run_high, vals, over_at, over_val, ptr[key], ptr[key + 1], cursor, docs, values)
+            for i in range(ptr[key + 1] - ptr[key]):
+                x = tf_table[values[i] - 1] * w
+                part[base + docs[i]] += x * x
             key += 1
         for d in range(n_rows * n_docs):
             squares[d] += part[d]
@@ -135,20 +150,15 @@ def _max_units(
     """max_d x_dt / W_d for every key (NaN as ``np.maximum`` propagates it)."""
     n_keys = ptr.shape[0] - 1
     out = np.zeros(n_keys)
-    run = 0
-    escape = 0
+    longest = np.max(ptr[1:] - ptr[:-1]) if n_keys > 0 else 0
+    docs, values, cursor = np.empty(longest, np.int64), np.empty(longest, np.int64), np.zeros(2, np.int64)
     for key in range(n_keys):
         w = weights[key]
         top = 0.0
-        for p in range(ptr[key], ptr[key + 1]):
-            run = run_after(run_at, p, run)
-            doc = (np.int64(run_high[run]) << 16) | np.int64(low[p])
-            v = np.int64(vals[p])
-            if escape < over_at.shape[0] and over_at[escape] == p:
-                v = np.int64(over_val[escape])
-                escape += 1
-            unit = tf_table[v - 1] * w / norms[doc]
-            if p == ptr[key] or unit > top or unit != unit:
+        _decode_key(low, run_at, run_high, vals, over_at, over_val, ptr[key], ptr[key + 1], cursor, docs, values)
+        for i in range(ptr[key + 1] - ptr[key]):
+            unit = tf_table[values[i] - 1] * w / norms[docs[i]]
+            if i == 0 or unit > top or unit != unit:
                 if top == top:  # once NaN, NaN stays
                     top = unit
         out[key] = top
@@ -210,7 +220,7 @@ def _warm_up(kernels: dict[str, Any]) -> None:
 
 
 _LOOPS: dict[str, Callable[..., Any]] = {"group": _group, "squares": _squares, "max_units": _max_units, "merge": _merge}
-_KERNELS = LazyKernels(_LOOPS, _warm_up, helpers=(globals(), ("run_after",)))  # the loops call it, compiled
+_KERNELS = LazyKernels(_LOOPS, _warm_up, helpers=(globals(), ("run_after", "_decode_key")))  # the loops call them, compiled
 
 
 def load() -> bool:
