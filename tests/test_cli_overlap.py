@@ -219,6 +219,7 @@ def test_compare_lists_aligned_passages_and_writes_pan(runner: CliRunner, tmp_pa
     assert (feature.this_reference, feature.source_reference) == ("a.txt", "b.txt")
     assert (feature.this_offset, feature.this_end, feature.source_offset, feature.source_end) == (
         a_start, len(EDITED_A), b_start, len(SOURCE_B))
+    assert feature.obfuscation == "edited"  # 59 of 60 words identical: its kind of reuse, as align and report write it
 
 
 def test_generate_pan_cases(runner: CliRunner, tmp_path: Path) -> None:

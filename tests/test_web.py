@@ -260,6 +260,7 @@ def test_the_page_builds_the_evidence_report(passages: Path) -> None:
     page = web.get(f"/check/{job}").text
     assert '<strong id="overall">100.0%</strong>' in page and 'sandbox="allow-scripts"' in page
     assert '<td class="num share">51.6%</td>' in page and '<td class="num share">48.4%</td>' in page
+    assert page.count('<td class="num reuse">1 (1 verbatim)</td>') == 2  # each source's passages by kind of reuse
     # the first answer is the evidence: the sources by share, the whole-document ranking below
     assert page.index('id="sources"') < page.index('id="ranking"') < page.index('id="matches"')
     assert page.index("src2.txt", page.index('id="sources"')) < page.index("src1.txt", page.index('id="sources"'))

@@ -21,7 +21,6 @@ from coderiv.cli.options import (
 from coderiv.errors import CoderivError
 from coderiv.output import fmt_percent, json_line, over_100_note, printable, table, to_json, tsv
 from coderiv.overlap.align import AlignedPassage
-from coderiv.overlap.align.pan_format import Feature
 from coderiv.overlap.compare import COMPARE_METHODS, DEFAULT_MAX_CHARS, DEFAULT_MAX_PASSAGE_PAIRS, DEFAULT_MAX_PASSAGE_POSTINGS
 from coderiv.overlap.verify import VerifiedResult
 from coderiv.ranking.measures import over_100_reason
@@ -89,9 +88,11 @@ def compare_command(
     result = compare_texts(
         text_a, text_b, list(methods), analyzer, width, chunk_words, threshold, max_passage_pairs, max_chars, max_passage_postings)
     if fmt == "pan":
+        from coderiv.overlap.align.pan import detections
         from coderiv.overlap.align.pan_format import to_xml
 
-        click.echo(to_xml(file_name(label_a), aligned_features(file_name(label_a), file_name(label_b), result.aligned)), nl=False)
+        # each aligned passage's kind of reuse is its detection's obfuscation, as in align and report
+        click.echo(to_xml(file_name(label_a), detections(file_name(label_a), file_name(label_b), result.aligned)), nl=False)
         return
     if fmt != "json":
         for note in result.notes:
@@ -169,14 +170,6 @@ def _excerpt(text: str, length: int = 60) -> str:
 def file_name(label: str) -> str:
     """A label's file name (PAN's references are file names)."""
     return PurePath(label).name or label
-
-
-def aligned_features(this: str, source: str, passages: list[AlignedPassage]) -> list[Feature]:
-    """PAN detections of ``this``'s aligned passages against ``source``."""
-    return [
-        Feature(this, p.a_start, p.a_end - p.a_start, source, p.b_start, p.b_end - p.b_start)
-        for p in passages
-    ]
 
 
 @click.command("generate")
