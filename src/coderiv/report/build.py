@@ -42,6 +42,7 @@ from coderiv.ranking.results import QueryResult
 from coderiv.ranking.searchers import QueryOptions, chunk_searcher, make_searcher
 from coderiv.report.exclusions import is_common, template_spans
 from coderiv.report.model import PassageSpan, Report, ReportExclusion, ReportOptions, ReportPassage, ReportSource, ReportVersion
+from coderiv.report.window_candidates import WINDOW_MEASURE, window_candidates
 from coderiv.text.exclusion_rules import cited_quotes, reference_entries
 from coderiv.text.exclusions import KINDS, Span, is_restructuredtext, merge_spans, word_bounds
 from coderiv.text.reading import QueryDocument
@@ -57,6 +58,26 @@ ALIGN_FLOOR_WORDS = 5
 #: its source: an edit changes a word or a few, a longer run is the writer's own text between
 #: two copied stretches (the alignment joins copies up to 20-30 words apart).
 MAX_COUNTED_CHANGE = 8
+#: ... and in a paraphrased passage that is largely copied (at least :data:`COPIED_SHARE` of its
+#: words identical), a longer run: there a paragraph of the student's own between copied ones (20
+#: words and more without one identical word) was joined in by the sentence seeds and is not a
+#: paraphrase of the text it faces. A paraphrase proper (fewer identical words: a translation, a
+#: reordered rewording) and a summary count all their words: their changed runs are the rewording.
+MAX_PARAPHRASE_CHANGE = 15
+COPIED_SHARE = 0.3
+
+
+def _longest_counted_change(p: AlignedPassage | ReportPassage) -> int | None:
+    """The longest run of changed words a passage counts (None: any; see :data:`MAX_COUNTED_CHANGE`)."""
+    if p.reuse in ("verbatim", "edited"):
+        return MAX_COUNTED_CHANGE
+    if p.reuse == "paraphrased" and p.same_words >= COPIED_SHARE * _query_words_of(p):
+        return MAX_PARAPHRASE_CHANGE
+    return None
+
+
+def _query_words_of(p: AlignedPassage | ReportPassage) -> int:
+    return p.words if isinstance(p, ReportPassage) else p.a_words
 
 #: Exclusions whose passages keep their source in the list (share 0 when nothing else counts);
 #: small and common matches do not (they would list every document sharing a phrase).
@@ -179,8 +200,10 @@ def _candidates(
     index: IndexReader, containment: ChunkSearcher, prepared: PreparedChunks, query_text: str, options: ReportOptions,
 ) -> _Candidates:
     """Step 1: every document holding ``min_chunks`` of the query's chunks (at most
-    ``max_candidates``, most first), the containment search's greedy cover (as many), then the
-    ranking measure's top ``top`` (each without the excluded documents), merged in that order."""
+    ``max_candidates``, most first), the containment search's greedy cover (as many), the
+    ranking measure's top ``top``, then what the query's windows rank first (at most
+    ``window_candidates``: :mod:`coderiv.report.window_candidates`), each without the excluded
+    documents, merged in that order."""
     skip = set(options.exclude_docs)
     cap = max(options.max_candidates, 1)
     floor = 100.0 * (max(options.min_chunks, 1) - 0.5) / max(len(prepared.keys), 1)
@@ -196,6 +219,9 @@ def _candidates(
         ranking = dict(list(ranking.items())[: options.top])
         candidates += [d for d in ranking if d not in candidates]
         searches.append(options.measure)
+    if options.window_candidates:
+        candidates += window_candidates(index, query_text, skip, set(candidates), options.window_candidates)
+        searches.append(f"{WINDOW_MEASURE} windows")
     return _Candidates(candidates, ranking, searches)
 
 
@@ -292,12 +318,16 @@ def _inner(
     """Passages inside a passage's long runs of differing query words (more than
     :data:`MAX_COUNTED_CHANGE`), aligned again with the source: a paragraph copied twice in a
     row is one passage whose second copy faces other source text; aligning the run alone finds
-    the copy (own text inserted between copied stretches finds nothing)."""
+    the copy (own text inserted between copied stretches finds nothing). The run is aligned by
+    word n-grams only: the sentence seeds would join its repeated copies into one passage again,
+    whose inner run would stay uncounted (a paragraph pasted three times counted twice)."""
+    settings = replace(settings, reworded=False)
     out = []
     for p in found:
-        for span in p.a_spans if p.reuse in ("verbatim", "edited") else ():  # a paraphrase's changed runs are its rewording
+        longest = _longest_counted_change(p)
+        for span in p.a_spans if longest is not None else ():  # a summary's changed runs are its rewording
             i0, i1 = words.range(span.start, span.end)
-            if span.kind == "changed" and i1 - i0 > MAX_COUNTED_CHANGE:
+            if span.kind == "changed" and longest is not None and i1 - i0 > longest:
                 out += [_shifted(q, span.start) for q in align_texts(query_text[span.start : span.end], source_text, settings)]
     return out
 
@@ -371,18 +401,20 @@ def _by_reuse(sources: list[ReportSource], credited: np.ndarray, words: _Words) 
 
 def _coverage(passages: list[ReportPassage], words: _Words) -> np.ndarray:
     """Counted query words inside the counted passages, but for a stretch of more than
-    :data:`MAX_COUNTED_CHANGE` differing words in a row of an edited passage (text inserted
-    between two copied stretches, not an edit of the copy); a paraphrased or summarised
-    passage counts all its words, whatever its identical ones."""
+    :data:`MAX_COUNTED_CHANGE` differing words in a row of a verbatim or edited passage (text
+    inserted between two copied stretches, not an edit of the copy), of more than
+    :data:`MAX_PARAPHRASE_CHANGE` of a largely copied paraphrased one; a paraphrase proper and a
+    summary count all their words, whatever their identical ones (:func:`_longest_counted_change`)."""
     mark = np.zeros(len(words.starts) + 1, np.int64)
     for p in passages:
         if p.excluded is None:
             i0, i1 = words.range(p.query_start, p.query_end)
             mark[i0] += 1
             mark[i1] -= 1
-            for span in p.query_spans if p.reuse in ("verbatim", "edited") else ():
+            longest = _longest_counted_change(p)
+            for span in p.query_spans if longest is not None else ():
                 j0, j1 = words.range(span.start, span.end)
-                if span.kind == "changed" and j1 - j0 > MAX_COUNTED_CHANGE:
+                if span.kind == "changed" and longest is not None and j1 - j0 > longest:
                     mark[j0] -= 1
                     mark[j1] += 1
     covered: np.ndarray = (np.cumsum(mark)[:-1] > 0) & (words.kind == 0)

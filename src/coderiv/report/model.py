@@ -18,6 +18,10 @@ from coderiv.ranking.measures import DEFAULT_MEASURE
 #: are aligned passages, with their identical-word share and same/changed spans).
 JSON_VERSION = 2
 
+#: Candidates the query's windows add at most by default (each is aligned with the query: its
+#: cost is the bound; :mod:`coderiv.report.window_candidates`).
+MAX_WINDOW_CANDIDATES = 40
+
 #: The report warns when its exclusions leave out more than this share of the query's words.
 EXCLUSION_WARNING_SHARE = 0.2
 
@@ -38,6 +42,8 @@ class ReportOptions:
     documents of the collection are excluded as boilerplate (None: off). ``group_versions``:
     sources whose chunk similarity is at least ``version_percent`` both ways are one source.
     ``exclude_docs``: documents of the index never taken as sources (e.g. the query itself).
+    ``window_candidates``: at most this many more candidates from the query's windows ranked one
+    by one, for reworded reuse (0: none; :mod:`coderiv.report.window_candidates`).
     """
 
     top: int = 10
@@ -53,6 +59,7 @@ class ReportOptions:
     group_versions: bool = True
     version_percent: float = 50.0
     exclude_docs: tuple[str, ...] = ()
+    window_candidates: int = MAX_WINDOW_CANDIDATES
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
