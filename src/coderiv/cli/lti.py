@@ -9,8 +9,7 @@ from pathlib import Path
 
 import click
 
-from coderiv.cli.options import friendly_errors, index_option
-from coderiv.cli.users import _database, database_option
+from coderiv.cli.users import _database, archive_options
 
 
 @click.group("lti")
@@ -25,9 +24,7 @@ def lti_command() -> None:
 @click.option("--login-url", required=True, help="The platform's OIDC authorisation URL.")
 @click.option("--token-url", required=True, help="The platform's OAuth 2 token URL (scores, roster).")
 @click.option("--jwks-url", required=True, help="The platform's public key set URL.")
-@index_option
-@database_option
-@friendly_errors
+@archive_options
 def add_command(issuer: str, client_id: str, deployment_id: str | None, login_url: str, token_url: str, jwks_url: str,
                 index_dir: Path, database: str | None) -> None:
     """Trust the platform ISSUER; prints the tool's URLs to give it."""
@@ -47,9 +44,7 @@ def add_command(issuer: str, client_id: str, deployment_id: str | None, login_ur
 
 
 @lti_command.command("list")
-@index_option
-@database_option
-@friendly_errors
+@archive_options
 def list_command(index_dir: Path, database: str | None) -> None:
     """The registered platforms: id, issuer, client id, deployment."""
     db = _database(index_dir, database)
@@ -68,9 +63,7 @@ def list_command(index_dir: Path, database: str | None) -> None:
 @lti_command.command("remove")
 @click.argument("issuer")
 @click.option("--client-id", required=True)
-@index_option
-@database_option
-@friendly_errors
+@archive_options
 def remove_command(issuer: str, client_id: str, index_dir: Path, database: str | None) -> None:
     """Stop trusting the platform (its launches are refused from now on)."""
     db = _database(index_dir, database)

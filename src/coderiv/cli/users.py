@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from coderiv.archive.states import Role
-from coderiv.cli.options import friendly_errors, index_option
+from coderiv.cli.options import F, friendly_errors, index_option
 
 if TYPE_CHECKING:
     from coderiv.archive.db import Database
@@ -19,6 +19,12 @@ database_option = click.option(
     "--database", envvar="CODERIV_DATABASE", default=None,
     help="SQLAlchemy URL of the archive (e.g. postgresql://user@host/db) [default: SQLite beside the index; also $CODERIV_DATABASE].",
 )
+
+
+def archive_options(func: F) -> F:
+    """``--index`` and ``--database`` (the archive beside the index), with the one-line errors:
+    what every ``coderiv users`` and ``coderiv lti`` command takes."""
+    return index_option(database_option(friendly_errors(func)))
 
 
 def _database(index_dir: Path, url: str | None) -> Database:
@@ -40,9 +46,7 @@ def users_command() -> None:
 @users_command.command("add")
 @click.argument("name")
 @click.option("--role", type=click.Choice([r.value for r in Role]), required=True)
-@index_option
-@database_option
-@friendly_errors
+@archive_options
 def add_command(name: str, role: str, index_dir: Path, database: str | None) -> None:
     """Add a user and print its token (shown this once; stored hashed)."""
     db = _database(index_dir, database)
@@ -57,9 +61,7 @@ def add_command(name: str, role: str, index_dir: Path, database: str | None) -> 
 
 
 @users_command.command("list")
-@index_option
-@database_option
-@friendly_errors
+@archive_options
 def list_command(index_dir: Path, database: str | None) -> None:
     """The users, their roles, and whether they are revoked."""
     db = _database(index_dir, database)
@@ -73,9 +75,7 @@ def list_command(index_dir: Path, database: str | None) -> None:
 
 @users_command.command("revoke")
 @click.argument("name")
-@index_option
-@database_option
-@friendly_errors
+@archive_options
 def revoke_command(name: str, index_dir: Path, database: str | None) -> None:
     """Refuse NAME's token from now on (its submissions stay)."""
     db = _database(index_dir, database)
