@@ -67,7 +67,7 @@ def test_killed_pairs_leaves_no_process_and_the_next_run_equals_a_clean_one(
         wanted = 2  # the analysis workers re-reading the collection
         # rendering again, as an index without kept texts does: with them the re-reading takes
         # no docutils and ends before the kill (text/extracted_cache.py)
-        (index / "extracted.sqlite").unlink()
+        (index / "extracted.sqlite").unlink(missing_ok=True)
     verified_before = runner.invoke(main, ["info", "--verify", "--index", str(index)])
     proc = start_pairs(index, tmp_path / "stderr", *extra)
     seen = wait_for(lambda: descendants_of(proc.pid) if len(descendants_of(proc.pid)) >= wanted else None, 60)
