@@ -40,7 +40,8 @@ def run_in_terminal(tmp_path: Path, command: list[str], seconds: float = 120.0) 
     socket, done = f"coderiv-test-{os.getpid()}", tmp_path / "done"
     env = f"PYTHONPATH={shlex.quote(os.pathsep.join(sys.path))}"
     shell = f"cd {shlex.quote(str(tmp_path))} && {env} {shlex.join(command)}; touch {shlex.quote(str(done))}; sleep 60"
-    subprocess.run([TMUX, "-L", socket, "new-session", "-d", "-x", "200", "-y", "50", shell], check=True)
+    term = {**os.environ, "TERM": os.environ.get("TERM") or "xterm-256color"}  # CI may run without one
+    subprocess.run([TMUX, "-L", socket, "new-session", "-d", "-x", "200", "-y", "50", shell], check=True, env=term)
     try:
         deadline = time.monotonic() + seconds
         while not done.exists():
