@@ -7,10 +7,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from coderiv.archive.notifications import Sender, enqueue  # noqa: E402
 from coderiv.archive.states import DecisionState, Role, SubmissionState  # noqa: E402
 from coderiv.archive.webhook import signature, webhook_target  # noqa: E402
 from coderiv.cli.main import main  # noqa: E402
+from tests.support.network import loopback_http  # noqa: E402
 
 SECRET = "a-secret-of-the-archive-0123"
 
@@ -60,12 +60,8 @@ class Receiver(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def receiver() -> Iterator[str]:
-    server = HTTPServer(("127.0.0.1", 0), Receiver)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/hook"
-    server.shutdown()
-    server.server_close()
+    with loopback_http(Receiver) as url:
+        yield url
 
 
 def test_the_sender_signs_each_delivery(tmp_path: Path, receiver: str) -> None:

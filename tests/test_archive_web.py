@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from coderiv.pairs.table import PairTable  # noqa: E402
 from coderiv.web.app import create_app  # noqa: E402
 from coderiv.web.context import ServeSettings  # noqa: E402
 from tests.support.archive import P, Q, R, add_users, build_collection, wait_until  # noqa: E402
+from tests.support.network import loopback_http  # noqa: E402
 
 pytestmark = pytest.mark.slow  # worker processes start and check for real (a few seconds a module)
 
@@ -45,12 +45,8 @@ class Hook(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def webhook() -> Iterator[str]:
-    server = HTTPServer(("127.0.0.1", 0), Hook)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/hook"
-    server.shutdown()
-    server.server_close()
+    with loopback_http(Hook) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
