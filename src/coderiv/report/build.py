@@ -71,13 +71,9 @@ def _longest_counted_change(p: AlignedPassage | ReportPassage) -> int | None:
     """The longest run of changed words a passage counts (None: any; see :data:`MAX_COUNTED_CHANGE`)."""
     if p.reuse in ("verbatim", "edited"):
         return MAX_COUNTED_CHANGE
-    if p.reuse == "paraphrased" and p.same_words >= COPIED_SHARE * _query_words_of(p):
+    if p.reuse == "paraphrased" and p.identical_share >= COPIED_SHARE:
         return MAX_PARAPHRASE_CHANGE
     return None
-
-
-def _query_words_of(p: AlignedPassage | ReportPassage) -> int:
-    return p.words if isinstance(p, ReportPassage) else p.a_words
 
 #: Exclusions whose passages keep their source in the list (share 0 when nothing else counts);
 #: small and common matches do not (they would list every document sharing a phrase).
