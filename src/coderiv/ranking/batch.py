@@ -144,18 +144,18 @@ class BatchItem:
         measure named), the ranked list's top, and the whole ranked list."""
         best, source = self.best, self.best_source
         data: dict[str, Any] = {
-            "query": self.label,
-            "own_document": self.own,
-            "excluded": list(self.excluded),
-            "best_match": None if source is None else source[0],
-            "best_percent": None if source is None else json_percent(source[1]),
-            "best_measure": None if source is None else (self.explainer if self.explained is not None else self.result_measure),
-            "whole_document_measure": self.result_measure,
-            "whole_document_percent": None if source is None else json_percent(
-                source[1] if self.explained is None else self.whole_document_percent or 0.0),
-            "top_ranked": None if best is None else best.doc_id,
-            "skipped": self.skipped,
+            "query": self.label, "own_document": self.own, "excluded": list(self.excluded),
+            "best_match": None, "best_percent": None, "best_measure": None,
+            "whole_document_measure": self.result_measure, "whole_document_percent": None,
+            "top_ranked": None if best is None else best.doc_id, "skipped": self.skipped,
         }
+        if source is not None:
+            doc_id, percent, whole = source
+            data.update(
+                best_match=doc_id, best_percent=json_percent(percent),
+                best_measure=self.explainer if self.explained is not None else self.result_measure,
+                whole_document_percent=json_percent(percent if whole is None else whole),
+            )
         if self.result is not None:
             data["result"] = self.result.to_dict()
         return data
